@@ -1,0 +1,83 @@
+//===- Passes.h - tx passes and pipelines ---------------------*- C++ -*-===//
+//
+// Passes (declared in Passes.td) and the named pipelines of tx:
+//   tx-gpu-pipeline  tx -> linalg -> ... -> NVVM -> gpu.binary + host LLVM IR
+//   tx-cpu-pipeline  tx -> linalg -> loops -> LLVM dialect (for mlir-runner)
+//
+//===----------------------------------------------------------------------===//
+#ifndef TRANSFORMER_PASSES_H
+#define TRANSFORMER_PASSES_H
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+namespace tx {
+
+#define GEN_PASS_DECL
+#include "Transformer/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "Transformer/Passes.h.inc"
+
+/// Options of the `tx-gpu-pipeline` named pipeline.
+struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("Target SM, e.g. sm_90, sm_90a, sm_80"),
+                           llvm::cl::init("sm_90")};
+  Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("PTX features, e.g. +ptx80 (default: the lowest PTX "
+                     "version that supports the chip, at least +ptx80)"),
+      llvm::cl::init("")};
+  Option<int> optLevel{*this, "opt-level",
+                       llvm::cl::desc("LLVM optimization level for the NVVM "
+                                      "code (0..3)"),
+                       llvm::cl::init(3)};
+  Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("Kernel object format: isa (PTX text), bin (cubin via "
+                     "ptxas), fatbin (via ptxas + fatbinary), offload (LLVM IR)"),
+      llvm::cl::init("fatbin")};
+  Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("CUDA toolkit path holding bin/ptxas (for bin/fatbin)"),
+      llvm::cl::init("/usr/local/cuda")};
+  Option<int64_t> blockSize{*this, "block-size",
+                            llvm::cl::desc("Threads per CTA of the simple "
+                                           "mapping"),
+                            llvm::cl::init(256)};
+};
+
+/// Options of the `tx-cpu-pipeline` named pipeline.
+struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {};
+
+/// Appends tx -> linalg -> bufferized memrefs (shared by both pipelines).
+void buildTxToBufferizedLinalgPipeline(OpPassManager &pm);
+/// Builds `tx-gpu-pipeline`. Emits an error and returns failure when an option
+/// is invalid (unknown chip, missing toolkit, bad format).
+LogicalResult buildTxGPUPipeline(OpPassManager &pm,
+                                 const GPUPipelineOptions &options);
+/// Builds `tx-cpu-pipeline`.
+void buildTxCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
+
+/// Registers both named pipelines.
+void registerTxPipelines();
+/// Registers every tx pass and pipeline (idempotent).
+void registerTxPassesAndPipelines();
+
+} // namespace tx
+} // namespace mlir
+
+#endif // TRANSFORMER_PASSES_H

@@ -1,0 +1,16 @@
+//===- TxOps.h - tx operations --------------------------------*- C++ -*-===//
+#ifndef TRANSFORMER_TXOPS_H
+#define TRANSFORMER_TXOPS_H
+
+#include "Transformer/TxDialect.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include <optional>
+
+#define GET_OP_CLASSES
+#include "Transformer/TxOps.h.inc"
+
+#endif // TRANSFORMER_TXOPS_H

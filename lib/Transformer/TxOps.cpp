@@ -1,0 +1,213 @@
+//===- TxOps.cpp - tx operations: verifiers and shape reification ---------===//
+//
+// Every rule that the op descriptions in TxOps.td state is checked here
+// wherever the sizes involved are static; test/Dialect/invalid.mlir pins each
+// message.
+//
+//===----------------------------------------------------------------------===//
+#include "Transformer/TxOps.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::tx;
+
+#define GET_OP_CLASSES
+#include "Transformer/TxOps.cpp.inc"
+
+/// Prints a dimension size: a number, or `?` when dynamic.
+static std::string dimStr(int64_t size) {
+  return ShapedType::isDynamic(size) ? std::string("?") : std::to_string(size);
+}
+
+static std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (auto [i, d] : llvm::enumerate(shape))
+    s += (i ? ", " : "") + dimStr(d);
+  return s + "]";
+}
+
+/// True when two sizes may be equal (either is dynamic, or both are equal).
+static bool compatible(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+//===----------------------------------------------------------------------===//
+// SoftmaxOp
+//===----------------------------------------------------------------------===//
+
+int64_t SoftmaxOp::getNormalizedDim() {
+  int64_t rank = getInput().getType().getRank();
+  int64_t dim = getDim();
+  return dim < 0 ? dim + rank : dim;
+}
+
+LogicalResult SoftmaxOp::verify() {
+  int64_t rank = getInput().getType().getRank();
+  if (rank < 1)
+    return emitOpError("expects an input of rank >= 1, got rank 0");
+  int64_t dim = getDim();
+  if (dim < -rank || dim >= rank)
+    return emitOpError() << "dim " << dim << " is out of range [" << -rank
+                         << ", " << rank << ") for an input of rank " << rank;
+  return success();
+}
+
+LogicalResult
+SoftmaxOp::reifyResultShapes(OpBuilder &builder,
+                             ReifiedRankedShapedTypeDims &reifiedReturnShapes) {
+  reifiedReturnShapes.push_back(
+      tensor::getMixedSizes(builder, getLoc(), getInput()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionOp
+//===----------------------------------------------------------------------===//
+
+std::optional<double> AttentionOp::getStaticScale() {
+  if (auto scale = getScaleAttr())
+    return scale.getValueAsDouble();
+  int64_t d = getQuery().getType().getDimSize(3);
+  if (ShapedType::isDynamic(d))
+    return std::nullopt;
+  return 1.0 / std::sqrt(static_cast<double>(d));
+}
+
+LogicalResult AttentionOp::verify() {
+  auto qTy = getQuery().getType();
+  auto kTy = getKey().getType();
+  auto vTy = getValue().getType();
+  auto oTy = getResult().getType();
+
+  // Ranks.
+  auto checkRank = [&](RankedTensorType ty, StringRef name,
+                       StringRef layout) -> LogicalResult {
+    if (ty.getRank() == 4)
+      return success();
+    return emitOpError() << "expects " << name << " of rank 4 " << layout
+                         << ", got rank " << ty.getRank();
+  };
+  if (failed(checkRank(qTy, "query", "[B, H, Sq, D]")) ||
+      failed(checkRank(kTy, "key", "[B, Hkv, Sk, D]")) ||
+      failed(checkRank(vTy, "value", "[B, Hkv, Sk, Dv]")) ||
+      failed(checkRank(oTy, "result", "[B, H, Sq, Dv]")))
+    return failure();
+
+  // Element types.
+  Type elt = qTy.getElementType();
+  if (kTy.getElementType() != elt || vTy.getElementType() != elt)
+    return emitOpError() << "expects query, key and value to have the same "
+                            "element type, got "
+                         << elt << ", " << kTy.getElementType() << " and "
+                         << vTy.getElementType();
+  if (oTy.getElementType() != elt)
+    return emitOpError() << "expects the result element type "
+                         << oTy.getElementType()
+                         << " to equal the query element type " << elt;
+
+  auto q = qTy.getShape(), k = kTy.getShape(), v = vTy.getShape(),
+       o = oTy.getShape();
+  // Batch.
+  if (!compatible(q[0], k[0]) || !compatible(q[0], v[0]) ||
+      !compatible(k[0], v[0]))
+    return emitOpError() << "batch size (B) mismatch: query has "
+                         << dimStr(q[0]) << ", key has " << dimStr(k[0])
+                         << ", value has " << dimStr(v[0]);
+  // Head dimension of Q and K.
+  if (!compatible(q[3], k[3]))
+    return emitOpError() << "head dimension (D) of query (" << dimStr(q[3])
+                         << ") and key (" << dimStr(k[3]) << ") must match";
+  // K/V heads and key length.
+  if (!compatible(k[1], v[1]))
+    return emitOpError() << "number of K/V heads (Hkv) of key ("
+                         << dimStr(k[1]) << ") and value (" << dimStr(v[1])
+                         << ") must match";
+  if (!compatible(k[2], v[2]))
+    return emitOpError() << "key length (Sk) of key (" << dimStr(k[2])
+                         << ") and value (" << dimStr(v[2]) << ") must match";
+  // Grouped-query attention: H must be a multiple of Hkv.
+  int64_t h = q[1];
+  int64_t hkv = ShapedType::isDynamic(k[1]) ? v[1] : k[1];
+  if (!ShapedType::isDynamic(h) && !ShapedType::isDynamic(hkv)) {
+    if (hkv == 0 && h != 0)
+      return emitOpError() << "number of K/V heads (Hkv) is 0 but the query "
+                              "has H = "
+                           << h << " heads";
+    if (hkv != 0 && h % hkv != 0)
+      return emitOpError() << "number of query heads (H = " << h
+                           << ") must be a multiple of the number of K/V "
+                              "heads (Hkv = "
+                           << hkv << ")";
+  }
+  // Result shape [B, H, Sq, Dv].
+  int64_t dv = v[3];
+  SmallVector<int64_t> expected = {q[0], q[1], q[2], dv};
+  for (int i = 0; i < 4; ++i)
+    if (!compatible(o[i], expected[i]))
+      return emitOpError() << "result shape " << shapeStr(o)
+                           << " does not match [B, H, Sq, Dv] = "
+                           << shapeStr(expected);
+
+  // Mask.
+  if (Value mask = getMask()) {
+    auto mTy = cast<RankedTensorType>(mask.getType());
+    if (mTy.getRank() != 4)
+      return emitOpError() << "expects a mask of rank 4 [B|1, H|1, Sq, Sk], "
+                              "got rank "
+                           << mTy.getRank();
+    Type mElt = mTy.getElementType();
+    if (!mElt.isInteger(1) && mElt != elt)
+      return emitOpError() << "expects an i1 keep-mask or an additive mask "
+                              "with the query element type "
+                           << elt << ", got a mask of " << mElt;
+    auto m = mTy.getShape();
+    int64_t sk = ShapedType::isDynamic(k[2]) ? v[2] : k[2];
+    const char *names[] = {"B", "H", "Sq", "Sk"};
+    int64_t want[] = {q[0], q[1], q[2], sk};
+    for (int i = 0; i < 4; ++i) {
+      bool ok = compatible(m[i], want[i]) || (i < 2 && m[i] == 1);
+      if (ok)
+        continue;
+      auto diag = emitOpError() << "mask dimension " << i << " (" << names[i]
+                                << ") has size " << m[i] << ", expected ";
+      if (i < 2)
+        diag << "1 or " << want[i] << " (mask shape must broadcast to "
+             << "[B, H, Sq, Sk] = " << shapeStr({want[0], want[1], want[2],
+                                                  want[3]})
+             << ")";
+      else
+        diag << want[i];
+      return diag;
+    }
+  }
+
+  // Scale.
+  if (auto scale = getScaleAttr()) {
+    double s = scale.getValueAsDouble();
+    if (!(s > 0.0) || !std::isfinite(s))
+      return emitOpError() << "scale must be positive and finite, got "
+                           << (std::isnan(s)   ? std::string("nan")
+                               : std::isinf(s) ? std::string(s > 0 ? "inf" : "-inf")
+                                               : llvm::formatv("{0}", s).str());
+  } else if (q[3] == 0) {
+    return emitOpError("the default scale 1/sqrt(D) needs D > 0, got D = 0; "
+                       "give an explicit scale");
+  }
+  return success();
+}
+
+LogicalResult AttentionOp::reifyResultShapes(
+    OpBuilder &builder, ReifiedRankedShapedTypeDims &reifiedReturnShapes) {
+  Location loc = getLoc();
+  SmallVector<OpFoldResult> q =
+      tensor::getMixedSizes(builder, loc, getQuery());
+  OpFoldResult dv = tensor::getMixedSize(builder, loc, getValue(), 3);
+  reifiedReturnShapes.push_back({q[0], q[1], q[2], dv});
+  return success();
+}

@@ -1,0 +1,36 @@
+# -*- Python -*-
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "TX"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tx_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
+config.substitutions.append(("%tx_libs", os.path.join(config.tx_obj_root, "lib")))
+config.substitutions.append(("%tx_plugin", os.path.join(config.tx_obj_root, "lib", "TxPlugin.so")))
+config.substitutions.append(("%mlir_lib_dir", config.llvm_lib_dir))
+config.substitutions.append(("%cuda_toolkit", config.cuda_toolkit))
+config.substitutions.append(("%tx_src", config.tx_src_root))
+config.substitutions.append(("%tx_obj", config.tx_obj_root))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+# Tools: ours first, then Debian's LLVM 22 (FileCheck, not, count live there).
+tool_dirs = [os.path.join(config.tx_obj_root, "bin"), config.llvm_tools_dir]
+tools = ["tx-opt", "mlir-opt", "mlir-runner", "mlir-translate", "llc", "FileCheck", "not", "count"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", os.path.join(config.tx_obj_root, "bin"), append_path=True)
+
+if os.path.exists(os.path.join(config.cuda_toolkit, "bin", "ptxas")):
+    config.available_features.add("ptxas")
+if os.path.exists(os.path.join(config.tx_obj_root, "lib", "libtx_cuda_runtime.so")):
+    config.available_features.add("tx-runtime")
