@@ -11,6 +11,8 @@ config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tx_obj_root, "test")
 
+import sys
+config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
 config.substitutions.append(("%tx_libs", os.path.join(config.tx_obj_root, "lib")))
@@ -29,6 +31,11 @@ tools = ["tx-opt", "mlir-opt", "mlir-runner", "mlir-translate", "llc", "FileChec
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", os.path.join(config.tx_obj_root, "bin"), append_path=True)
+
+# mlir-runner invocation for the CPU execution tests.
+config.substitutions.append(("%run_cpu", "mlir-runner -e main -entry-point-result=void -shared-libs=%s,%s" % (
+    os.path.join(config.llvm_lib_dir, "libmlir_runner_utils.so"),
+    os.path.join(config.llvm_lib_dir, "libmlir_c_runner_utils.so"))))
 
 if os.path.exists(os.path.join(config.cuda_toolkit, "bin", "ptxas")):
     config.available_features.add("ptxas")

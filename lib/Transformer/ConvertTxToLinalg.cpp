@@ -221,10 +221,14 @@ struct AttentionLowering : OpRewritePattern<AttentionOp> {
       maskIsKeep = mTy.getElementType().isInteger(1);
       AffineExpr bExpr = mTy.getDimSize(0) == 1 ? getAffineConstantExpr(0, ctx)
                                                 : d(0);
+      SmallVector<OpFoldResult> ms = sizesOf(b, loc, mask);
+      if (mTy.getDimSize(0) != 1)
+        assertEq(ms[0], B, "tx.attention: mask batch dimension is neither 1 nor B");
+      assertEq(ms[2], Sq, "tx.attention: mask query length differs from Sq");
+      assertEq(ms[3], Sk, "tx.attention: mask key length differs from Sk");
       if (mTy.getDimSize(1) == 1) {
         maps.push_back(map(5, {bExpr, getAffineConstantExpr(0, ctx), d(3), d(4)}));
       } else {
-        SmallVector<OpFoldResult> ms = sizesOf(b, loc, mask);
         assertEq(ms[1], H, "tx.attention: mask head dimension is neither 1 nor H");
         mask = expandHeads(mask, {ms[0], Hkv, G, ms[2], ms[3]});
         maps.push_back(map(5, {bExpr, d(1), d(2), d(3), d(4)}));

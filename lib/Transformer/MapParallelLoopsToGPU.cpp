@@ -115,6 +115,16 @@ struct TxMapParallelLoopsToGPUPass
                        "(the reduction would race)");
         return signalPassFailure();
       }
+      WalkResult launches = loop.getBody()->walk([](Operation *op) {
+        return isa<gpu::LaunchOp, gpu::LaunchFuncOp>(op) ? WalkResult::interrupt()
+                                                         : WalkResult::advance();
+      });
+      if (launches.wasInterrupted()) {
+        loop.emitError("tx-map-parallel-loops-to-gpu: this parallel loop "
+                       "itself launches GPU kernels; a kernel cannot launch "
+                       "kernels (no dynamic parallelism)");
+        return signalPassFailure();
+      }
       mapLoop(loop);
     }
 

@@ -261,9 +261,11 @@ void mlir::tx::buildTxCPUPipeline(OpPassManager &pm,
                                   const CPUPipelineOptions &) {
   buildTxToBufferizedLinalgPipeline(pm);
   pm.addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());

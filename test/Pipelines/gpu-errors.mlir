@@ -1,0 +1,26 @@
+// Bad target options are one located diagnostic and a non-zero exit; nothing
+// is printed as success (case G4 for the PTX versions).
+// RUN: not tx-opt %s --tx-gpu-pipeline="chip=sm_91" 2>&1 | FileCheck %s --check-prefix=CHIP
+// RUN: not tx-opt %s --tx-gpu-pipeline="chip=gfx90a" 2>&1 | FileCheck %s --check-prefix=CHIP2
+// RUN: not tx-opt %s --tx-gpu-pipeline="format=bin toolkit=/nonexistent/cuda" 2>&1 | FileCheck %s --check-prefix=TOOLKIT
+// RUN: not tx-opt %s --tx-gpu-pipeline="format=cubin" 2>&1 | FileCheck %s --check-prefix=FORMAT
+// RUN: not tx-opt %s --tx-gpu-pipeline="format=isa features=+ptx70" 2>&1 | FileCheck %s --check-prefix=OLDPTX
+// RUN: not tx-opt %s --tx-gpu-pipeline="format=isa chip=sm_90a features=+ptx78" 2>&1 | FileCheck %s --check-prefix=OLDPTXA
+// RUN: not tx-opt %s --tx-gpu-pipeline="format=isa block-size=0" 2>&1 | FileCheck %s --check-prefix=BLOCK
+// A failed pipeline writes no output file.
+// RUN: rm -f %t.never
+// RUN: not tx-opt %s --tx-gpu-pipeline="chip=sm_91" -o %t.never
+// RUN: not test -e %t.never
+
+// CHIP: error: tx-gpu-pipeline: unknown chip 'sm_91'; expected sm_NN, sm_NNa or sm_NNf
+// CHIP2: error: tx-gpu-pipeline: unknown chip 'gfx90a'
+// TOOLKIT: error: tx-gpu-pipeline: format 'bin' needs ptxas, but '/nonexistent/cuda/bin/ptxas' does not exist; pass toolkit=<CUDA path> or use format=isa
+// FORMAT: error: tx-gpu-pipeline: unknown format 'cubin'; expected isa, bin, fatbin or offload
+// OLDPTX: error: tx-gpu-pipeline: PTX 7.0 cannot target sm_90, which needs PTX 7.8 or later
+// OLDPTXA: error: tx-gpu-pipeline: PTX 7.8 cannot target sm_90a, which needs PTX 8.0 or later
+// BLOCK: error: tx-map-parallel-loops-to-gpu: block-size must be in [1, 1024], got 0
+
+func.func @sm(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = tx.softmax %x dim = 1 : tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}

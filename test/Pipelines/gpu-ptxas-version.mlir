@@ -1,0 +1,11 @@
+// REQUIRES: ptxas
+// Case G4: a PTX version newer than the installed ptxas accepts is one error
+// naming both versions (CUDA 13.0's ptxas accepts PTX up to 9.0).
+// RUN: not tx-opt %s --tx-gpu-pipeline="format=bin features=+ptx99 toolkit=%cuda_toolkit" 2>&1 | FileCheck %s
+// CHECK: error: tx-gpu-pipeline: PTX 9.9 was requested but the installed {{.*}}/bin/ptxas accepts at most PTX {{[0-9]+\.[0-9]}}
+// CHECK-NOT: error
+
+func.func @sm(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = tx.softmax %x dim = 1 : tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
