@@ -54,6 +54,11 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       *this, "toolkit",
       llvm::cl::desc("CUDA toolkit path holding bin/ptxas (for bin/fatbin)"),
       llvm::cl::init("/usr/local/cuda")};
+  Option<bool> cInterface{
+      *this, "c-interface",
+      llvm::cl::desc("Emit a _mlir_ciface_ wrapper for every public function "
+                     "(the C ABI of docs/ABI.md)"),
+      llvm::cl::init(true)};
   Option<int64_t> blockSize{*this, "block-size",
                             llvm::cl::desc("Threads per CTA of the simple "
                                            "mapping"),

@@ -74,6 +74,16 @@ def TxMapParallelLoopsToGPU : Pass<"tx-map-parallel-loops-to-gpu", "::mlir::func
   ];
 }
 
+def TxEmitCInterface : Pass<"tx-emit-c-interface", "::mlir::ModuleOp"> {
+  let summary = "Mark every public function for a C-callable wrapper";
+  let description = [{
+    Sets `llvm.emit_c_interface` on every public `func.func` that has a body,
+    so that `convert-func-to-llvm` emits `_mlir_ciface_<name>` taking pointers
+    to memref descriptors (the C ABI of libraries built by
+    `scripts/tx-compile.sh`; see docs/ABI.md).
+  }];
+}
+
 def TxCheckGPUTarget : Pass<"tx-check-gpu-target", "::mlir::ModuleOp"> {
   let summary = "Validate the GPU target options of tx-gpu-pipeline";
   let description = [{

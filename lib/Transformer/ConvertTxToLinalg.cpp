@@ -157,13 +157,19 @@ struct AttentionLowering : OpRewritePattern<AttentionOp> {
       G = arith::DivUIOp::create(b, loc, hV, hkvV).getResult();
     }
 
-    // Grouped view of Q: [B, H, Sq, D] -> [B, Hkv, G, Sq, D].
+    // Two layouts of the head dimensions:
+    //  - grouped (G static): Q viewed as [B, Hkv, G, Sq, D] by expand_shape,
+    //    every tensor indexed (b, k, g, ...), K/V read through affine maps;
+    //  - flat (G dynamic): tensors indexed (b, h, ...) and K/V head h / G read
+    //    with tensor.extract. (Upstream expand-strided-metadata crashes on a
+    //    memref.expand_shape with two dynamic sizes in one group, LLVM 22.1.8.)
+    bool grouped = getConstantIntValue(G).has_value();
+    unsigned nb = grouped ? 3 : 2; // batch-like dims before (i, j)
     SmallVector<ReassociationIndices> groupHeads = {{0}, {1, 2}, {3}, {4}};
     auto expandHeads = [&](Value t, ArrayRef<OpFoldResult> sizes) -> Value {
       SmallVector<int64_t> shape;
-      SmallVector<Value> dyn;
-      for (OpFoldResult s : sizes) {
-        if (auto c = getConstantIntValue(s))
+      for (OpFoldResult sz : sizes) {
+        if (auto c = getConstantIntValue(sz))
           shape.push_back(*c);
         else
           shape.push_back(ShapedType::kDynamic);
@@ -172,29 +178,71 @@ struct AttentionLowering : OpRewritePattern<AttentionOp> {
           shape, cast<RankedTensorType>(t.getType()).getElementType());
       return tensor::ExpandShapeOp::create(b, loc, ty, t, groupHeads, sizes);
     };
-    Value q5 = expandHeads(q, {B, Hkv, G, Sq, D});
+    SmallVector<OpFoldResult> heads =
+        grouped ? SmallVector<OpFoldResult>{B, Hkv, G}
+                : SmallVector<OpFoldResult>{B, H};
+    auto withHeads = [&](ArrayRef<OpFoldResult> rest) {
+      SmallVector<OpFoldResult> r(heads);
+      r.append(rest.begin(), rest.end());
+      return r;
+    };
+    Value qv = grouped ? expandHeads(q, withHeads({Sq, D})) : q;
 
     auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
     auto map = [&](unsigned n, ArrayRef<AffineExpr> r) {
       return AffineMap::get(n, 0, r, ctx);
     };
+    // Dims 0..nb-1 (heads), then the listed extra dims.
+    auto headMap = [&](unsigned n, ArrayRef<unsigned> extra) {
+      SmallVector<AffineExpr> r;
+      for (unsigned i = 0; i < nb; ++i)
+        r.push_back(d(i));
+      for (unsigned e : extra)
+        r.push_back(d(e));
+      return map(n, r);
+    };
     auto par = IteratorType::parallel, red = IteratorType::reduction;
+    auto iters = [&](unsigned nPar, bool withRed) {
+      SmallVector<IteratorType> it(nPar, par);
+      if (withRed)
+        it.push_back(red);
+      return it;
+    };
+    // K/V access for the flat layout: element [b, h / G, j, x].
+    Value gV = grouped ? Value() : getValueOrCreateConstantIndexOp(b, loc, G);
+    auto kvExtract = [&](OpBuilder &nb_, Location nl, Value t, unsigned jDim,
+                         unsigned xDim) -> Value {
+      Value bi = linalg::IndexOp::create(nb_, nl, 0);
+      Value hi = linalg::IndexOp::create(nb_, nl, 1);
+      Value kh = arith::DivUIOp::create(nb_, nl, hi, gV);
+      Value ji = linalg::IndexOp::create(nb_, nl, jDim);
+      Value xi = linalg::IndexOp::create(nb_, nl, xDim);
+      return tensor::ExtractOp::create(nb_, nl, t, ValueRange{bi, kh, ji, xi});
+    };
 
-    // S[b,k,g,i,j] = sum_d Q5[b,k,g,i,d] * K[b,k,j,d]   (dims b k g i j d)
-    SmallVector<OpFoldResult> sShape = {B, Hkv, G, Sq, Sk};
+    // S[heads, i, j] = sum_d Q[heads, i, d] * K[b, kvhead, j, d]
+    // Dims: heads..., i = nb, j = nb+1, d = nb+2.
+    unsigned sDims = nb + 3;
+    unsigned di = nb, dj = nb + 1, dd = nb + 2;
+    SmallVector<OpFoldResult> sShape = withHeads({Sq, Sk});
     Value sInit = filledTensor(b, loc, sShape, f32, 0.0);
+    SmallVector<Value> sIns = {qv};
+    SmallVector<AffineMap> sMaps = {headMap(sDims, {di, dd})};
+    if (grouped) {
+      sIns.push_back(k);
+      sMaps.push_back(map(sDims, {d(0), d(1), d(dj), d(dd)}));
+    }
+    sMaps.push_back(headMap(sDims, {di, dj}));
     Value s =
         linalg::GenericOp::create(
-            b, loc, sInit.getType(), ValueRange{q5, k}, sInit,
-            {map(6, {d(0), d(1), d(2), d(3), d(5)}),
-             map(6, {d(0), d(1), d(4), d(5)}),
-             map(6, {d(0), d(1), d(2), d(3), d(4)})},
-            {par, par, par, par, par, red},
-            [&](OpBuilder &nb, Location nl, ValueRange a) {
-              Value p = arith::MulFOp::create(nb, nl, toF32(nb, nl, a[0]),
-                                              toF32(nb, nl, a[1]));
-              linalg::YieldOp::create(nb, nl,
-                                      Value(arith::AddFOp::create(nb, nl, a[2], p)));
+            b, loc, sInit.getType(), sIns, sInit, sMaps, iters(nb + 2, true),
+            [&](OpBuilder &nb_, Location nl, ValueRange a) {
+              Value kv = grouped ? a[1] : kvExtract(nb_, nl, k, dj, dd);
+              Value acc = a.back();
+              Value p = arith::MulFOp::create(nb_, nl, toF32(nb_, nl, a[0]),
+                                              toF32(nb_, nl, kv));
+              linalg::YieldOp::create(nb_, nl,
+                                      Value(arith::AddFOp::create(nb_, nl, acc, p)));
             })
             .getResult(0);
 
@@ -209,33 +257,40 @@ struct AttentionLowering : OpRewritePattern<AttentionOp> {
       scale = math::RsqrtOp::create(b, loc, dF);
     }
 
-    // Masked, scaled scores. Dims b k g i j.
+    // Masked, scaled scores. Dims: heads..., i, j.
+    unsigned eDims = nb + 2;
     Value negInf = arith::ConstantOp::create(
         b, loc, b.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
     Value mask = op.getMask();
+    AffineMap full = headMap(eDims, {di, dj});
+    AffineMap row = headMap(eDims, {di});
     SmallVector<Value> ins = {s};
-    SmallVector<AffineMap> maps = {map(5, {d(0), d(1), d(2), d(3), d(4)})};
+    SmallVector<AffineMap> maps = {full};
     bool maskIsKeep = false;
     if (mask) {
       auto mTy = cast<RankedTensorType>(mask.getType());
       maskIsKeep = mTy.getElementType().isInteger(1);
-      AffineExpr bExpr = mTy.getDimSize(0) == 1 ? getAffineConstantExpr(0, ctx)
-                                                : d(0);
+      AffineExpr zero = getAffineConstantExpr(0, ctx);
+      AffineExpr bExpr = mTy.getDimSize(0) == 1 ? zero : d(0);
       SmallVector<OpFoldResult> ms = sizesOf(b, loc, mask);
       if (mTy.getDimSize(0) != 1)
         assertEq(ms[0], B, "tx.attention: mask batch dimension is neither 1 nor B");
       assertEq(ms[2], Sq, "tx.attention: mask query length differs from Sq");
       assertEq(ms[3], Sk, "tx.attention: mask key length differs from Sk");
       if (mTy.getDimSize(1) == 1) {
-        maps.push_back(map(5, {bExpr, getAffineConstantExpr(0, ctx), d(3), d(4)}));
+        maps.push_back(map(eDims, {bExpr, zero, d(di), d(dj)}));
       } else {
         assertEq(ms[1], H, "tx.attention: mask head dimension is neither 1 nor H");
-        mask = expandHeads(mask, {ms[0], Hkv, G, ms[2], ms[3]});
-        maps.push_back(map(5, {bExpr, d(1), d(2), d(3), d(4)}));
+        if (grouped) {
+          mask = expandHeads(mask, {ms[0], Hkv, G, ms[2], ms[3]});
+          maps.push_back(map(eDims, {bExpr, d(1), d(2), d(di), d(dj)}));
+        } else {
+          maps.push_back(map(eDims, {bExpr, d(1), d(di), d(dj)}));
+        }
       }
       ins.push_back(mask);
     }
-    maps.push_back(maps[0]);
+    maps.push_back(full);
     bool causal = op.getCausal();
     // Causal: key j is visible to query i iff j <= i + (Sk - Sq).
     Value skMinusSq;
@@ -247,39 +302,37 @@ struct AttentionLowering : OpRewritePattern<AttentionOp> {
     Value scored =
         linalg::GenericOp::create(
             b, loc, sInit.getType(), ins, emptyTensor(b, loc, sShape, f32), maps,
-            {par, par, par, par, par},
-            [&](OpBuilder &nb, Location nl, ValueRange a) {
-              Value x = arith::MulFOp::create(nb, nl, a[0], scale);
+            iters(eDims, false),
+            [&](OpBuilder &nb_, Location nl, ValueRange a) {
+              Value x = arith::MulFOp::create(nb_, nl, a[0], scale);
               if (mask) {
                 if (maskIsKeep)
-                  x = arith::SelectOp::create(nb, nl, a[1], x, negInf);
+                  x = arith::SelectOp::create(nb_, nl, a[1], x, negInf);
                 else
-                  x = arith::AddFOp::create(nb, nl, x, toF32(nb, nl, a[1]));
+                  x = arith::AddFOp::create(nb_, nl, x, toF32(nb_, nl, a[1]));
               }
               if (causal) {
-                Value i = linalg::IndexOp::create(nb, nl, 3);
-                Value j = linalg::IndexOp::create(nb, nl, 4);
-                Value last = arith::AddIOp::create(nb, nl, i, skMinusSq);
+                Value i = linalg::IndexOp::create(nb_, nl, di);
+                Value j = linalg::IndexOp::create(nb_, nl, dj);
+                Value last = arith::AddIOp::create(nb_, nl, i, skMinusSq);
                 Value visible = arith::CmpIOp::create(
-                    nb, nl, arith::CmpIPredicate::sle, j, last);
-                x = arith::SelectOp::create(nb, nl, visible, x, negInf);
+                    nb_, nl, arith::CmpIPredicate::sle, j, last);
+                x = arith::SelectOp::create(nb_, nl, visible, x, negInf);
               }
-              linalg::YieldOp::create(nb, nl, x);
+              linalg::YieldOp::create(nb_, nl, x);
             })
             .getResult(0);
 
-    // Row max m[b,k,g,i] (starts at -inf; an all-masked row stays -inf).
-    SmallVector<OpFoldResult> rowShape = {B, Hkv, G, Sq};
-    AffineMap full5 = map(5, {d(0), d(1), d(2), d(3), d(4)});
-    AffineMap row5 = map(5, {d(0), d(1), d(2), d(3)});
+    // Row max m (starts at -inf; an all-masked row stays -inf).
+    SmallVector<OpFoldResult> rowShape = withHeads({Sq});
     Value mInit = filledTensor(b, loc, rowShape, f32,
                                -std::numeric_limits<double>::infinity());
     Value m = linalg::GenericOp::create(
-                  b, loc, mInit.getType(), scored, mInit, {full5, row5},
-                  {par, par, par, par, red},
-                  [&](OpBuilder &nb, Location nl, ValueRange a) {
+                  b, loc, mInit.getType(), scored, mInit, {full, row},
+                  iters(nb + 1, true),
+                  [&](OpBuilder &nb_, Location nl, ValueRange a) {
                     linalg::YieldOp::create(
-                        nb, nl, Value(arith::MaximumFOp::create(nb, nl, a[0], a[1])));
+                        nb_, nl, Value(arith::MaximumFOp::create(nb_, nl, a[0], a[1])));
                   })
                   .getResult(0);
 
@@ -287,66 +340,76 @@ struct AttentionLowering : OpRewritePattern<AttentionOp> {
     Value zeroF = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
     Value p = linalg::GenericOp::create(
                   b, loc, sInit.getType(), ValueRange{scored, m},
-                  emptyTensor(b, loc, sShape, f32), {full5, row5, full5},
-                  {par, par, par, par, par},
-                  [&](OpBuilder &nb, Location nl, ValueRange a) {
-                    Value diff = arith::SubFOp::create(nb, nl, a[0], a[1]);
-                    Value e = math::ExpOp::create(nb, nl, diff);
+                  emptyTensor(b, loc, sShape, f32), {full, row, full},
+                  iters(eDims, false),
+                  [&](OpBuilder &nb_, Location nl, ValueRange a) {
+                    Value diff = arith::SubFOp::create(nb_, nl, a[0], a[1]);
+                    Value e = math::ExpOp::create(nb_, nl, diff);
                     Value dead = arith::CmpFOp::create(
-                        nb, nl, arith::CmpFPredicate::OEQ, a[1], negInf);
+                        nb_, nl, arith::CmpFPredicate::OEQ, a[1], negInf);
                     linalg::YieldOp::create(
-                        nb, nl, Value(arith::SelectOp::create(nb, nl, dead, zeroF, e)));
+                        nb_, nl, Value(arith::SelectOp::create(nb_, nl, dead, zeroF, e)));
                   })
                   .getResult(0);
 
     // l = sum_j P.
     Value lInit = filledTensor(b, loc, rowShape, f32, 0.0);
     Value l = linalg::GenericOp::create(
-                  b, loc, lInit.getType(), p, lInit, {full5, row5},
-                  {par, par, par, par, red},
-                  [&](OpBuilder &nb, Location nl, ValueRange a) {
+                  b, loc, lInit.getType(), p, lInit, {full, row},
+                  iters(nb + 1, true),
+                  [&](OpBuilder &nb_, Location nl, ValueRange a) {
                     linalg::YieldOp::create(
-                        nb, nl, Value(arith::AddFOp::create(nb, nl, a[0], a[1])));
+                        nb_, nl, Value(arith::AddFOp::create(nb_, nl, a[0], a[1])));
                   })
                   .getResult(0);
 
-    // O5[b,k,g,i,e] = sum_j P[b,k,g,i,j] * V[b,k,j,e]   (dims b k g i e j)
-    SmallVector<OpFoldResult> oShape = {B, Hkv, G, Sq, Dv};
+    // O[heads, i, e] = sum_j P[heads, i, j] * V[b, kvhead, j, e]
+    // Dims: heads..., i = nb, e = nb+1, j = nb+2.
+    unsigned oDims = nb + 3;
+    unsigned oe = nb + 1, oj = nb + 2;
+    SmallVector<OpFoldResult> oShape = withHeads({Sq, Dv});
     Value oInit = filledTensor(b, loc, oShape, f32, 0.0);
+    SmallVector<Value> oIns = {p};
+    SmallVector<AffineMap> oMaps = {headMap(oDims, {di, oj})};
+    if (grouped) {
+      oIns.push_back(v);
+      oMaps.push_back(map(oDims, {d(0), d(1), d(oj), d(oe)}));
+    }
+    oMaps.push_back(headMap(oDims, {di, oe}));
     Value o5 =
         linalg::GenericOp::create(
-            b, loc, oInit.getType(), ValueRange{p, v}, oInit,
-            {map(6, {d(0), d(1), d(2), d(3), d(5)}),
-             map(6, {d(0), d(1), d(5), d(4)}),
-             map(6, {d(0), d(1), d(2), d(3), d(4)})},
-            {par, par, par, par, par, red},
-            [&](OpBuilder &nb, Location nl, ValueRange a) {
+            b, loc, oInit.getType(), oIns, oInit, oMaps, iters(nb + 2, true),
+            [&](OpBuilder &nb_, Location nl, ValueRange a) {
+              Value vv = grouped ? a[1] : kvExtract(nb_, nl, v, oj, oe);
               Value prod =
-                  arith::MulFOp::create(nb, nl, a[0], toF32(nb, nl, a[1]));
+                  arith::MulFOp::create(nb_, nl, a[0], toF32(nb_, nl, vv));
               linalg::YieldOp::create(
-                  nb, nl, Value(arith::AddFOp::create(nb, nl, a[2], prod)));
+                  nb_, nl, Value(arith::AddFOp::create(nb_, nl, a.back(), prod)));
             })
             .getResult(0);
 
-    // O = (l == 0) ? 0 : O5 / l, rounded once to the element type.
+    // O = (l == 0) ? 0 : O / l, rounded once to the element type.
+    AffineMap oFull = headMap(eDims, {di, dj});
     Value out =
         linalg::GenericOp::create(
             b, loc, RankedTensorType::get(
                         cast<RankedTensorType>(oInit.getType()).getShape(), elt),
             ValueRange{o5, l}, emptyTensor(b, loc, oShape, elt),
-            {full5, row5, full5}, {par, par, par, par, par},
-            [&](OpBuilder &nb, Location nl, ValueRange a) {
-              Value div = arith::DivFOp::create(nb, nl, a[0], a[1]);
+            {oFull, row, oFull}, iters(eDims, false),
+            [&](OpBuilder &nb_, Location nl, ValueRange a) {
+              Value div = arith::DivFOp::create(nb_, nl, a[0], a[1]);
               Value none = arith::CmpFOp::create(
-                  nb, nl, arith::CmpFPredicate::OEQ, a[1], zeroF);
-              Value r = arith::SelectOp::create(nb, nl, none, zeroF, div);
+                  nb_, nl, arith::CmpFPredicate::OEQ, a[1], zeroF);
+              Value r = arith::SelectOp::create(nb_, nl, none, zeroF, div);
               if (elt != f32)
-                r = arith::TruncFOp::create(nb, nl, elt, r);
-              linalg::YieldOp::create(nb, nl, r);
+                r = arith::TruncFOp::create(nb_, nl, elt, r);
+              linalg::YieldOp::create(nb_, nl, r);
             })
             .getResult(0);
 
-    Value result = tensor::CollapseShapeOp::create(b, loc, out, groupHeads);
+    Value result =
+        grouped ? Value(tensor::CollapseShapeOp::create(b, loc, out, groupHeads))
+                : out;
     if (result.getType() != op.getType())
       result = tensor::CastOp::create(b, loc, op.getType(), result);
     rewriter.replaceOp(op, result);

@@ -26,6 +26,7 @@
 namespace mlir {
 namespace tx {
 #define GEN_PASS_DEF_TXCHECKGPUTARGET
+#define GEN_PASS_DEF_TXEMITCINTERFACE
 #include "Transformer/Passes.h.inc"
 } // namespace tx
 } // namespace mlir
@@ -172,6 +173,14 @@ struct TxCheckGPUTargetPass
     }
   }
 };
+struct TxEmitCInterfacePass
+    : public tx::impl::TxEmitCInterfaceBase<TxEmitCInterfacePass> {
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (func.isPublic() && !func.isExternal())
+        func->setAttr("llvm.emit_c_interface", UnitAttr::get(&getContext()));
+  }
+};
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -205,6 +214,8 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
   check.toolkit = options.toolkit;
   pm.addPass(createTxCheckGPUTarget(check));
 
+  if (options.cInterface)
+    pm.addPass(createTxEmitCInterface());
   buildTxToBufferizedLinalgPipeline(pm);
   // Results become out-parameters (destination-passing ABI); a static result
   // buffer is the out-parameter itself, no copy.
@@ -222,9 +233,12 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
   // From here on, upstream's NVVM lowering (as gpu-lower-to-nvvm-pipeline).
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createSCFToControlFlowPass());
+  // Expand memref views before any function is converted: upstream's
+  // expand-strided-metadata crashes (LLVM 22.1.8) on a dynamic
+  // memref.expand_shape whose source is already a converted function argument.
+  pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createConvertNVVMToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
   GpuNVVMAttachTargetOptions target;
   target.triple = "nvptx64-nvidia-cuda";
   target.chip = options.chip;

@@ -119,20 +119,40 @@ func.func @attention_additive_mask(%q: tensor<2x4x3x8xbf16>, %k: tensor<2x1x4x8x
 
 // Dynamic shapes: sizes come from tensor.dim, G = H / Hkv at run time,
 // the scale is rsqrt(D) at run time, and what the verifier could not check
-// is asserted at run time (case A6).
+// is asserted at run time (case A6). With G dynamic the heads stay flat
+// [B, H, ...] and K/V head h / G is read with tensor.extract (no
+// expand_shape: upstream expand-strided-metadata crashes on a group with two
+// dynamic sizes).
 // CHECK-LABEL: func.func @attention_dynamic
+// CHECK-SAME: (%[[Q:[^:]*]]: tensor<?x?x?x?xf32>, %[[K:[^:]*]]: tensor<?x?x?x?xf32>, %[[V:[^:]*]]: tensor<?x?x?x?xf32>)
 // CHECK: cf.assert %{{.*}}, "tx.attention: batch size of query and key differ"
 // CHECK: cf.assert %{{.*}}, "tx.attention: head dimension D of query and key differ"
 // CHECK: cf.assert %{{.*}}, "tx.attention: key lengths Sk of key and value differ"
 // CHECK: cf.assert %{{.*}}, "tx.attention: K/V head count Hkv is 0"
 // CHECK: cf.assert %{{.*}}, "tx.attention: query heads H are not a multiple of K/V heads Hkv"
 // CHECK: %[[G:.*]] = arith.divui
-// CHECK: tensor.expand_shape %{{.*}} output_shape [%{{.*}}, %{{.*}}, %[[G]], %{{.*}}, %{{.*}}] : tensor<?x?x?x?xf32> into tensor<?x?x?x?x?xf32>
+// CHECK-NOT: tensor.expand_shape
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[Q]] : tensor<?x?x?x?xf32>) outs(%{{.*}} : tensor<?x?x?x?xf32>)
+// CHECK:   %[[H:.*]] = linalg.index 1 : index
+// CHECK:   %[[KH:.*]] = arith.divui %[[H]], %[[G]] : index
+// CHECK:   tensor.extract %[[K]][%{{.*}}, %[[KH]], %{{.*}}, %{{.*}}] : tensor<?x?x?x?xf32>
 // CHECK: %[[DI:.*]] = arith.index_castui
 // CHECK: %[[DF:.*]] = arith.uitofp %[[DI]] : i64 to f32
 // CHECK: math.rsqrt %[[DF]] : f32
-// CHECK: tensor.collapse_shape {{.*}} : tensor<?x?x?x?x?xf32> into tensor<?x?x?x?xf32>
+// CHECK: tensor.extract %[[V]]
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: return
 func.func @attention_dynamic(%q: tensor<?x?x?x?xf32>, %k: tensor<?x?x?x?xf32>, %v: tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32> {
   %0 = tx.attention %q, %k, %v : tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32> -> tensor<?x?x?x?xf32>
   return %0 : tensor<?x?x?x?xf32>
+}
+
+// -----
+
+// Static H and Hkv with other dims dynamic keep the grouped layout.
+// CHECK-LABEL: func.func @attention_dynamic_static_heads
+// CHECK: tensor.expand_shape %{{.*}} output_shape [%{{.*}}, 2, 4, %{{.*}}, 64] : tensor<?x8x?x64xf16> into tensor<?x2x4x?x64xf16>
+func.func @attention_dynamic_static_heads(%q: tensor<?x8x?x64xf16>, %k: tensor<?x2x?x64xf16>, %v: tensor<?x2x?x64xf16>) -> tensor<?x8x?x64xf16> {
+  %0 = tx.attention %q, %k, %v causal : tensor<?x8x?x64xf16>, tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16> -> tensor<?x8x?x64xf16>
+  return %0 : tensor<?x8x?x64xf16>
 }

@@ -1,0 +1,285 @@
+//===- RuntimeSelfTest.cpp - self-test of libtx_cuda_runtime.so -----------===//
+//
+// Checks that the runtime reports CUDA failures properly, and - when a GPU
+// and a real driver are present - that the happy path works.
+//
+//  (a) mgpuModuleLoad of bytes that are no cubin must record an error naming
+//      cuModuleLoadData(Ex) - or, without a usable driver/GPU (e.g. with the
+//      toolkit's stub libcuda.so), naming cuInit - plus the CUDA error name.
+//  (b) mgpuModuleGetFunction(nullptr, "k") must report an error naming kernel
+//      'k'; a launch of the resulting null function must name 'k' too.
+//  (c) With a GPU: allocate, memset32/memset16 known patterns, copy back and
+//      compare; JIT a small PTX kernel, launch it (plain, with opted-in
+//      dynamic shared memory, and as a cluster launch) and check its output;
+//      check that mistakes (unknown kernel, wrong parameter count) are
+//      reported with the kernel's name and that a failing operation never
+//      crashes.
+//
+// Exit status: 0 when every check passed, 1 otherwise.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tx/Runtime.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+int failures = 0;
+
+void expect(bool condition, const char *what) {
+  std::printf("[%s] %s\n", condition ? "PASS" : "FAIL", what);
+  if (!condition)
+    ++failures;
+}
+
+bool contains(const char *text, const char *needle) {
+  return text && std::strstr(text, needle) != nullptr;
+}
+
+/// Returns the recorded error (or "") and clears it, printing it.
+std::string takeError() {
+  const char *error = txRuntimeGetLastError();
+  std::string text = error ? error : "";
+  if (error)
+    std::printf("       recorded: %s\n", error);
+  txRuntimeClearLastError();
+  return text;
+}
+
+/// fill(out, base, n): out[i] = base + i for i < n.
+const char kFillPtx[] = R"(
+.version 7.0
+.target sm_50
+.address_size 64
+
+.visible .entry tx_selftest_fill(
+    .param .u64 out,
+    .param .u32 base,
+    .param .u32 n)
+{
+    .reg .pred %p;
+    .reg .b32 %r<6>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    ld.param.u32 %r1, [base];
+    ld.param.u32 %r2, [n];
+    mov.u32 %r3, %ctaid.x;
+    mov.u32 %r4, %ntid.x;
+    mov.u32 %r5, %tid.x;
+    mad.lo.s32 %r3, %r3, %r4, %r5;
+    setp.ge.u32 %p, %r3, %r2;
+    @%p bra DONE;
+    cvta.to.global.u64 %rd2, %rd1;
+    mul.wide.u32 %rd3, %r3, 4;
+    add.s64 %rd2, %rd2, %rd3;
+    add.s32 %r4, %r1, %r3;
+    st.global.u32 [%rd2], %r4;
+DONE:
+    ret;
+}
+)";
+
+/// Launches tx_selftest_fill over n elements and checks the result.
+bool runFill(CUfunction fill, void *device, uint32_t base, uint32_t n,
+             int32_t smem, bool useCluster, CUstream stream) {
+  void *out = device;
+  void *params[] = {&out, &base, &n};
+  const intptr_t block = 128;
+  intptr_t grid = (n + block - 1) / block;
+  grid += grid % 2; // even, so a 2-wide cluster divides it
+  if (useCluster)
+    mgpuLaunchClusterKernel(fill, 2, 1, 1, grid, 1, 1, block, 1, 1, smem,
+                            stream, params, nullptr);
+  else
+    mgpuLaunchKernel(fill, grid, 1, 1, block, 1, 1, smem, stream, params,
+                     nullptr, 3);
+  std::vector<uint32_t> host(n, 0);
+  mgpuMemcpy(host.data(), device, n * sizeof(uint32_t), stream);
+  mgpuStreamSynchronize(stream);
+  for (uint32_t i = 0; i < n; ++i)
+    if (host[i] != base + i)
+      return false;
+  return true;
+}
+
+void gpuChecks() {
+  int errorsBefore = txRuntimeErrorCount();
+  const uint32_t n = 1000;
+
+  CUstream stream = mgpuStreamCreate();
+  expect(stream != nullptr, "mgpuStreamCreate returns a stream");
+
+  // Memset32 a pattern and read it back.
+  void *device = mgpuMemAlloc(n * sizeof(uint32_t), stream, 0);
+  expect(device != nullptr, "mgpuMemAlloc returns device memory");
+  mgpuMemset32(device, 0xC0FFEE01u, n, stream);
+  std::vector<uint32_t> host(n, 0);
+  mgpuMemcpy(host.data(), device, n * sizeof(uint32_t), stream);
+  mgpuStreamSynchronize(stream);
+  bool ok = true;
+  for (uint32_t v : host)
+    ok = ok && v == 0xC0FFEE01u;
+  expect(ok, "memset32 pattern 0xC0FFEE01 reads back on every element");
+
+  // Memset16 over part of it.
+  mgpuMemset16(device, 0xBEEF, 10, stream);
+  mgpuMemcpy(host.data(), device, n * sizeof(uint32_t), stream);
+  mgpuStreamSynchronize(stream);
+  expect(host[0] == 0xBEEFBEEFu && host[4] == 0xBEEFBEEFu &&
+             host[5] == 0xC0FFEE01u,
+         "memset16 of 10 halves rewrites exactly 5 words");
+
+  // Device-to-device copy and events across two streams.
+  void *other = mgpuMemAlloc(n * sizeof(uint32_t), stream, 0);
+  CUstream second = mgpuStreamCreate();
+  CUevent event = mgpuEventCreate();
+  mgpuMemcpy(other, device, n * sizeof(uint32_t), stream);
+  mgpuEventRecord(event, stream);
+  mgpuStreamWaitEvent(second, event);
+  mgpuMemcpy(host.data(), other, n * sizeof(uint32_t), second);
+  mgpuEventSynchronize(event);
+  mgpuStreamSynchronize(second);
+  expect(host[0] == 0xBEEFBEEFu && host[n - 1] == 0xC0FFEE01u,
+         "device-to-device copy ordered by an event across streams");
+  mgpuEventDestroy(event);
+  mgpuStreamDestroy(second);
+  mgpuMemFree(other, stream);
+
+  // Managed (host_shared) memory is host-accessible.
+  auto *managed =
+      static_cast<uint32_t *>(mgpuMemAlloc(64 * sizeof(uint32_t), stream, 1));
+  expect(managed != nullptr, "mgpuMemAlloc(host_shared) returns memory");
+  if (managed) {
+    mgpuMemset32(managed, 7u, 64, stream);
+    mgpuStreamSynchronize(stream);
+    expect(managed[0] == 7u && managed[63] == 7u,
+           "managed memory written by memset32 is readable on the host");
+    mgpuMemFree(managed, stream);
+  }
+
+  // JIT a PTX kernel and launch it.
+  CUmodule module = mgpuModuleLoadJIT(const_cast<char *>(kFillPtx), 4);
+  expect(module != nullptr, "mgpuModuleLoadJIT loads PTX");
+  CUfunction fill = mgpuModuleGetFunction(module, "tx_selftest_fill");
+  expect(fill != nullptr, "mgpuModuleGetFunction finds tx_selftest_fill");
+  if (fill) {
+    expect(runFill(fill, device, 100, n, 0, false, stream),
+           "kernel launch writes out[i] = 100 + i");
+    expect(runFill(fill, device, 200, n, 100 * 1024, false, stream),
+           "launch with 100 KiB dynamic shared memory (opt-in) works");
+    expect(runFill(fill, device, 300, n, 0, true, stream),
+           "cluster launch (cluster 2x1x1) works");
+  }
+  // The same PTX through mgpuModuleLoad (cuModuleLoadData accepts PTX too).
+  CUmodule module2 =
+      mgpuModuleLoad(const_cast<char *>(kFillPtx), sizeof(kFillPtx));
+  expect(module2 != nullptr, "mgpuModuleLoad loads NUL-terminated PTX");
+  expect(txRuntimeSynchronize() == 0, "txRuntimeSynchronize returns 0");
+  expect(txRuntimeErrorCount() == errorsBefore,
+         "happy path reported no errors");
+  takeError();
+
+  // Mistakes are reported with the kernel's name and do not crash.
+  CUfunction missing = mgpuModuleGetFunction(module, "no_such_kernel");
+  std::string error = takeError();
+  expect(missing == nullptr && contains(error.c_str(), "no_such_kernel") &&
+             contains(error.c_str(), "cuModuleGetFunction") &&
+             contains(error.c_str(), "CUDA_ERROR_NOT_FOUND"),
+         "unknown kernel: error names cuModuleGetFunction, "
+         "CUDA_ERROR_NOT_FOUND and the kernel");
+  if (fill) {
+    void *out = device;
+    uint32_t base = 0;
+    void *params[] = {&out, &base};
+    mgpuLaunchKernel(fill, 1, 1, 1, 32, 1, 1, 0, stream, params, nullptr, 2);
+    error = takeError();
+    expect(contains(error.c_str(), "tx_selftest_fill") &&
+               contains(error.c_str(), "expects 3 parameters"),
+           "parameter count mismatch is refused, naming the kernel");
+    mgpuLaunchKernel(fill, 1, 1, 1, 4096, 1, 1, 0, stream, params, nullptr,
+                     3);
+    error = takeError();
+    expect(contains(error.c_str(), "cuLaunchKernel") &&
+               contains(error.c_str(), "tx_selftest_fill") &&
+               contains(error.c_str(), "CUDA_ERROR_INVALID_VALUE"),
+           "4096-thread block: cuLaunchKernel error names the kernel");
+  }
+
+  mgpuModuleUnload(module2);
+  mgpuModuleUnload(module);
+  mgpuMemFree(device, stream);
+  mgpuStreamDestroy(stream);
+  takeError();
+}
+
+} // namespace
+
+int main() {
+  // Errors below are intentional; never abort on them.
+  unsetenv("TX_RUNTIME_ABORT_ON_ERROR");
+  // Keep our lines in order with the runtime's stderr reports.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+
+  // (a) A buffer that is no cubin.
+  static char notACubin[] = "not a cubin";
+  int countBefore = txRuntimeErrorCount();
+  CUmodule bad = mgpuModuleLoad(notACubin, sizeof(notACubin));
+  const char *error = txRuntimeGetLastError();
+  expect(bad == nullptr, "(a) mgpuModuleLoad of garbage returns null");
+  expect(error != nullptr, "(a) txRuntimeGetLastError() is set");
+  expect(txRuntimeErrorCount() == countBefore + 1,
+         "(a) txRuntimeErrorCount() went up by one");
+  bool noDriver = contains(error, "cuInit");
+  if (error)
+    std::printf("       recorded: %s\n", error);
+  if (noDriver) {
+    std::printf("       (no usable driver/GPU: checking the cuInit report)\n");
+    expect(contains(error, "CUDA_ERROR_"),
+           "(a) cuInit failure is reported with its CUDA error name");
+  } else {
+    expect(contains(error, "cuModuleLoadData") &&
+               contains(error, "CUDA_ERROR_"),
+           "(a) error names cuModuleLoadData and the CUDA error name");
+    expect(contains(error, "12-byte"),
+           "(a) error describes the module (its size)");
+  }
+  txRuntimeClearLastError();
+  expect(txRuntimeGetLastError() == nullptr,
+         "(a) txRuntimeClearLastError() clears it");
+  mgpuModuleUnload(bad); // null: a no-op, must not crash
+
+  // (b) A null module.
+  CUfunction function = mgpuModuleGetFunction(nullptr, "k");
+  error = txRuntimeGetLastError();
+  if (error)
+    std::printf("       recorded: %s\n", error);
+  expect(function == nullptr && contains(error, "'k'"),
+         "(b) mgpuModuleGetFunction(nullptr, \"k\") reports kernel 'k'");
+  txRuntimeClearLastError();
+  mgpuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr,
+                   0);
+  error = txRuntimeGetLastError();
+  if (error)
+    std::printf("       recorded: %s\n", error);
+  expect(contains(error, "'k'"),
+         "(b) launching the null function reports kernel 'k'");
+  txRuntimeClearLastError();
+
+  // (c) The happy path, when there is a GPU.
+  if (noDriver)
+    std::printf("(c) skipped: no GPU / real driver in this process\n");
+  else
+    gpuChecks();
+
+  std::printf("tx-runtime-selftest: %s (%s)\n",
+              failures ? "FAILED" : "PASSED",
+              noDriver ? "no GPU: error reporting checked"
+                       : "GPU: error reporting and happy path checked");
+  return failures ? 1 : 0;
+}
