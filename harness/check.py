@@ -1,0 +1,384 @@
+#!/usr/bin/env python3
+"""GPU check harness for tx-compiled libraries.
+
+Runs on a machine with a CUDA GPU and PyTorch (no LLVM/MLIR needed): it loads
+libraries built by scripts/tx-compile.sh, calls their C entry points on fresh
+random device tensors (never zeros), with the outputs poisoned (NaN) first, and
+compares against a float64 PyTorch reference by ||out - ref|| / ||ref|| and by
+max absolute error.
+
+    python3 harness/check.py --lib-dir build/examples [--only NAME] [--out FILE]
+
+The ABI (docs/ABI.md): `_mlir_ciface_<fn>(desc*, ..., desc* out)` where every
+tensor argument and the result are passed as pointers to MLIR memref
+descriptors {allocated, aligned, offset, sizes[rank], strides[rank]} holding
+device pointers; the call is synchronous.
+"""
+import argparse
+import ctypes
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+
+import torch
+
+TOL = {torch.float32: 1e-5, torch.float16: 2e-3, torch.bfloat16: 1e-2}
+NAMES = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16"}
+
+
+# ----------------------------------------------------------------------------
+# ABI: memref descriptors over torch tensors
+# ----------------------------------------------------------------------------
+_desc_types = {}
+
+
+def desc_type(rank):
+    if rank not in _desc_types:
+        fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p),
+                  ("offset", ctypes.c_int64)]
+        if rank:
+            fields += [("sizes", ctypes.c_int64 * rank),
+                       ("strides", ctypes.c_int64 * rank)]
+        _desc_types[rank] = type("MemRef%dD" % rank, (ctypes.Structure,),
+                                 {"_fields_": fields})
+    return _desc_types[rank]
+
+
+def descriptor(t):
+    assert t.is_cuda and t.is_contiguous()
+    d = desc_type(t.dim())()
+    d.allocated = d.aligned = t.data_ptr()
+    d.offset = 0
+    for i, (s, st) in enumerate(zip(t.shape, t.stride())):
+        d.sizes[i] = s
+        d.strides[i] = st
+    return d
+
+
+class Library:
+    def __init__(self, path):
+        self.path = path
+        self.lib = ctypes.CDLL(path)
+        rt = os.path.join(os.path.dirname(path), "libtx_cuda_runtime.so")
+        self.rt = ctypes.CDLL(rt)
+        self.rt.txRuntimeGetLastError.restype = ctypes.c_char_p
+        self.rt.txRuntimeErrorCount.restype = ctypes.c_int
+        self.rt.txRuntimeSynchronize.restype = ctypes.c_int
+
+    def call(self, fn, args, out):
+        f = getattr(self.lib, "_mlir_ciface_" + fn)
+        f.restype = None
+        descs = [descriptor(a) for a in args] + [descriptor(out)]
+        errs = self.rt.txRuntimeErrorCount()
+        torch.cuda.synchronize()
+        f(*[ctypes.byref(d) for d in descs])
+        rc = self.rt.txRuntimeSynchronize()
+        if rc != 0 or self.rt.txRuntimeErrorCount() != errs:
+            msg = self.rt.txRuntimeGetLastError()
+            raise RuntimeError("tx runtime error in %s: %s" %
+                               (fn, msg.decode() if msg else "rc=%d" % rc))
+
+
+# ----------------------------------------------------------------------------
+# References (float64)
+# ----------------------------------------------------------------------------
+def ref_softmax(x, dim=-1):
+    x = x.double()
+    if x.numel() == 0:
+        return x.clone()
+    m = x.amax(dim=dim, keepdim=True)
+    e = torch.exp(x - m)
+    return e / e.sum(dim=dim, keepdim=True)
+
+
+def ref_attention(q, k, v, mask=None, causal=False, scale=None):
+    """tx semantics: GQA, bottom-right causal, i1 keep-mask or additive mask,
+    rows that see no key are zeros."""
+    B, H, Sq, D = q.shape
+    Hkv, Sk, Dv = k.shape[1], k.shape[2], v.shape[3]
+    dev = q.device
+    out = torch.zeros(B, H, Sq, Dv, dtype=torch.float64, device=dev)
+    if out.numel() == 0 or Sk == 0:
+        return out
+    if scale is None:
+        scale = 1.0 / math.sqrt(D)
+    g = H // Hkv
+    kk = k.double().repeat_interleave(g, dim=1)
+    vv = v.double().repeat_interleave(g, dim=1)
+    s = torch.matmul(q.double(), kk.transpose(-1, -2)) * scale
+    if mask is not None:
+        if mask.dtype == torch.bool:
+            s = s.masked_fill(~mask, float("-inf"))
+        else:
+            s = s + mask.double()
+    if causal:
+        i = torch.arange(Sq, device=dev)[:, None]
+        j = torch.arange(Sk, device=dev)[None, :]
+        s = s.masked_fill(j > i + Sk - Sq, float("-inf"))
+    m = s.amax(dim=-1, keepdim=True)
+    dead = torch.isneginf(m)
+    p = torch.where(dead, torch.zeros_like(s), torch.exp(s - m))
+    l = p.sum(dim=-1, keepdim=True)
+    o = torch.matmul(p, vv)
+    return torch.where(l == 0, torch.zeros_like(o), o / torch.where(l == 0, torch.ones_like(l), l))
+
+
+# ----------------------------------------------------------------------------
+# Comparison
+# ----------------------------------------------------------------------------
+def compare(out, ref, tol, exact=False):
+    """Returns a result row. NaN must appear exactly where the reference has
+    NaN; elsewhere relative L2 error (absolute when ||ref|| == 0)."""
+    o = out.double()
+    nan_ref, nan_out = torch.isnan(ref), torch.isnan(o)
+    nan_mismatch = int((nan_ref != nan_out).sum().item())
+    ok_mask = ~nan_ref & ~nan_out
+    diff = (o - ref)[ok_mask]
+    refv = ref[ok_mask]
+    norm_ref = float(torch.linalg.vector_norm(refv)) if refv.numel() else 0.0
+    norm_diff = float(torch.linalg.vector_norm(diff)) if diff.numel() else 0.0
+    max_abs = float(diff.abs().max()) if diff.numel() else 0.0
+    rel = norm_diff / norm_ref if norm_ref > 0 else norm_diff
+    limit = 0.0 if exact else tol
+    passed = nan_mismatch == 0 and rel <= limit and math.isfinite(rel)
+    return {"rel_err": rel, "max_abs_err": max_abs,
+            "nan_mismatch": nan_mismatch, "tol": limit, "pass": passed}
+
+
+def rand(shape, dtype, gen, lo=-3.0, hi=3.0):
+    x = torch.rand(shape, generator=gen, device="cuda", dtype=torch.float32)
+    return (x * (hi - lo) + lo).to(dtype).contiguous()
+
+
+def poisoned(shape, dtype):
+    return torch.full(shape, float("nan"), dtype=dtype, device="cuda")
+
+
+# ----------------------------------------------------------------------------
+# Checks
+# ----------------------------------------------------------------------------
+class Runner:
+    def __init__(self, lib_dir, only):
+        self.lib_dir = lib_dir
+        self.only = only
+        self.rows = []
+        self.libs = {}
+        self.gen = torch.Generator(device="cuda")
+        self.gen.manual_seed(int(time.time()))
+
+    def lib(self, stem):
+        if stem not in self.libs:
+            self.libs[stem] = Library(os.path.join(self.lib_dir, stem, "lib%s.so" % stem))
+        return self.libs[stem]
+
+    def record(self, name, dtype, res, seconds=None):
+        res = dict(res)
+        res.update({"name": name, "dtype": NAMES.get(dtype, str(dtype))})
+        if seconds is not None:
+            res["seconds"] = seconds
+        self.rows.append(res)
+        flag = "PASS" if res["pass"] else "FAIL"
+        print("%-46s %-5s rel %.3e  maxabs %.3e  nan-mismatch %d  %s" %
+              (name, res["dtype"], res["rel_err"], res["max_abs_err"],
+               res["nan_mismatch"], flag), flush=True)
+
+    def wanted(self, name):
+        return not self.only or any(o in name for o in self.only)
+
+    def softmax(self, stem, fn, name, x, exact=False, expect=None):
+        if not self.wanted(name):
+            return
+        out = poisoned(x.shape, x.dtype)
+        t0 = time.time()
+        try:
+            self.lib(stem).call(fn, [x], out)
+        except RuntimeError as e:
+            print(name, "ERROR", e)
+            self.rows.append({"name": name, "dtype": NAMES[x.dtype], "pass": False,
+                              "rel_err": float("nan"), "max_abs_err": float("nan"),
+                              "nan_mismatch": -1, "tol": TOL[x.dtype], "error": str(e)})
+            return
+        dt = time.time() - t0
+        ref = ref_softmax(x) if expect is None else expect
+        self.record(name, x.dtype, compare(out, ref, TOL[x.dtype], exact), dt)
+
+    def attention(self, stem, fn, name, q, k, v, mask=None, causal=False,
+                  scale=None, exact=False, expect=None):
+        if not self.wanted(name):
+            return
+        out = poisoned((q.shape[0], q.shape[1], q.shape[2], v.shape[3]), q.dtype)
+        args = [q, k, v] + ([mask] if mask is not None else [])
+        t0 = time.time()
+        try:
+            self.lib(stem).call(fn, args, out)
+        except RuntimeError as e:
+            print(name, "ERROR", e)
+            self.rows.append({"name": name, "dtype": NAMES[q.dtype], "pass": False,
+                              "rel_err": float("nan"), "max_abs_err": float("nan"),
+                              "nan_mismatch": -1, "tol": TOL[q.dtype], "error": str(e)})
+            return
+        dt = time.time() - t0
+        ref = ref_attention(q, k, v, mask, causal, scale) if expect is None else expect
+        self.record(name, q.dtype, compare(out, ref, TOL[q.dtype], exact), dt)
+
+    # -- the bundled examples (real model shapes) ----------------------------
+    def examples(self):
+        g = self.gen
+        for dt, n in ((torch.float16, "f16"), (torch.float32, "f32")):
+            x = rand((32768, 1024), dt, g, -8, 8)
+            self.softmax("softmax", "softmax_" + n, "example softmax 32768x1024", x)
+            q = rand((8, 12, 1024, 64), dt, g)
+            k = rand((8, 12, 1024, 64), dt, g)
+            v = rand((8, 12, 1024, 64), dt, g)
+            self.attention("gpt2_attention", "gpt2_attention_" + n,
+                           "example gpt2 B8 H12 S1024 D64 causal", q, k, v, causal=True)
+            q = rand((1, 32, 4096, 128), dt, g)
+            k = rand((1, 8, 4096, 128), dt, g)
+            v = rand((1, 8, 4096, 128), dt, g)
+            self.attention("llama3_gqa_attention", "llama3_gqa_attention_" + n,
+                           "example llama3 GQA H32/8 S4096 D128 causal", q, k, v, causal=True)
+
+    # -- CASES.md RUN cases through the fully dynamic functions --------------
+    def cases(self):
+        g, C = self.gen, "cases"
+        dev = "cuda"
+        ninf = float("-inf")
+        # S1: all -inf rows, every length, f32 and f16: NaN in every lane.
+        for n in (1, 31, 32, 33, 127, 128, 1024, 1025):
+            for dt in (torch.float32, torch.float16):
+                x = rand((3, n), dt, g)
+                x[1].fill_(ninf)
+                self.softmax(C, "softmax_dyn_" + NAMES[dt], "S1 -inf row len %d" % n, x)
+        # S3: half precision.
+        self.softmax(C, "softmax_dyn_f32", "S3a [1000,1001]",
+                     torch.tensor([[1000.0, 1001.0]], device=dev))
+        self.softmax(C, "softmax_dyn_f16", "S3b f16 [60000,60000]",
+                     torch.tensor([[60000.0, 60000.0]], device=dev, dtype=torch.float16),
+                     exact=True)
+        self.softmax(C, "softmax_dyn_f16", "S3c f16 4096 zeros -> 2^-12",
+                     torch.zeros((1, 4096), device=dev, dtype=torch.float16), exact=True)
+        self.softmax(C, "softmax_dyn_f16", "S3d f16 [-65504,65504]",
+                     torch.tensor([[-65504.0, 65504.0]], device=dev, dtype=torch.float16),
+                     exact=True)
+        self.softmax(C, "softmax_dyn_bf16", "S3e bf16 4096 zeros -> 2^-12",
+                     torch.zeros((1, 4096), device=dev, dtype=torch.bfloat16), exact=True)
+        # Random softmax, odd lengths and a huge logit.
+        for shape in ((3, 77), (5, 1000), (1024, 50257)):
+            for dt in (torch.float32, torch.float16, torch.bfloat16):
+                x = rand(shape, dt, g)
+                x[0, 0] = 1e4 if dt != torch.float16 else 6e4
+                self.softmax(C, "softmax_dyn_" + NAMES[dt], "softmax %dx%d" % shape, x)
+        # A1: fully masked query row -> exactly 0; f32 and f16; causal+mask;
+        # only the first key tile masked is not zeroed.
+        for dt in (torch.float32, torch.float16):
+            q, k, v = rand((1, 1, 3, 2), dt, g), rand((1, 1, 4, 2), dt, g), rand((1, 1, 4, 2), dt, g)
+            m = torch.ones((1, 1, 3, 4), dtype=torch.bool, device=dev)
+            m[0, 0, 1, :] = False
+            m[0, 0, 2, 0:2] = False
+            self.attention(C, "attn_mask_dyn_" + NAMES[dt], "A1 fully masked row", q, k, v, mask=m)
+            self.attention(C, "attn_mask_causal_dyn_" + NAMES[dt], "A1 masked row + causal",
+                           q, k, v, mask=m, causal=True)
+        # A2: causal alignment bottom-right (exact expected values).
+        for sq, sk, want in ((2, 5, [2.5, 3.0]), (5, 2, [0, 0, 0, 1.0, 1.5])):
+            q = torch.zeros((1, 1, sq, 1), device=dev)
+            k = torch.zeros((1, 1, sk, 1), device=dev)
+            v = (torch.arange(sk, device=dev, dtype=torch.float32) + 1).reshape(1, 1, sk, 1)
+            exp = torch.tensor(want, dtype=torch.float64, device=dev).reshape(1, 1, sq, 1)
+            self.attention(C, "attn_causal_dyn_f32", "A2 causal Sq=%d Sk=%d" % (sq, sk),
+                           q, k, v, causal=True, expect=exp)
+        # A3: GQA head mapping.
+        for h, hkv in ((4, 2), (4, 1)):
+            q = rand((1, h, 1, 2), torch.float32, g)
+            k = rand((1, hkv, 1, 2), torch.float32, g)
+            v = (torch.arange(hkv, device=dev, dtype=torch.float32) + 1).reshape(1, hkv, 1, 1).repeat(1, 1, 1, 2).contiguous()
+            exp = v.double().repeat_interleave(h // hkv, dim=1)
+            self.attention(C, "attn_dyn_f32", "A3 GQA H=%d Hkv=%d" % (h, hkv), q, k, v, expect=exp)
+        # A4: default scale from D of Q/K, never Dv.
+        q = torch.tensor([2.0, 0, 0, 0], device=dev).reshape(1, 1, 1, 4)
+        k = torch.tensor([[2.0, 0, 0, 0], [0, 0, 0, 0]], device=dev).reshape(1, 1, 2, 4)
+        v = torch.tensor([[1.0, 0], [0, 1.0]], device=dev).reshape(1, 1, 2, 2)
+        exp = torch.tensor([0.8807970779778823, 0.11920292202211769], dtype=torch.float64, device=dev).reshape(1, 1, 1, 2)
+        self.attention(C, "attn_dyn_f32", "A4 default scale", q, k, v, expect=exp)
+        exp1 = torch.tensor([0.9820137900379085, 0.01798620996209156], dtype=torch.float64, device=dev).reshape(1, 1, 1, 2)
+        self.attention(C, "attn_scale1_dyn_f32", "A4 scale 1.0", q, k, v, expect=exp1)
+        v8 = torch.zeros((1, 1, 2, 8), device=dev)
+        v8[0, 0, 0, 0] = 1.0
+        v8[0, 0, 1, 1] = 1.0
+        exp8 = torch.zeros((1, 1, 1, 8), dtype=torch.float64, device=dev)
+        exp8[..., :2] = exp
+        self.attention(C, "attn_dyn_f32", "A4 D=4 Dv=8", q, k, v8, expect=exp8)
+        # A5: zero-size dims (no crash, empty or zeros, no zero-grid launch).
+        for (b, h, sq, sk, d, dv) in ((0, 2, 4, 4, 8, 8), (1, 2, 0, 4, 8, 8),
+                                      (1, 2, 4, 0, 8, 8), (1, 2, 4, 4, 8, 0)):
+            q, k, v = rand((b, h, sq, d), torch.float32, g), rand((b, h, sk, d), torch.float32, g), rand((b, h, sk, dv), torch.float32, g)
+            self.attention(C, "attn_dyn_f32", "A5 zero dims %s" % str((b, h, sq, sk, d, dv)), q, k, v)
+        for shape in ((0, 16), (4, 0)):
+            self.softmax(C, "softmax_dyn_f32", "A5 softmax %dx%d" % shape, rand(shape, torch.float32, g))
+        # A6: fully dynamic shapes, random inputs.
+        for (b, h, hkv, sq, sk, d) in ((2, 1, 1, 37, 37, 24), (1, 1, 1, 1, 1, 1),
+                                       (3, 2, 2, 130, 130, 64), (1, 4, 4, 1, 300, 64),
+                                       (2, 8, 2, 77, 77, 64)):
+            for dt in (torch.float32, torch.float16):
+                q, k, v = rand((b, h, sq, d), dt, g), rand((b, hkv, sk, d), dt, g), rand((b, hkv, sk, d), dt, g)
+                self.attention(C, "attn_dyn_" + NAMES[dt], "A6 dyn %s" % str((b, h, hkv, sq, sk, d)), q, k, v)
+                self.attention(C, "attn_causal_dyn_" + NAMES[dt], "A6 dyn causal %s" % str((b, h, hkv, sq, sk, d)), q, k, v, causal=True)
+        # Additive mask broadcast over B and H.
+        q, k, v = rand((2, 4, 33, 64), torch.float32, g), rand((2, 4, 65, 64), torch.float32, g), rand((2, 4, 65, 64), torch.float32, g)
+        am = rand((1, 1, 33, 65), torch.float32, g, -2, 2)
+        self.attention(C, "attn_addmask_dyn_f32", "additive mask [1,1,Sq,Sk]", q, k, v, mask=am)
+
+    def mismatch_is_error(self):
+        """A6: a run-time mismatch of D between Q and K is an error (the host
+        code's assert aborts the process with its message), not wrong numbers."""
+        name = "A6 D mismatch is a run-time error"
+        if not self.wanted(name):
+            return
+        code = ("import torch,sys; sys.path.insert(0,%r); import check as c;"
+                "L=c.Library(%r); q=torch.rand(1,1,4,8,device='cuda'); k=torch.rand(1,1,4,4,device='cuda');"
+                "v=torch.rand(1,1,4,8,device='cuda'); o=torch.zeros(1,1,4,8,device='cuda');"
+                "L.call('attn_dyn_f32',[q,k,v],o); print('NO ERROR')") % (
+                    os.path.dirname(os.path.abspath(__file__)),
+                    os.path.join(self.lib_dir, "cases", "libcases.so"))
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        ok = p.returncode != 0 and "head dimension D of query and key differ" in (p.stderr + p.stdout)
+        print("%-46s %-5s exit %d  %s" % (name, "f32", p.returncode, "PASS" if ok else "FAIL"))
+        if not ok:
+            print(p.stdout[-2000:], p.stderr[-2000:])
+        self.rows.append({"name": name, "dtype": "f32", "pass": ok, "rel_err": 0.0,
+                          "max_abs_err": 0.0, "nan_mismatch": 0, "tol": 0.0})
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--lib-dir", required=True,
+                    help="directory with <stem>/lib<stem>.so from tx-compile.sh")
+    ap.add_argument("--only", action="append", help="run checks whose name contains this")
+    ap.add_argument("--skip-examples", action="store_true")
+    ap.add_argument("--skip-cases", action="store_true")
+    ap.add_argument("--out", help="write the rows as JSON here")
+    args = ap.parse_args()
+    if not torch.cuda.is_available():
+        sys.exit("check.py: no CUDA GPU visible to PyTorch")
+    torch.cuda.init()
+    print("device:", torch.cuda.get_device_name(), "| torch", torch.__version__, flush=True)
+    r = Runner(args.lib_dir, args.only)
+    if not args.skip_cases:
+        r.cases()
+        r.mismatch_is_error()
+    if not args.skip_examples:
+        r.examples()
+    npass = sum(1 for x in r.rows if x["pass"])
+    nfail = len(r.rows) - npass
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__,
+                       "rows": r.rows}, f, indent=1)
+    print("check: %d passed, %d failed" % (npass, nfail))
+    sys.exit(1 if nfail else 0)
+
+
+if __name__ == "__main__":
+    main()

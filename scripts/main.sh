@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The main job: build tx if needed, compile the bundled examples (and the GPU
+# check cases) to sm_90 GPU code, report what was produced, and run the
+# numerical check against PyTorch when a CUDA GPU is present.
+#
+#   scripts/main.sh                  # build + compile + (check if GPU)
+#   TX_RUN_ONLY=1 scripts/main.sh    # on a GPU machine without LLVM: only run
+#                                    # the check on already-compiled libraries
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${TX_BUILD_DIR:-$root/build}
+out="$build/examples"
+
+if [ "${TX_RUN_ONLY:-0}" != 1 ]; then
+  bash "$root/scripts/deps.sh"
+  if [ ! -f "$build/build.ninja" ]; then
+    cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release
+  fi
+  ninja -C "$build"
+  mkdir -p "$out"
+  for f in "$root"/examples/*.mlir "$root/harness/cases.mlir"; do
+    stem=$(basename "$f" .mlir)
+    # Recompile only when the source or the compiler changed.
+    lib="$out/$stem/lib$stem.so"
+    if [ ! -e "$lib" ] || [ "$f" -nt "$lib" ] || [ "$build/bin/tx-opt" -nt "$lib" ] \
+       || [ "$build/lib/libtx_cuda_runtime.so" -nt "$lib" ]; then
+      bash "$root/scripts/tx-compile.sh" "$f" "$out/$stem"
+    fi
+  done
+
+  echo
+  echo "== produced (sm_90 cubin inside each library; PTX in <dir>/ptx) =="
+  for d in "$out"/*/; do
+    stem=$(basename "$d")
+    [ -e "$d/lib$stem.so" ] || continue
+    nk=$(ls "$d"/ptx/*.ptx 2>/dev/null | wc -l)
+    entries=$(nm -D --defined-only "$d/lib$stem.so" | awk '/ _mlir_ciface_/{sub("_mlir_ciface_","",$3); printf "%s ", $3}')
+    echo "$stem: $(du -h "$d/lib$stem.so" | cut -f1) library, $nk kernels; entry points: $entries"
+    if [ -s "$d/$stem.kernels.txt" ]; then
+      awk '/Used/{for(i=1;i<=NF;i++) if($(i+1)=="registers,") r=$i; if(r>max) max=r}
+           /spill/{s+=$5+$9}
+           /smem/{sm=1}
+           END{printf "  ptxas -v: max %d registers/thread, %d bytes spilled, shared memory: %s\n", max, s, sm?"used":"none"}' "$d/$stem.kernels.txt"
+    fi
+  done
+fi
+
+echo
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 \
+   && python3 -c 'import torch,sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+  echo "== CUDA GPU found: $(nvidia-smi -L | head -1); running harness/check.py =="
+  python3 "$root/harness/check.py" --lib-dir "$out" --out "$out/check.json"
+else
+  echo "== no CUDA GPU (or no PyTorch with CUDA) on this machine: compiled only, check not run =="
+fi
