@@ -62,8 +62,15 @@ class Library:
     def __init__(self, path):
         self.path = path
         self.lib = ctypes.CDLL(path)
-        rt = os.path.join(os.path.dirname(path), "libtx_cuda_runtime.so")
-        self.rt = ctypes.CDLL(rt)
+        # The runtime the library was linked to (found through its RUNPATH);
+        # by SONAME, so that every Library of the process shares one runtime.
+        try:
+            self.rt = ctypes.CDLL("libtx_cuda_runtime.so",
+                                  mode=os.RTLD_NOLOAD | ctypes.RTLD_GLOBAL)
+        except OSError:
+            self.rt = ctypes.CDLL(os.path.join(os.path.dirname(path),
+                                               "libtx_cuda_runtime.so"))
+        self.rt.txRuntimeSetStream.argtypes = [ctypes.c_void_p, ctypes.c_int]
         self.rt.txRuntimeGetLastError.restype = ctypes.c_char_p
         self.rt.txRuntimeErrorCount.restype = ctypes.c_int
         self.rt.txRuntimeSynchronize.restype = ctypes.c_int

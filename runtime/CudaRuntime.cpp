@@ -997,8 +997,22 @@ mgpuLaunchClusterKernel(CUfunction function, intptr_t clusterX,
 // Streams and events
 //===----------------------------------------------------------------------===//
 
+// An external stream set by txRuntimeSetStream: compiled code then enqueues
+// on it (mgpuStreamCreate returns it, mgpuStreamDestroy leaves it alone) and,
+// in async mode, does not wait for it (mgpuStreamSynchronize returns).
+static std::atomic<CUstream> externalStream{nullptr};
+static std::atomic<int> externalStreamAsync{0};
+
+extern "C" TX_RUNTIME_EXPORT void txRuntimeSetStream(CUstream stream,
+                                                     int async) {
+  externalStream.store(stream);
+  externalStreamAsync.store(stream ? async : 0);
+}
+
 extern "C" TX_RUNTIME_EXPORT CUstream mgpuStreamCreate(void) {
   const char *entry = "mgpuStreamCreate";
+  if (CUstream ext = externalStream.load())
+    return ext;
   CUcontext context = defaultContext(entry);
   if (!context)
     return nullptr;
@@ -1029,6 +1043,8 @@ extern "C" TX_RUNTIME_EXPORT void mgpuStreamDestroy(CUstream stream) {
   const char *entry = "mgpuStreamDestroy";
   if (!stream)
     return; // Creation failure was reported when it happened.
+  if (stream == externalStream.load())
+    return; // Owned by the caller of txRuntimeSetStream.
   CUcontext context = nullptr;
   {
     State &s = state();
@@ -1056,6 +1072,8 @@ extern "C" TX_RUNTIME_EXPORT void mgpuStreamDestroy(CUstream stream) {
 
 extern "C" TX_RUNTIME_EXPORT void mgpuStreamSynchronize(CUstream stream) {
   const char *entry = "mgpuStreamSynchronize";
+  if (stream && stream == externalStream.load() && externalStreamAsync.load())
+    return; // Async mode: the caller synchronizes (e.g. with CUDA events).
   ContextGuard guard(defaultContext(entry), entry);
   if (!guard.ok())
     return;

@@ -35,7 +35,7 @@ opts="format=$format toolkit=$cuda $extra"
 "$llvm/llc" -O2 -relocation-model=pic -filetype=obj "$out/$stem.ll" -o "$out/$stem.o"
 cp -f "$build/lib/libtx_cuda_runtime.so" "$out/"
 c++ -shared -o "$out/lib$stem.so" "$out/$stem.o" \
-  -L"$out" -ltx_cuda_runtime -Wl,-rpath,'$ORIGIN' \
+  -L"$out" -ltx_cuda_runtime -Wl,-rpath,'$ORIGIN' -Wl,-Bsymbolic \
   -Wl,-rpath-link,"$build/cuda-stub"
 rm -f "$out/$stem.o"
 

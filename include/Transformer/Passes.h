@@ -10,6 +10,8 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -59,6 +61,24 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::desc("Emit a _mlir_ciface_ wrapper for every public function "
                      "(the C ABI of docs/ABI.md)"),
       llvm::cl::init(true)};
+  Option<std::string> softmax{
+      *this, "softmax",
+      llvm::cl::desc("Softmax strategy: fast (tx-softmax-to-gpu: rows on "
+                     "warps/CTAs, vector loads, shuffle reductions) or simple "
+                     "(reference lowering, one thread per element)"),
+      llvm::cl::init("fast")};
+  Option<int64_t> softmaxBlockSize{
+      *this, "softmax-block-size",
+      llvm::cl::desc("tx-softmax-to-gpu block-size (0 = from the shape)"),
+      llvm::cl::init(0)};
+  Option<int64_t> softmaxThreadsPerRow{
+      *this, "softmax-threads-per-row",
+      llvm::cl::desc("tx-softmax-to-gpu threads-per-row (0 = from the shape)"),
+      llvm::cl::init(0)};
+  Option<int64_t> softmaxMaxCachedVectors{
+      *this, "softmax-max-cached-vectors",
+      llvm::cl::desc("tx-softmax-to-gpu max-cached-vectors"),
+      llvm::cl::init(16)};
   Option<int64_t> blockSize{*this, "block-size",
                             llvm::cl::desc("Threads per CTA of the simple "
                                            "mapping"),

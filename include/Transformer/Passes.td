@@ -30,6 +30,52 @@ def ConvertTxToLinalg : Pass<"convert-tx-to-linalg"> {
   ];
 }
 
+def TxSoftmaxToGPU : Pass<"tx-softmax-to-gpu", "::mlir::func::FuncOp"> {
+  let summary = "Map tx.softmax over the innermost dim onto GPU CTAs and warps";
+  let description = [{
+    tx's fast softmax. Every `tx.softmax` along the innermost dimension is
+    rewritten (on tensors, before bufferization) into a `gpu.launch` over the
+    rows of the input viewed as `[R, N]`:
+
+    - rows map to warps (`threads-per-row` = 32, several rows per CTA) when a
+      row is at most 256 vectors long, otherwise to a whole CTA;
+    - each thread reads `vector-width` elements at a time (16 bytes:
+      8 x f16/bf16 or 4 x f32; `vector.load` with 16-byte alignment) when N
+      is a multiple of it and both buffers are 16-byte aligned (checked at run
+      time), element by element otherwise;
+    - when N is static and a thread's share of the row fits in at most
+      `max-cached-vectors` vectors, the row is read once into registers: row
+      max, `exp(x - max)`, row sum, scale, store (one read, one write);
+    - otherwise two passes: an online max/sum (Milakov & Gimelshein 2018,
+      "Online normalizer calculation for softmax"), guarded so that a
+      leading `-inf` cannot poison the running sum, then a normalizing pass;
+    - reductions: `gpu.shuffle xor` within a warp and shared memory
+      (`#gpu.address_space<workgroup>`) across the warps of a CTA;
+    - f16/bf16 are computed in f32 and rounded once; an all `-inf` row gives
+      NaN, as the reference path.
+
+    Softmax along another dimension is left to the reference lowering
+    (`convert-tx-to-linalg`), which is correct but slower. Options of 0 mean
+    "choose from the shape".
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"0",
+           "Threads per CTA (0 = from the shape; else a power of two in [32, 1024])">,
+    Option<"threadsPerRow", "threads-per-row", "int64_t", /*default=*/"0",
+           "Threads per row: 32 (a warp) or the CTA size (0 = from the shape)">,
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"0",
+           "Elements per load/store (0 = 16 bytes; 1 = scalar)">,
+    Option<"maxCachedVectors", "max-cached-vectors", "int64_t", /*default=*/"16",
+           "Largest per-thread share of a row (in vectors) kept in registers">,
+  ];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect",
+    "::mlir::bufferization::BufferizationDialect"
+  ];
+}
+
 def TxDecomposeSoftmax : Pass<"tx-decompose-softmax"> {
   let summary = "Decompose linalg.softmax into linalg.generic ops";
   let description = [{
@@ -103,6 +149,8 @@ def TxCheckGPUTarget : Pass<"tx-check-gpu-target", "::mlir::ModuleOp"> {
            "Output format: isa, bin, fatbin or offload">,
     Option<"toolkit", "toolkit", "std::string", /*default=*/"\"/usr/local/cuda\"",
            "CUDA toolkit path">,
+    Option<"softmax", "softmax", "std::string", /*default=*/"\"fast\"",
+           "Softmax strategy: fast or simple">,
   ];
 }
 

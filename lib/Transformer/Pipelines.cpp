@@ -137,6 +137,9 @@ struct TxCheckGPUTargetPass
                   "'; expected sm_NN, sm_NNa or sm_NNf with NN one of 50, 52, "
                   "53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90, 100, 101, "
                   "103, 120, 121");
+    if (softmax != "fast" && softmax != "simple")
+      return fail("unknown softmax strategy '" + softmax +
+                  "'; expected fast or simple");
     if (format != "isa" && format != "bin" && format != "fatbin" &&
         format != "offload")
       return fail("unknown format '" + format +
@@ -212,10 +215,18 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
   check.features = features;
   check.format = options.format;
   check.toolkit = options.toolkit;
+  check.softmax = options.softmax;
   pm.addPass(createTxCheckGPUTarget(check));
 
   if (options.cInterface)
     pm.addPass(createTxEmitCInterface());
+  if (options.softmax == "fast") {
+    TxSoftmaxToGPUOptions sm;
+    sm.blockSize = options.softmaxBlockSize;
+    sm.threadsPerRow = options.softmaxThreadsPerRow;
+    sm.maxCachedVectors = options.softmaxMaxCachedVectors;
+    pm.addNestedPass<func::FuncOp>(createTxSoftmaxToGPU(sm));
+  }
   buildTxToBufferizedLinalgPipeline(pm);
   // Results become out-parameters (destination-passing ABI); a static result
   // buffer is the out-parameter itself, no copy.

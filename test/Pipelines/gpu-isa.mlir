@@ -27,9 +27,9 @@
 // CHECK-DAG: llvm.func @attention(
 // CHECK-DAG: gpu.launch_func @attention_kernel
 
-// The simple mapping gives one kernel per parallel loop nest: 8 for the f16
-// softmax and 11 for the attention.
-// NBIN: 19
+// Two kernels for the fast softmax (vector and scalar fallback) and, from the
+// simple mapping, one per parallel loop nest of the attention (11).
+// NBIN: 13
 // EXAMPLE: gpu.binary
 // EXAMPLE: llvm.func @_mlir_ciface_
 // SM90A: chip = "sm_90a", features = "+ptx80"{{.*}}.target sm_90a

@@ -59,6 +59,13 @@ TX_RUNTIME_EXPORT int txRuntimeErrorCount(void);
  * a kernel fault. Returns the CUresult as int (0 == CUDA_SUCCESS). */
 TX_RUNTIME_EXPORT int txRuntimeSynchronize(void);
 
+/* Makes compiled code enqueue its kernels on `stream` (e.g. PyTorch's current
+ * stream) instead of streams of its own; NULL restores the default. With
+ * `async` != 0, calls also return without waiting for that stream, so that
+ * launches can be timed back to back with CUDA events. Only for code without
+ * device temporaries (their frees would race the queued kernels). */
+TX_RUNTIME_EXPORT void txRuntimeSetStream(CUstream stream, int async);
+
 /*===------------------------------------------------------------------===*
  * MLIR 22 gpu-to-llvm / SelectObjectAttr ABI (see CudaRuntime.cpp)
  *===------------------------------------------------------------------===*/

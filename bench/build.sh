@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Compiles the softmax benchmark libraries into build/bench (run here, where
+# LLVM is; carry build/bench to the GPU machine): the default fast strategy,
+# forced mappings for the sweep, and the simple reference mapping.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+out=${1:-$root/build/bench}
+src="$root/bench/softmax_shapes.mlir"
+variants=(
+  "fast:"
+  "tpr4:softmax-threads-per-row=4"
+  "tpr8:softmax-threads-per-row=8"
+  "tpr32:softmax-threads-per-row=32"
+  "cta128:softmax-block-size=128 softmax-threads-per-row=128"
+  "cta256:softmax-block-size=256 softmax-threads-per-row=256"
+  "cta512:softmax-block-size=512 softmax-threads-per-row=512"
+  "stream:softmax-max-cached-vectors=0"
+  "simple:softmax=simple"
+)
+for v in "${variants[@]}"; do
+  name=${v%%:*}; opts=${v#*:}
+  bash "$root/scripts/tx-compile.sh" "$src" "$out/softmax_$name" $opts &
+done
+wait

@@ -1,0 +1,521 @@
+//===- SoftmaxToGPU.cpp - tx.softmax -> one gpu.launch over rows -----------===//
+//
+// tx's fast softmax (see the pass description in Passes.td). The row is the
+// unit of work: a warp or a CTA reads it with 16-byte vector loads, reduces
+// max and sum with warp shuffles (and shared memory across warps), and writes
+// exp(x - max) / sum once. Memory traffic is one read and one write of the
+// tensor when the row fits in registers; otherwise the normalizing pass reads
+// the row a second time (from L2 for rows of the sizes this handles).
+//
+//===----------------------------------------------------------------------===//
+#include "Transformer/Passes.h"
+#include "Transformer/TxOps.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/MathExtras.h"
+#include <limits>
+
+namespace mlir {
+namespace tx {
+#define GEN_PASS_DEF_TXSOFTMAXTOGPU
+#include "Transformer/Passes.h.inc"
+} // namespace tx
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::tx;
+
+namespace {
+
+/// How one kernel maps rows onto threads.
+struct KernelConfig {
+  int64_t vectorWidth;   // elements per load (1 = scalar)
+  int64_t threadsPerRow; // 32 or blockSize
+  int64_t blockSize;     // threads per CTA
+  int64_t cached;        // vectors per thread kept in registers (0 = stream)
+};
+
+/// Builds the kernel of one configuration inside `b`'s insertion point (host
+/// code): a gpu.launch over ceil(R / rowsPerBlock) CTAs.
+class KernelBuilder {
+public:
+  KernelBuilder(OpBuilder &b, Location loc, Value in, Value out, Value rows,
+                Value cols, int64_t staticCols, Type elt, KernelConfig cfg)
+      : b(b), loc(loc), in(in), out(out), rows(rows), cols(cols),
+        staticCols(staticCols), elt(elt), cfg(cfg), f32(b.getF32Type()) {}
+
+  void build() {
+    int64_t rowsPerBlock = cfg.blockSize / cfg.threadsPerRow;
+    int64_t warps = cfg.blockSize / 32;
+    Value one = cst(1);
+    Value grid = arith::CeilDivUIOp::create(b, loc, rows, cst(rowsPerBlock));
+    auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
+                                         gpu::AddressSpace::Workgroup);
+    auto smemTy = MemRefType::get({std::max<int64_t>(warps, 1)}, f32,
+                                  MemRefLayoutAttrInterface(), wg);
+    SmallVector<Type> attributions;
+    if (cfg.threadsPerRow > 32)
+      attributions = {smemTy, smemTy};
+    auto launch = gpu::LaunchOp::create(
+        b, loc, grid, one, one, cst(cfg.blockSize), one, one,
+        /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+        /*asyncDependencies=*/ValueRange{}, attributions);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    if (cfg.threadsPerRow > 32) {
+      smemA = launch.getWorkgroupAttributions()[0];
+      smemB = launch.getWorkgroupAttributions()[1];
+    }
+    Value tid = launch.getThreadIds().x;
+    Value bid = launch.getBlockIds().x;
+    lane = arith::RemUIOp::create(b, loc, tid, cst(cfg.threadsPerRow));
+    Value rowInBlock =
+        arith::DivUIOp::create(b, loc, tid, cst(cfg.threadsPerRow));
+    row = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, bid, cst(rowsPerBlock)),
+        rowInBlock);
+    if (cfg.threadsPerRow > 32) {
+      warp = arith::DivUIOp::create(b, loc, tid, cst(32));
+      laneInWarp = arith::RemUIOp::create(b, loc, tid, cst(32));
+    }
+    numVec = cfg.vectorWidth == 1
+                 ? cols
+                 : arith::DivUIOp::create(b, loc, cols, cst(cfg.vectorWidth))
+                       .getResult();
+    negInf = fcst(-std::numeric_limits<float>::infinity());
+    zero = fcst(0.0f);
+
+    // A CTA-per-row kernel has one row per CTA and the grid covers exactly R
+    // rows. With several rows per CTA the last CTA may have threads past R:
+    // they compute on row R-1 (so that every lane of a warp takes part in
+    // the shuffles) and store nothing.
+    if (rowsPerBlock > 1) {
+      rowValid =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, rows);
+      Value last = arith::SubIOp::create(b, loc, rows, cst(1));
+      row = arith::MinUIOp::create(b, loc, row, last);
+    }
+    body();
+    gpu::TerminatorOp::create(b, loc);
+  }
+
+private:
+  Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value fcst(float v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  }
+  VectorType vecTy(Type t) { return VectorType::get({cfg.vectorWidth}, t); }
+
+  /// Loads vector `vi` of the row as f32 (a vector, or a scalar when
+  /// vectorWidth == 1).
+  Value load(Value vi) {
+    if (cfg.vectorWidth == 1) {
+      Value x = memref::LoadOp::create(b, loc, in, ValueRange{row, vi});
+      return elt == f32 ? x : arith::ExtFOp::create(b, loc, f32, x).getResult();
+    }
+    Value col = arith::MulIOp::create(b, loc, vi, cst(cfg.vectorWidth));
+    Value x = vector::LoadOp::create(b, loc, vecTy(elt), in,
+                                     ValueRange{row, col}, /*nontemporal=*/false,
+                                     llvm::MaybeAlign(16));
+    return elt == f32 ? x
+                      : arith::ExtFOp::create(b, loc, vecTy(f32), x).getResult();
+  }
+
+  void store(Value vi, Value y) {
+    OpBuilder::InsertionGuard g(b);
+    if (rowValid) {
+      auto ifOp = scf::IfOp::create(b, loc, rowValid, false);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+    }
+    if (elt != f32)
+      y = arith::TruncFOp::create(
+          b, loc, cfg.vectorWidth == 1 ? elt : Type(vecTy(elt)), y);
+    if (cfg.vectorWidth == 1) {
+      memref::StoreOp::create(b, loc, y, out, ValueRange{row, vi});
+      return;
+    }
+    Value col = arith::MulIOp::create(b, loc, vi, cst(cfg.vectorWidth));
+    vector::StoreOp::create(b, loc, y, out, ValueRange{row, col},
+                            /*nontemporal=*/false, llvm::MaybeAlign(16));
+  }
+
+  Value splat(Value s) {
+    if (cfg.vectorWidth == 1)
+      return s;
+    return vector::BroadcastOp::create(b, loc, vecTy(f32), s);
+  }
+  Value reduceMax(Value v) {
+    if (cfg.vectorWidth == 1)
+      return v;
+    return vector::ReductionOp::create(b, loc, vector::CombiningKind::MAXIMUMF,
+                                       v);
+  }
+  Value reduceAdd(Value v) {
+    if (cfg.vectorWidth == 1)
+      return v;
+    return vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, v);
+  }
+
+  /// exp(v) for a scalar or a vector, as exp2(v * log2(e)) (one multiply and
+  /// the hardware ex2; as FlashAttention folds log2(e) into its scale).
+  Value exp(Value v) {
+    Value l2e = fcst(1.4426950408889634f);
+    if (auto vt = dyn_cast<VectorType>(v.getType()))
+      l2e = vector::BroadcastOp::create(b, loc, vt, l2e);
+    return math::Exp2Op::create(b, loc, arith::MulFOp::create(b, loc, v, l2e));
+  }
+
+  /// s * exp(m - M), or s when m == M (so that m == M == -inf gives s, not
+  /// NaN).
+  Value rescale(Value s, Value m, Value M) {
+    Value same = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m, M);
+    Value f = exp(arith::SubFOp::create(b, loc, m, M));
+    Value scaled = arith::MulFOp::create(b, loc, s, f);
+    return arith::SelectOp::create(b, loc, same, s, scaled);
+  }
+
+  Value shuffleXor(Value v, int64_t offset) {
+    return gpu::ShuffleOp::create(b, loc, v, offset, /*width=*/32,
+                                  gpu::ShuffleMode::XOR)
+        .getShuffleResult();
+  }
+
+  /// All-reduce of a scalar over the threads of one row.
+  Value allReduce(Value v, bool isMax, Value smem) {
+    auto combine = [&](Value x, Value y) -> Value {
+      if (isMax)
+        return arith::MaximumFOp::create(b, loc, x, y);
+      return arith::AddFOp::create(b, loc, x, y);
+    };
+    for (int64_t off = std::min<int64_t>(cfg.threadsPerRow, 32) / 2; off >= 1;
+         off /= 2)
+      v = combine(v, shuffleXor(v, off));
+    if (cfg.threadsPerRow <= 32)
+      return v;
+    // Across warps: lane 0 of each warp publishes, then everyone combines.
+    Value isLane0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          laneInWarp, cst(0));
+    auto ifOp = scf::IfOp::create(b, loc, isLane0, false);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      memref::StoreOp::create(b, loc, v, smem, ValueRange{warp});
+    }
+    gpu::BarrierOp::create(b, loc);
+    Value acc = memref::LoadOp::create(b, loc, smem, ValueRange{cst(0)});
+    for (int64_t w = 1; w < cfg.blockSize / 32; ++w)
+      acc = combine(acc, memref::LoadOp::create(b, loc, smem, ValueRange{cst(w)}));
+    return acc;
+  }
+
+  /// All-reduce of an online (max, sum) pair over the threads of one row.
+  std::pair<Value, Value> allReduceOnline(Value m, Value s) {
+    auto combine = [&](Value m1, Value s1, Value m2, Value s2) {
+      Value M = arith::MaximumFOp::create(b, loc, m1, m2);
+      Value S = arith::AddFOp::create(b, loc, rescale(s1, m1, M),
+                                      rescale(s2, m2, M));
+      return std::make_pair(M, S);
+    };
+    for (int64_t off = std::min<int64_t>(cfg.threadsPerRow, 32) / 2; off >= 1;
+         off /= 2)
+      std::tie(m, s) = combine(m, s, shuffleXor(m, off), shuffleXor(s, off));
+    if (cfg.threadsPerRow <= 32)
+      return {m, s};
+    Value isLane0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          laneInWarp, cst(0));
+    auto ifOp = scf::IfOp::create(b, loc, isLane0, false);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      memref::StoreOp::create(b, loc, m, smemA, ValueRange{warp});
+      memref::StoreOp::create(b, loc, s, smemB, ValueRange{warp});
+    }
+    gpu::BarrierOp::create(b, loc);
+    Value M = memref::LoadOp::create(b, loc, smemA, ValueRange{cst(0)});
+    Value S = memref::LoadOp::create(b, loc, smemB, ValueRange{cst(0)});
+    for (int64_t w = 1; w < cfg.blockSize / 32; ++w) {
+      Value mw = memref::LoadOp::create(b, loc, smemA, ValueRange{cst(w)});
+      Value sw = memref::LoadOp::create(b, loc, smemB, ValueRange{cst(w)});
+      std::tie(M, S) = combine(M, S, mw, sw);
+    }
+    return {M, S};
+  }
+
+  void body() {
+    if (cfg.cached > 0)
+      cachedBody();
+    else
+      streamingBody();
+  }
+
+  /// The row in registers: `cached` vectors per thread, fully unrolled.
+  void cachedBody() {
+    assert(staticCols >= 0 && "the register path needs a static row length");
+    int64_t nv = llvm::divideCeil(staticCols, cfg.vectorWidth);
+    SmallVector<Value> xs, idx, valid;
+    Value padding = splat(negInf);
+    Value localMax = negInf;
+    for (int64_t k = 0; k < cfg.cached; ++k) {
+      Value vi = arith::AddIOp::create(b, loc, lane, cst(k * cfg.threadsPerRow));
+      idx.push_back(vi);
+      bool alwaysValid = (k + 1) * cfg.threadsPerRow <= nv;
+      Value x;
+      if (alwaysValid) {
+        valid.push_back(nullptr);
+        x = load(vi);
+      } else {
+        Value ok =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, vi, numVec);
+        valid.push_back(ok);
+        auto ifOp = scf::IfOp::create(b, loc, TypeRange{padding.getType()}, ok,
+                                      /*withElse=*/true);
+        {
+          OpBuilder::InsertionGuard g(b);
+          b.setInsertionPointToStart(ifOp.thenBlock());
+          scf::YieldOp::create(b, loc, load(vi));
+          b.setInsertionPointToStart(ifOp.elseBlock());
+          scf::YieldOp::create(b, loc, padding);
+        }
+        x = ifOp.getResult(0);
+      }
+      xs.push_back(x);
+      localMax = arith::MaximumFOp::create(b, loc, localMax, reduceMax(x));
+    }
+    Value M = allReduce(localMax, /*isMax=*/true, smemA);
+    Value Mv = splat(M);
+    SmallVector<Value> es;
+    Value localSum = zero;
+    for (int64_t k = 0; k < cfg.cached; ++k) {
+      // Padding lanes hold -inf: exp(-inf - M) = 0 for a finite M.
+      Value e = exp(arith::SubFOp::create(b, loc, xs[k], Mv));
+      es.push_back(e);
+      localSum = arith::AddFOp::create(b, loc, localSum, reduceAdd(e));
+    }
+    Value S = allReduce(localSum, /*isMax=*/false, smemB);
+    Value inv = splat(arith::DivFOp::create(b, loc, fcst(1.0f), S));
+    for (int64_t k = 0; k < cfg.cached; ++k) {
+      Value y = arith::MulFOp::create(b, loc, es[k], inv);
+      if (!valid[k]) {
+        store(idx[k], y);
+        continue;
+      }
+      auto ifOp = scf::IfOp::create(b, loc, valid[k], false);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      store(idx[k], y);
+    }
+  }
+
+  /// Two passes over the row: online max/sum, then normalize.
+  void streamingBody() {
+    Value step = cst(cfg.threadsPerRow);
+    auto loop = scf::ForOp::create(
+        b, loc, lane, numVec, step, ValueRange{negInf, zero},
+        [&](OpBuilder &, Location, Value vi, ValueRange acc) {
+          Value x = load(vi);
+          Value m = acc[0], s = acc[1];
+          Value mNew = arith::MaximumFOp::create(b, loc, m, reduceMax(x));
+          // While the running max is -inf every element seen is -inf: add 0
+          // (exp(-inf - -inf) would be NaN).
+          Value dead = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                             mNew, negInf);
+          Value e = exp(arith::SubFOp::create(b, loc, x, splat(mNew)));
+          Value part = arith::SelectOp::create(b, loc, dead, zero, reduceAdd(e));
+          Value sNew =
+              arith::AddFOp::create(b, loc, rescale(s, m, mNew), part);
+          scf::YieldOp::create(b, loc, ValueRange{mNew, sNew});
+        });
+    auto [M, S] = allReduceOnline(loop.getResult(0), loop.getResult(1));
+    // An all -inf row has M = -inf and S = 0: exp(NaN) * inf = NaN, as the
+    // reference path.
+    Value Mv = splat(M);
+    Value inv = splat(arith::DivFOp::create(b, loc, fcst(1.0f), S));
+    scf::ForOp::create(b, loc, lane, numVec, step, ValueRange{},
+                       [&](OpBuilder &, Location, Value vi, ValueRange) {
+                         Value x = load(vi);
+                         Value e = exp(arith::SubFOp::create(b, loc, x, Mv));
+                         store(vi, arith::MulFOp::create(b, loc, e, inv));
+                         scf::YieldOp::create(b, loc);
+                       });
+  }
+
+  OpBuilder &b;
+  Location loc;
+  Value in, out, rows, cols;
+  int64_t staticCols; // N when static, else -1
+  Type elt;
+  KernelConfig cfg;
+  Type f32;
+  Value lane, row, warp, laneInWarp, numVec, negInf, zero;
+  Value smemA, smemB;
+  Value rowValid; // set when threads may run past the last row
+};
+
+struct TxSoftmaxToGPUPass
+    : public tx::impl::TxSoftmaxToGPUBase<TxSoftmaxToGPUPass> {
+  using Base::Base;
+
+  /// The configuration for rows of `n` elements (n < 0: dynamic).
+  KernelConfig choose(int64_t n, int64_t vw) {
+    KernelConfig c;
+    c.vectorWidth = vw;
+    int64_t nv = n < 0 ? -1 : llvm::divideCeil(n, vw);
+    // Short rows: a power-of-two group of at most 32 lanes, about 4 vectors
+    // per lane; long rows: a whole CTA.
+    if (threadsPerRow > 0)
+      c.threadsPerRow = threadsPerRow;
+    else if (nv >= 0 && nv <= 32 * 8)
+      c.threadsPerRow = std::clamp<int64_t>(
+          llvm::PowerOf2Ceil(llvm::divideCeil(nv, 4)), 2, 32);
+    else
+      c.threadsPerRow = 0;
+    if (blockSize > 0)
+      c.blockSize = blockSize;
+    else if (c.threadsPerRow > 0 && c.threadsPerRow <= 32)
+      c.blockSize = 256;
+    else if (nv < 0)
+      c.blockSize = 256;
+    else
+      c.blockSize = std::clamp<int64_t>(
+          llvm::PowerOf2Ceil(llvm::divideCeil(nv, 4)), 128, 1024);
+    if (c.threadsPerRow == 0)
+      c.threadsPerRow = c.blockSize;
+    int64_t perThread = nv < 0 ? -1 : llvm::divideCeil(nv, c.threadsPerRow);
+    c.cached = (perThread >= 0 && perThread <= maxCachedVectors) ? perThread : 0;
+    return c;
+  }
+
+  LogicalResult checkOptions(Operation *op) {
+    auto bad = [&](const Twine &msg) {
+      op->emitError("tx-softmax-to-gpu: ") << msg;
+      return failure();
+    };
+    if (blockSize != 0 &&
+        (blockSize < 32 || blockSize > 1024 || !llvm::isPowerOf2_64(blockSize)))
+      return bad("block-size must be 0 or a power of two in [32, 1024], got " +
+                 Twine(static_cast<int64_t>(blockSize)));
+    bool subWarp = threadsPerRow >= 2 && threadsPerRow <= 32 &&
+                   llvm::isPowerOf2_64(threadsPerRow);
+    if (threadsPerRow != 0 && !subWarp &&
+        !(blockSize != 0 && threadsPerRow == blockSize))
+      return bad("threads-per-row must be 0, a power of two in [2, 32], or "
+                 "equal to block-size, got " +
+                 Twine(static_cast<int64_t>(threadsPerRow)));
+    if (vectorWidth < 0 || vectorWidth > 16 ||
+        (vectorWidth != 0 && !llvm::isPowerOf2_64(vectorWidth)))
+      return bad("vector-width must be 0 or a power of two up to 16, got " +
+                 Twine(static_cast<int64_t>(vectorWidth)));
+    if (maxCachedVectors < 0 || maxCachedVectors > 64)
+      return bad("max-cached-vectors must be in [0, 64], got " +
+                 Twine(static_cast<int64_t>(maxCachedVectors)));
+    return success();
+  }
+
+  LogicalResult rewrite(SoftmaxOp op) {
+    auto ty = op.getType();
+    int64_t rank = ty.getRank();
+    if (op.getNormalizedDim() != rank - 1)
+      return success(); // Left to the reference lowering.
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Type elt = ty.getElementType();
+    auto memTy = MemRefType::get(ty.getShape(), elt);
+    Value inM = bufferization::ToBufferOp::create(b, loc, memTy, op.getInput(),
+                                                  /*read_only=*/true);
+    SmallVector<Value> dynSizes;
+    for (int64_t i = 0; i < rank; ++i)
+      if (ty.isDynamicDim(i))
+        dynSizes.push_back(tensor::DimOp::create(b, loc, op.getInput(), i));
+    Value outM = memref::AllocOp::create(b, loc, memTy, dynSizes);
+
+    // [R, N] views.
+    auto as2D = [&](Value m) -> Value {
+      if (rank == 2)
+        return m;
+      if (rank == 1) {
+        int64_t n = ty.getDimSize(0);
+        auto t2 = MemRefType::get({1, n}, elt);
+        SmallVector<OpFoldResult> shape = {b.getIndexAttr(1),
+                                           memref::getMixedSize(b, loc, m, 0)};
+        return memref::ExpandShapeOp::create(b, loc, t2, m,
+                                             ArrayRef<ReassociationIndices>{{0, 1}},
+                                             shape);
+      }
+      ReassociationIndices outer;
+      for (int64_t i = 0; i < rank - 1; ++i)
+        outer.push_back(i);
+      return memref::CollapseShapeOp::create(
+          b, loc, m, ArrayRef<ReassociationIndices>{outer, {rank - 1}});
+    };
+    Value in2 = as2D(inM), out2 = as2D(outM);
+    Value rows = memref::DimOp::create(b, loc, in2, 0);
+    Value cols = memref::DimOp::create(b, loc, in2, 1);
+    int64_t n = cast<MemRefType>(in2.getType()).getDimSize(1);
+    if (ShapedType::isDynamic(n))
+      n = -1;
+
+    // Nothing to compute (and never a launch with an empty grid).
+    Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+    Value nonEmpty = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, rows, c0),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, cols, c0));
+    auto ifNonEmpty = scf::IfOp::create(b, loc, nonEmpty, false);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(ifNonEmpty.thenBlock());
+      unsigned bits = elt.getIntOrFloatBitWidth();
+      int64_t vw = vectorWidth > 0 ? vectorWidth : 128 / bits;
+      bool vectorPossible = vw > 1 && (n < 0 || n % vw == 0);
+      KernelConfig scalarCfg = choose(n, 1);
+      if (!vectorPossible) {
+        KernelBuilder(b, loc, in2, out2, rows, cols, n, elt, scalarCfg).build();
+      } else {
+        // Vector loads need N % vw == 0 and 16-byte aligned rows.
+        Value cv = arith::ConstantIndexOp::create(b, loc, vw);
+        Value c16 = arith::ConstantIndexOp::create(b, loc, 16);
+        auto aligned = [&](Value m) {
+          Value p = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, m);
+          return arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::eq,
+              arith::RemUIOp::create(b, loc, p, c16), c0);
+        };
+        Value ok = arith::AndIOp::create(b, loc, aligned(in2), aligned(out2));
+        if (n < 0)
+          ok = arith::AndIOp::create(
+              b, loc, ok,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                    arith::RemUIOp::create(b, loc, cols, cv),
+                                    c0));
+        auto ifVec = scf::IfOp::create(b, loc, ok, /*withElse=*/true);
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(ifVec.thenBlock());
+        KernelBuilder(b, loc, in2, out2, rows, cols, n, elt, choose(n, vw)).build();
+        b.setInsertionPointToStart(ifVec.elseBlock());
+        KernelBuilder(b, loc, in2, out2, rows, cols, n, elt, scalarCfg).build();
+      }
+    }
+    Value result = bufferization::ToTensorOp::create(
+        b, loc, ty, outM, /*restrict=*/true, /*writable=*/true);
+    op.replaceAllUsesWith(result);
+    op.erase();
+    return success();
+  }
+
+  void runOnOperation() override {
+    SmallVector<SoftmaxOp> ops;
+    getOperation().walk([&](SoftmaxOp op) { ops.push_back(op); });
+    if (ops.empty())
+      return;
+    if (failed(checkOptions(ops.front())))
+      return signalPassFailure();
+    for (SoftmaxOp op : ops)
+      if (failed(rewrite(op)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace
