@@ -53,3 +53,75 @@ func.func @attn_addmask_dyn_f32(%q: tensor<?x?x?x?xf32>, %k: tensor<?x?x?x?xf32>
   %0 = tx.attention %q, %k, %v mask(%m : tensor<1x1x?x?xf32>) : tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32> -> tensor<?x?x?x?xf32>
   return %0 : tensor<?x?x?x?xf32>
 }
+func.func @softmax_3x31_f32(%x: tensor<3x31xf32>) -> tensor<3x31xf32> {
+  %0 = tx.softmax %x dim = -1 : tensor<3x31xf32>
+  return %0 : tensor<3x31xf32>
+}
+func.func @softmax_3x31_f16(%x: tensor<3x31xf16>) -> tensor<3x31xf16> {
+  %0 = tx.softmax %x dim = -1 : tensor<3x31xf16>
+  return %0 : tensor<3x31xf16>
+}
+func.func @softmax_3x33_f32(%x: tensor<3x33xf32>) -> tensor<3x33xf32> {
+  %0 = tx.softmax %x dim = -1 : tensor<3x33xf32>
+  return %0 : tensor<3x33xf32>
+}
+func.func @softmax_3x33_f16(%x: tensor<3x33xf16>) -> tensor<3x33xf16> {
+  %0 = tx.softmax %x dim = -1 : tensor<3x33xf16>
+  return %0 : tensor<3x33xf16>
+}
+func.func @softmax_3x127_f32(%x: tensor<3x127xf32>) -> tensor<3x127xf32> {
+  %0 = tx.softmax %x dim = -1 : tensor<3x127xf32>
+  return %0 : tensor<3x127xf32>
+}
+func.func @softmax_3x127_f16(%x: tensor<3x127xf16>) -> tensor<3x127xf16> {
+  %0 = tx.softmax %x dim = -1 : tensor<3x127xf16>
+  return %0 : tensor<3x127xf16>
+}
+func.func @softmax_3x128_f32(%x: tensor<3x128xf32>) -> tensor<3x128xf32> {
+  %0 = tx.softmax %x dim = -1 : tensor<3x128xf32>
+  return %0 : tensor<3x128xf32>
+}
+func.func @softmax_3x128_f16(%x: tensor<3x128xf16>) -> tensor<3x128xf16> {
+  %0 = tx.softmax %x dim = -1 : tensor<3x128xf16>
+  return %0 : tensor<3x128xf16>
+}
+func.func @softmax_3x1025_f32(%x: tensor<3x1025xf32>) -> tensor<3x1025xf32> {
+  %0 = tx.softmax %x dim = -1 : tensor<3x1025xf32>
+  return %0 : tensor<3x1025xf32>
+}
+func.func @softmax_3x1025_f16(%x: tensor<3x1025xf16>) -> tensor<3x1025xf16> {
+  %0 = tx.softmax %x dim = -1 : tensor<3x1025xf16>
+  return %0 : tensor<3x1025xf16>
+}
+func.func @softmax_5x1000_f32(%x: tensor<5x1000xf32>) -> tensor<5x1000xf32> {
+  %0 = tx.softmax %x dim = -1 : tensor<5x1000xf32>
+  return %0 : tensor<5x1000xf32>
+}
+func.func @softmax_5x1000_f16(%x: tensor<5x1000xf16>) -> tensor<5x1000xf16> {
+  %0 = tx.softmax %x dim = -1 : tensor<5x1000xf16>
+  return %0 : tensor<5x1000xf16>
+}
+func.func @softmax_3x77_f32(%x: tensor<3x77xf32>) -> tensor<3x77xf32> {
+  %0 = tx.softmax %x dim = -1 : tensor<3x77xf32>
+  return %0 : tensor<3x77xf32>
+}
+func.func @softmax_3x77_f16(%x: tensor<3x77xf16>) -> tensor<3x77xf16> {
+  %0 = tx.softmax %x dim = -1 : tensor<3x77xf16>
+  return %0 : tensor<3x77xf16>
+}
+func.func @softmax_7x50257_f32(%x: tensor<7x50257xf32>) -> tensor<7x50257xf32> {
+  %0 = tx.softmax %x dim = -1 : tensor<7x50257xf32>
+  return %0 : tensor<7x50257xf32>
+}
+func.func @softmax_7x50257_f16(%x: tensor<7x50257xf16>) -> tensor<7x50257xf16> {
+  %0 = tx.softmax %x dim = -1 : tensor<7x50257xf16>
+  return %0 : tensor<7x50257xf16>
+}
+func.func @softmax_3x4096_f32(%x: tensor<3x4096xf32>) -> tensor<3x4096xf32> {
+  %0 = tx.softmax %x dim = -1 : tensor<3x4096xf32>
+  return %0 : tensor<3x4096xf32>
+}
+func.func @softmax_3x4096_f16(%x: tensor<3x4096xf16>) -> tensor<3x4096xf16> {
+  %0 = tx.softmax %x dim = -1 : tensor<3x4096xf16>
+  return %0 : tensor<3x4096xf16>
+}

@@ -259,6 +259,16 @@ class Runner:
                 x = rand((3, n), dt, g)
                 x[1].fill_(ninf)
                 self.softmax(C, "softmax_dyn_" + NAMES[dt], "S1 -inf row len %d" % n, x)
+        # S1 and random rows through the static kernels (register-resident,
+        # streaming and peeled head/tail paths are picked by row length).
+        for (r, n) in ((3, 31), (3, 33), (3, 127), (3, 128), (3, 1025), (5, 1000),
+                       (3, 77), (7, 50257), (3, 4096)):
+            for dt in (torch.float32, torch.float16):
+                x = rand((r, n), dt, g)
+                x[1].fill_(ninf)
+                x[0, n // 2] = 1e4 if dt == torch.float32 else 6e4
+                self.softmax(C, "softmax_%dx%d_%s" % (r, n, NAMES[dt]),
+                             "S1 static %dx%d (-inf row, huge logit)" % (r, n), x)
         # S3: half precision.
         self.softmax(C, "softmax_dyn_f32", "S3a [1000,1001]",
                      torch.tensor([[1000.0, 1001.0]], device=dev))

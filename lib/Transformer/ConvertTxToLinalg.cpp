@@ -144,17 +144,24 @@ struct AttentionLowering : OpRewritePattern<AttentionOp> {
       Value hV = getValueOrCreateConstantIndexOp(b, loc, H);
       Value hkvV = getValueOrCreateConstantIndexOp(b, loc, Hkv);
       Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      // Hkv == 0 is fine only with H == 0 (an empty result, as with static
+      // shapes); divide by max(Hkv, 1) so that it never traps.
       Value hkvPos = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
                                            hkvV, zero);
-      cf::AssertOp::create(b, loc, hkvPos,
-                           "tx.attention: K/V head count Hkv is 0");
-      Value rem = arith::RemUIOp::create(b, loc, hV, hkvV);
+      Value hZero =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, hV, zero);
+      cf::AssertOp::create(b, loc,
+                           arith::OrIOp::create(b, loc, hkvPos, hZero),
+                           "tx.attention: K/V head count Hkv is 0 but H > 0");
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      Value divisor = arith::MaxUIOp::create(b, loc, hkvV, one);
+      Value rem = arith::RemUIOp::create(b, loc, hV, divisor);
       Value divisible =
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rem, zero);
       cf::AssertOp::create(
           b, loc, divisible,
           "tx.attention: query heads H are not a multiple of K/V heads Hkv");
-      G = arith::DivUIOp::create(b, loc, hV, hkvV).getResult();
+      G = arith::DivUIOp::create(b, loc, hV, divisor).getResult();
     }
 
     // Two layouts of the head dimensions:

@@ -36,6 +36,7 @@ struct KernelConfig {
   int64_t threadsPerRow; // 32 or blockSize
   int64_t blockSize;     // threads per CTA
   int64_t cached;        // vectors per thread kept in registers (0 = stream)
+  bool peel = false;     // rows not vector-aligned: scalar head and tail
 };
 
 /// Builds the kernel of one configuration inside `b`'s insertion point (host
@@ -245,10 +246,127 @@ private:
   }
 
   void body() {
-    if (cfg.cached > 0)
+    if (cfg.peel)
+      peeledBody();
+    else if (cfg.cached > 0)
       cachedBody();
     else
       streamingBody();
+  }
+
+  Value loadScalarAt(Value col) {
+    Value x = memref::LoadOp::create(b, loc, in, ValueRange{row, col});
+    return elt == f32 ? x : arith::ExtFOp::create(b, loc, f32, x).getResult();
+  }
+  void storeScalarAt(Value col, Value y) {
+    OpBuilder::InsertionGuard g(b);
+    if (rowValid) {
+      auto ifOp = scf::IfOp::create(b, loc, rowValid, false);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+    }
+    if (elt != f32)
+      y = arith::TruncFOp::create(b, loc, elt, y);
+    memref::StoreOp::create(b, loc, y, out, ValueRange{row, col});
+  }
+
+  /// Online update of (m, s) with a scalar or a vector x.
+  std::pair<Value, Value> onlineUpdate(Value m, Value s, Value x, bool vec) {
+    Value xm = vec ? reduceMax(x) : x;
+    Value mNew = arith::MaximumFOp::create(b, loc, m, xm);
+    Value dead =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mNew, negInf);
+    Value e = exp(arith::SubFOp::create(b, loc, x, vec ? splat(mNew) : mNew));
+    Value part = arith::SelectOp::create(b, loc, dead, zero,
+                                         vec ? reduceAdd(e) : e);
+    return {mNew, arith::AddFOp::create(b, loc, rescale(s, m, mNew), part)};
+  }
+
+  /// Rows of a length that is not a multiple of the vector width: each row
+  /// is split into a scalar head up to the first 16-byte boundary, aligned
+  /// vectors, and a scalar tail (head and tail are shorter than a vector,
+  /// so lanes below their length take one element each). Needs a 16-byte
+  /// aligned base (checked by the caller).
+  void peeledBody() {
+    int64_t V = cfg.vectorWidth;
+    Value cV = cst(V);
+    Value start = arith::MulIOp::create(b, loc, row, cols);
+    Value mis = arith::RemUIOp::create(b, loc, start, cV);
+    Value head = arith::RemUIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, cV, mis), cV);
+    head = arith::MinUIOp::create(b, loc, head, cols);
+    Value nvec = arith::DivUIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, cols, head), cV);
+    Value tailStart = arith::AddIOp::create(
+        b, loc, head, arith::MulIOp::create(b, loc, nvec, cV));
+    Value tailCount = arith::SubIOp::create(b, loc, cols, tailStart);
+    Value inHead =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lane, head);
+    Value inTail = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                         lane, tailCount);
+    Value tailCol = arith::AddIOp::create(b, loc, tailStart, lane);
+    auto vecCol = [&](Value vi) {
+      return arith::AddIOp::create(b, loc, head,
+                                   arith::MulIOp::create(b, loc, vi, cV));
+    };
+    auto loadVecAt = [&](Value col) -> Value {
+      Value x = vector::LoadOp::create(b, loc, vecTy(elt), in,
+                                       ValueRange{row, col}, false,
+                                       llvm::MaybeAlign(16));
+      return elt == f32 ? x
+                        : arith::ExtFOp::create(b, loc, vecTy(f32), x).getResult();
+    };
+    // Scalar element at `col` if `cond`, else -inf.
+    auto maybeLoad = [&](Value cond, Value col) -> Value {
+      auto ifOp = scf::IfOp::create(b, loc, TypeRange{f32}, cond, true);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      scf::YieldOp::create(b, loc, loadScalarAt(col));
+      b.setInsertionPointToStart(ifOp.elseBlock());
+      scf::YieldOp::create(b, loc, negInf);
+      return ifOp.getResult(0);
+    };
+    Value xh = maybeLoad(inHead, lane);
+    Value xt = maybeLoad(inTail, tailCol);
+    auto [m0, s0] = onlineUpdate(negInf, zero, xh, false);
+    auto [m1, s1] = onlineUpdate(m0, s0, xt, false);
+    Value step = cst(cfg.threadsPerRow);
+    auto loop = scf::ForOp::create(
+        b, loc, lane, nvec, step, ValueRange{m1, s1},
+        [&](OpBuilder &, Location, Value vi, ValueRange acc) {
+          auto [m, s] = onlineUpdate(acc[0], acc[1], loadVecAt(vecCol(vi)), true);
+          scf::YieldOp::create(b, loc, ValueRange{m, s});
+        });
+    auto [M, S] = allReduceOnline(loop.getResult(0), loop.getResult(1));
+    Value inv = arith::DivFOp::create(b, loc, fcst(1.0f), S);
+    auto storeScalarIf = [&](Value cond, Value col, Value x) {
+      auto ifOp = scf::IfOp::create(b, loc, cond, false);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      Value e = exp(arith::SubFOp::create(b, loc, x, M));
+      storeScalarAt(col, arith::MulFOp::create(b, loc, e, inv));
+    };
+    storeScalarIf(inHead, lane, xh);
+    storeScalarIf(inTail, tailCol, xt);
+    Value Mv = splat(M), invV = splat(inv);
+    scf::ForOp::create(
+        b, loc, lane, nvec, step, ValueRange{},
+        [&](OpBuilder &, Location, Value vi, ValueRange) {
+          Value col = vecCol(vi);
+          Value e = exp(arith::SubFOp::create(b, loc, loadVecAt(col), Mv));
+          Value y = arith::MulFOp::create(b, loc, e, invV);
+          {
+            OpBuilder::InsertionGuard g(b);
+            if (rowValid) {
+              auto ifOp = scf::IfOp::create(b, loc, rowValid, false);
+              b.setInsertionPointToStart(ifOp.thenBlock());
+            }
+            if (elt != f32)
+              y = arith::TruncFOp::create(b, loc, vecTy(elt), y);
+            vector::StoreOp::create(b, loc, y, out, ValueRange{row, col},
+                                    false, llvm::MaybeAlign(16));
+          }
+          scf::YieldOp::create(b, loc);
+        });
   }
 
   /// The row in registers: `cached` vectors per thread, fully unrolled.
@@ -380,11 +498,18 @@ struct TxSoftmaxToGPUPass
       c.blockSize = 256;
     else
       c.blockSize = std::clamp<int64_t>(
-          llvm::PowerOf2Ceil(llvm::divideCeil(nv, 4)), 128, 1024);
+          llvm::PowerOf2Ceil(llvm::divideCeil(nv, 8)), 128, 1024);
     if (c.threadsPerRow == 0)
       c.threadsPerRow = c.blockSize;
     int64_t perThread = nv < 0 ? -1 : llvm::divideCeil(nv, c.threadsPerRow);
     c.cached = (perThread >= 0 && perThread <= maxCachedVectors) ? perThread : 0;
+    // Streaming rows (not register-resident) ran faster on an H200 with at
+    // most 512 threads per CTA (bench/RESULTS.md, 1024x50257).
+    if (c.cached == 0 && blockSize == 0 && c.threadsPerRow > 32 &&
+        c.blockSize > 512) {
+      c.blockSize = 512;
+      c.threadsPerRow = 512;
+    }
     return c;
   }
 
@@ -471,7 +596,38 @@ struct TxSoftmaxToGPUPass
       int64_t vw = vectorWidth > 0 ? vectorWidth : 128 / bits;
       bool vectorPossible = vw > 1 && (n < 0 || n % vw == 0);
       KernelConfig scalarCfg = choose(n, 1);
-      if (!vectorPossible) {
+      if (vw > 1 && n >= 0 && n % vw != 0 && n >= 4 * vw) {
+        // Rows are not vector-aligned: peel a scalar head and tail per row
+        // when the base pointers are aligned, else all scalar.
+        KernelConfig peelCfg = choose(n, vw);
+        peelCfg.cached = 0;
+        peelCfg.peel = true;
+        // Head and tail are shorter than a vector and take one element per
+        // lane: a row needs at least vw lanes.
+        if (peelCfg.threadsPerRow < vw) {
+          peelCfg.threadsPerRow = vw;
+          peelCfg.blockSize = std::max(peelCfg.blockSize, vw);
+        }
+        // Peeled rows stream (see choose()): at most 512 threads per CTA.
+        if (blockSize == 0 && peelCfg.threadsPerRow > 512) {
+          peelCfg.threadsPerRow = 512;
+          peelCfg.blockSize = 512;
+        }
+        Value c16 = arith::ConstantIndexOp::create(b, loc, 16);
+        auto aligned = [&](Value m) {
+          Value p = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, m);
+          return arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::eq,
+              arith::RemUIOp::create(b, loc, p, c16), c0);
+        };
+        Value ok = arith::AndIOp::create(b, loc, aligned(in2), aligned(out2));
+        auto ifVec = scf::IfOp::create(b, loc, ok, /*withElse=*/true);
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(ifVec.thenBlock());
+        KernelBuilder(b, loc, in2, out2, rows, cols, n, elt, peelCfg).build();
+        b.setInsertionPointToStart(ifVec.elseBlock());
+        KernelBuilder(b, loc, in2, out2, rows, cols, n, elt, scalarCfg).build();
+      } else if (!vectorPossible) {
         KernelBuilder(b, loc, in2, out2, rows, cols, n, elt, scalarCfg).build();
       } else {
         // Vector loads need N % vw == 0 and 16-byte aligned rows.

@@ -128,7 +128,7 @@ func.func @attention_additive_mask(%q: tensor<2x4x3x8xbf16>, %k: tensor<2x1x4x8x
 // CHECK: cf.assert %{{.*}}, "tx.attention: batch size of query and key differ"
 // CHECK: cf.assert %{{.*}}, "tx.attention: head dimension D of query and key differ"
 // CHECK: cf.assert %{{.*}}, "tx.attention: key lengths Sk of key and value differ"
-// CHECK: cf.assert %{{.*}}, "tx.attention: K/V head count Hkv is 0"
+// CHECK: cf.assert %{{.*}}, "tx.attention: K/V head count Hkv is 0 but H > 0"
 // CHECK: cf.assert %{{.*}}, "tx.attention: query heads H are not a multiple of K/V heads Hkv"
 // CHECK: %[[G:.*]] = arith.divui
 // CHECK-NOT: tensor.expand_shape

@@ -43,18 +43,42 @@ func.func @rows_1024_f32(%x: tensor<64x1024xf32>) -> tensor<64x1024xf32> {
 
 // -----
 
-// f16 rows of 77 (not a multiple of 8): the scalar kernel only, f32 math
-// inside, rounded once.
+// f16 rows of 77 (not a multiple of 8): rows start at any element, so each
+// row is split into a scalar head up to a 16-byte boundary, aligned vector<8>
+// loads, and a scalar tail (when the base pointers are aligned), with a
+// scalar kernel otherwise. f32 math inside, rounded once.
 // CHECK-LABEL: func.func @rows_77_f16
-// CHECK-NOT: vector.load
+// CHECK: memref.extract_aligned_pointer_as_index
+// CHECK: scf.if
 // CHECK: gpu.launch
+// CHECK: %[[START:.*]] = arith.muli %{{.*}}, %dim{{.*}} : index
+// CHECK: arith.remui %[[START]], %c8
 // CHECK: memref.load {{.*}} : memref<3x77xf16>
-// CHECK: arith.extf {{.*}} : f16 to f32
+// CHECK: scf.for
+// CHECK: vector.load {{.*}} {alignment = 16 : i64} : memref<3x77xf16>, vector<8xf16>
 // CHECK: arith.truncf {{.*}} : f32 to f16
 // CHECK: memref.store {{.*}} : memref<3x77xf16>
+// CHECK: vector.store
+// CHECK: } else {
+// CHECK: gpu.launch
+// CHECK-NOT: vector.load
+// CHECK: memref.load {{.*}} : memref<3x77xf16>
+// CHECK: arith.extf {{.*}} : f16 to f32
 func.func @rows_77_f16(%x: tensor<3x77xf16>) -> tensor<3x77xf16> {
   %0 = tx.softmax %x dim = 1 : tensor<3x77xf16>
   return %0 : tensor<3x77xf16>
+}
+
+// -----
+
+// Rows shorter than four vectors and not a multiple of one: scalar only.
+// CHECK-LABEL: func.func @rows_13_f32
+// CHECK-NOT: vector.load
+// CHECK: gpu.launch
+// CHECK: memref.load {{.*}} : memref<2x13xf32>
+func.func @rows_13_f32(%x: tensor<2x13xf32>) -> tensor<2x13xf32> {
+  %0 = tx.softmax %x dim = 1 : tensor<2x13xf32>
+  return %0 : tensor<2x13xf32>
 }
 
 // -----
