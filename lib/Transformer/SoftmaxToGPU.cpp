@@ -594,44 +594,31 @@ struct TxSoftmaxToGPUPass
       b.setInsertionPointToStart(ifNonEmpty.thenBlock());
       unsigned bits = elt.getIntOrFloatBitWidth();
       int64_t vw = vectorWidth > 0 ? vectorWidth : 128 / bits;
-      bool vectorPossible = vw > 1 && (n < 0 || n % vw == 0);
       KernelConfig scalarCfg = choose(n, 1);
-      if (vw > 1 && n >= 0 && n % vw != 0 && n >= 4 * vw) {
-        // Rows are not vector-aligned: peel a scalar head and tail per row
-        // when the base pointers are aligned, else all scalar.
-        KernelConfig peelCfg = choose(n, vw);
-        peelCfg.cached = 0;
-        peelCfg.peel = true;
-        // Head and tail are shorter than a vector and take one element per
-        // lane: a row needs at least vw lanes.
-        if (peelCfg.threadsPerRow < vw) {
-          peelCfg.threadsPerRow = vw;
-          peelCfg.blockSize = std::max(peelCfg.blockSize, vw);
-        }
-        // Peeled rows stream (see choose()): at most 512 threads per CTA.
-        if (blockSize == 0 && peelCfg.threadsPerRow > 512) {
-          peelCfg.threadsPerRow = 512;
-          peelCfg.blockSize = 512;
-        }
-        Value c16 = arith::ConstantIndexOp::create(b, loc, 16);
-        auto aligned = [&](Value m) {
-          Value p = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, m);
-          return arith::CmpIOp::create(
-              b, loc, arith::CmpIPredicate::eq,
-              arith::RemUIOp::create(b, loc, p, c16), c0);
-        };
-        Value ok = arith::AndIOp::create(b, loc, aligned(in2), aligned(out2));
-        auto ifVec = scf::IfOp::create(b, loc, ok, /*withElse=*/true);
-        OpBuilder::InsertionGuard g(b);
-        b.setInsertionPointToStart(ifVec.thenBlock());
-        KernelBuilder(b, loc, in2, out2, rows, cols, n, elt, peelCfg).build();
-        b.setInsertionPointToStart(ifVec.elseBlock());
-        KernelBuilder(b, loc, in2, out2, rows, cols, n, elt, scalarCfg).build();
-      } else if (!vectorPossible) {
+      bool dividesRows = n < 0 || n % vw == 0;
+      bool peel = vw > 1 && !dividesRows && n >= 4 * vw;
+      if (vw == 1 || (!dividesRows && !peel)) {
         KernelBuilder(b, loc, in2, out2, rows, cols, n, elt, scalarCfg).build();
       } else {
-        // Vector loads need N % vw == 0 and 16-byte aligned rows.
-        Value cv = arith::ConstantIndexOp::create(b, loc, vw);
+        KernelConfig vecCfg = choose(n, vw);
+        if (peel) {
+          // Rows are not vector-aligned: a scalar head and tail per row.
+          vecCfg.cached = 0;
+          vecCfg.peel = true;
+          // Head and tail are shorter than a vector and take one element per
+          // lane: a row needs at least vw lanes.
+          if (vecCfg.threadsPerRow < vw) {
+            vecCfg.threadsPerRow = vw;
+            vecCfg.blockSize = std::max(vecCfg.blockSize, vw);
+          }
+          // Peeled rows stream (see choose()): at most 512 threads per CTA.
+          if (blockSize == 0 && vecCfg.threadsPerRow > 512) {
+            vecCfg.threadsPerRow = 512;
+            vecCfg.blockSize = 512;
+          }
+        }
+        // The vector kernel needs 16-byte aligned base pointers (and, for a
+        // dynamic N, N % vw == 0); the scalar kernel runs otherwise.
         Value c16 = arith::ConstantIndexOp::create(b, loc, 16);
         auto aligned = [&](Value m) {
           Value p = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, m);
@@ -640,16 +627,18 @@ struct TxSoftmaxToGPUPass
               arith::RemUIOp::create(b, loc, p, c16), c0);
         };
         Value ok = arith::AndIOp::create(b, loc, aligned(in2), aligned(out2));
-        if (n < 0)
+        if (n < 0) {
+          Value cv = arith::ConstantIndexOp::create(b, loc, vw);
           ok = arith::AndIOp::create(
               b, loc, ok,
               arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                     arith::RemUIOp::create(b, loc, cols, cv),
                                     c0));
+        }
         auto ifVec = scf::IfOp::create(b, loc, ok, /*withElse=*/true);
         OpBuilder::InsertionGuard g(b);
         b.setInsertionPointToStart(ifVec.thenBlock());
-        KernelBuilder(b, loc, in2, out2, rows, cols, n, elt, choose(n, vw)).build();
+        KernelBuilder(b, loc, in2, out2, rows, cols, n, elt, vecCfg).build();
         b.setInsertionPointToStart(ifVec.elseBlock());
         KernelBuilder(b, loc, in2, out2, rows, cols, n, elt, scalarCfg).build();
       }
