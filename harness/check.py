@@ -195,41 +195,35 @@ class Runner:
     def wanted(self, name):
         return not self.only or any(o in name for o in self.only)
 
-    def softmax(self, stem, fn, name, x, exact=False, expect=None):
+    def run(self, stem, fn, name, args, out_shape, dtype, reference, exact):
+        """Calls fn on args with a poisoned output and records the comparison
+        with reference() (float64)."""
         if not self.wanted(name):
             return
-        out = poisoned(x.shape, x.dtype)
-        t0 = time.time()
-        try:
-            self.lib(stem).call(fn, [x], out)
-        except RuntimeError as e:
-            print(name, "ERROR", e)
-            self.rows.append({"name": name, "dtype": NAMES[x.dtype], "pass": False,
-                              "rel_err": float("nan"), "max_abs_err": float("nan"),
-                              "nan_mismatch": -1, "tol": TOL[x.dtype], "error": str(e)})
-            return
-        dt = time.time() - t0
-        ref = ref_softmax(x) if expect is None else expect
-        self.record(name, x.dtype, compare(out, ref, TOL[x.dtype], exact), dt)
-
-    def attention(self, stem, fn, name, q, k, v, mask=None, causal=False,
-                  scale=None, exact=False, expect=None):
-        if not self.wanted(name):
-            return
-        out = poisoned((q.shape[0], q.shape[1], q.shape[2], v.shape[3]), q.dtype)
-        args = [q, k, v] + ([mask] if mask is not None else [])
+        out = poisoned(out_shape, dtype)
         t0 = time.time()
         try:
             self.lib(stem).call(fn, args, out)
         except RuntimeError as e:
             print(name, "ERROR", e)
-            self.rows.append({"name": name, "dtype": NAMES[q.dtype], "pass": False,
+            self.rows.append({"name": name, "dtype": NAMES[dtype], "pass": False,
                               "rel_err": float("nan"), "max_abs_err": float("nan"),
-                              "nan_mismatch": -1, "tol": TOL[q.dtype], "error": str(e)})
+                              "nan_mismatch": -1, "tol": TOL[dtype], "error": str(e)})
             return
         dt = time.time() - t0
-        ref = ref_attention(q, k, v, mask, causal, scale) if expect is None else expect
-        self.record(name, q.dtype, compare(out, ref, TOL[q.dtype], exact), dt)
+        self.record(name, dtype, compare(out, reference(), TOL[dtype], exact), dt)
+
+    def softmax(self, stem, fn, name, x, exact=False, expect=None):
+        self.run(stem, fn, name, [x], x.shape, x.dtype,
+                 lambda: ref_softmax(x) if expect is None else expect, exact)
+
+    def attention(self, stem, fn, name, q, k, v, mask=None, causal=False,
+                  scale=None, exact=False, expect=None):
+        args = [q, k, v] + ([mask] if mask is not None else [])
+        self.run(stem, fn, name, args, (q.shape[0], q.shape[1], q.shape[2], v.shape[3]),
+                 q.dtype,
+                 lambda: ref_attention(q, k, v, mask, causal, scale) if expect is None else expect,
+                 exact)
 
     # -- the bundled examples (real model shapes) ----------------------------
     def examples(self):

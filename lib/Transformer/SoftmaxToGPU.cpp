@@ -113,32 +113,52 @@ private:
   /// Loads vector `vi` of the row as f32 (a vector, or a scalar when
   /// vectorWidth == 1).
   Value load(Value vi) {
-    if (cfg.vectorWidth == 1) {
-      Value x = memref::LoadOp::create(b, loc, in, ValueRange{row, vi});
-      return elt == f32 ? x : arith::ExtFOp::create(b, loc, f32, x).getResult();
-    }
+    if (cfg.vectorWidth == 1)
+      return loadScalarAt(vi);
     Value col = arith::MulIOp::create(b, loc, vi, cst(cfg.vectorWidth));
+    return loadVecAt(col);
+  }
+
+  void store(Value vi, Value y) {
+    if (cfg.vectorWidth == 1)
+      return storeScalarAt(vi, y);
+    storeVecAt(arith::MulIOp::create(b, loc, vi, cst(cfg.vectorWidth)), y);
+  }
+
+  /// Sets the insertion point inside `if (rowValid)` when threads may run
+  /// past the last row (the caller holds an InsertionGuard).
+  void guardRow() {
+    if (!rowValid)
+      return;
+    auto ifOp = scf::IfOp::create(b, loc, rowValid, false);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+  }
+
+  Value loadScalarAt(Value col) {
+    Value x = memref::LoadOp::create(b, loc, in, ValueRange{row, col});
+    return elt == f32 ? x : arith::ExtFOp::create(b, loc, f32, x).getResult();
+  }
+  void storeScalarAt(Value col, Value y) {
+    OpBuilder::InsertionGuard g(b);
+    guardRow();
+    if (elt != f32)
+      y = arith::TruncFOp::create(b, loc, elt, y);
+    memref::StoreOp::create(b, loc, y, out, ValueRange{row, col});
+  }
+  /// 16-byte vector load/store at element `col` of the row (col must be a
+  /// multiple of the vector width from an aligned base).
+  Value loadVecAt(Value col) {
     Value x = vector::LoadOp::create(b, loc, vecTy(elt), in,
                                      ValueRange{row, col}, /*nontemporal=*/false,
                                      llvm::MaybeAlign(16));
     return elt == f32 ? x
                       : arith::ExtFOp::create(b, loc, vecTy(f32), x).getResult();
   }
-
-  void store(Value vi, Value y) {
+  void storeVecAt(Value col, Value y) {
     OpBuilder::InsertionGuard g(b);
-    if (rowValid) {
-      auto ifOp = scf::IfOp::create(b, loc, rowValid, false);
-      b.setInsertionPointToStart(ifOp.thenBlock());
-    }
+    guardRow();
     if (elt != f32)
-      y = arith::TruncFOp::create(
-          b, loc, cfg.vectorWidth == 1 ? elt : Type(vecTy(elt)), y);
-    if (cfg.vectorWidth == 1) {
-      memref::StoreOp::create(b, loc, y, out, ValueRange{row, vi});
-      return;
-    }
-    Value col = arith::MulIOp::create(b, loc, vi, cst(cfg.vectorWidth));
+      y = arith::TruncFOp::create(b, loc, vecTy(elt), y);
     vector::StoreOp::create(b, loc, y, out, ValueRange{row, col},
                             /*nontemporal=*/false, llvm::MaybeAlign(16));
   }
@@ -254,21 +274,6 @@ private:
       streamingBody();
   }
 
-  Value loadScalarAt(Value col) {
-    Value x = memref::LoadOp::create(b, loc, in, ValueRange{row, col});
-    return elt == f32 ? x : arith::ExtFOp::create(b, loc, f32, x).getResult();
-  }
-  void storeScalarAt(Value col, Value y) {
-    OpBuilder::InsertionGuard g(b);
-    if (rowValid) {
-      auto ifOp = scf::IfOp::create(b, loc, rowValid, false);
-      b.setInsertionPointToStart(ifOp.thenBlock());
-    }
-    if (elt != f32)
-      y = arith::TruncFOp::create(b, loc, elt, y);
-    memref::StoreOp::create(b, loc, y, out, ValueRange{row, col});
-  }
-
   /// Online update of (m, s) with a scalar or a vector x.
   std::pair<Value, Value> onlineUpdate(Value m, Value s, Value x, bool vec) {
     Value xm = vec ? reduceMax(x) : x;
@@ -308,13 +313,6 @@ private:
       return arith::AddIOp::create(b, loc, head,
                                    arith::MulIOp::create(b, loc, vi, cV));
     };
-    auto loadVecAt = [&](Value col) -> Value {
-      Value x = vector::LoadOp::create(b, loc, vecTy(elt), in,
-                                       ValueRange{row, col}, false,
-                                       llvm::MaybeAlign(16));
-      return elt == f32 ? x
-                        : arith::ExtFOp::create(b, loc, vecTy(f32), x).getResult();
-    };
     // Scalar element at `col` if `cond`, else -inf.
     auto maybeLoad = [&](Value cond, Value col) -> Value {
       auto ifOp = scf::IfOp::create(b, loc, TypeRange{f32}, cond, true);
@@ -353,18 +351,7 @@ private:
         [&](OpBuilder &, Location, Value vi, ValueRange) {
           Value col = vecCol(vi);
           Value e = exp(arith::SubFOp::create(b, loc, loadVecAt(col), Mv));
-          Value y = arith::MulFOp::create(b, loc, e, invV);
-          {
-            OpBuilder::InsertionGuard g(b);
-            if (rowValid) {
-              auto ifOp = scf::IfOp::create(b, loc, rowValid, false);
-              b.setInsertionPointToStart(ifOp.thenBlock());
-            }
-            if (elt != f32)
-              y = arith::TruncFOp::create(b, loc, vecTy(elt), y);
-            vector::StoreOp::create(b, loc, y, out, ValueRange{row, col},
-                                    false, llvm::MaybeAlign(16));
-          }
+          storeVecAt(col, arith::MulFOp::create(b, loc, e, invV));
           scf::YieldOp::create(b, loc);
         });
   }
