@@ -23,7 +23,8 @@ if [ "${TX_RUN_ONLY:-0}" != 1 ]; then
     # Recompile only when the source or the compiler changed.
     lib="$out/$stem/lib$stem.so"
     if [ ! -e "$lib" ] || [ "$f" -nt "$lib" ] || [ "$build/bin/tx-opt" -nt "$lib" ] \
-       || [ "$build/lib/libtx_cuda_runtime.so" -nt "$lib" ]; then
+       || [ "$build/lib/libtx_cuda_runtime.so" -nt "$lib" ] \
+       || [ "$root/scripts/tx-compile.sh" -nt "$lib" ]; then
       bash "$root/scripts/tx-compile.sh" "$f" "$out/$stem"
     fi
   done
@@ -37,10 +38,11 @@ if [ "${TX_RUN_ONLY:-0}" != 1 ]; then
     entries=$(nm -D --defined-only "$d/lib$stem.so" | awk '/ _mlir_ciface_/{sub("_mlir_ciface_","",$3); printf "%s ", $3}')
     echo "$stem: $(du -h "$d/lib$stem.so" | cut -f1) library, $nk kernels; entry points: $entries"
     if [ -s "$d/$stem.kernels.txt" ]; then
-      awk '/Used/{for(i=1;i<=NF;i++) if($(i+1)=="registers,") r=$i; if(r>max) max=r}
+      awk '/^== /{k=$2}
+           /Used/{for(i=1;i<=NF;i++){ if($(i+1)=="registers,") r=$i; if($(i+1)=="bytes" && $(i+2)=="smem") m=$i }
+                  if(r>max){max=r; mk=k} if(m>smax) smax=m}
            /spill/{s+=$5+$9}
-           /smem/{sm=1}
-           END{printf "  ptxas -v: max %d registers/thread, %d bytes spilled, shared memory: %s\n", max, s, sm?"used":"none"}' "$d/$stem.kernels.txt"
+           END{printf "  ptxas -v: max %d registers/thread (%s), %d bytes spilled, max %d bytes static shared memory\n", max, mk, s, smax}' "$d/$stem.kernels.txt"
     fi
   done
 fi
@@ -52,4 +54,5 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 \
   python3 "$root/harness/check.py" --lib-dir "$out" --out "$out/check.json"
 else
   echo "== no CUDA GPU (or no PyTorch with CUDA) on this machine: compiled only, check not run =="
+  echo "   (to check on a GPU machine: copy this checkout and $out there and run TX_RUN_ONLY=1 scripts/main.sh)"
 fi

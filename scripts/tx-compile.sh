@@ -46,8 +46,9 @@ if [ -x "$cuda/bin/ptxas" ]; then
   : > "$out/$stem.kernels.txt"
   for p in "$out"/ptx/*.ptx; do
     chip=$(grep -m1 -o 'sm_[0-9]*[af]\?' "$p")
+    echo "== $(basename "$p" .ptx)" >> "$out/$stem.kernels.txt"
     "$cuda/bin/ptxas" -v -arch="$chip" "$p" -o /dev/null 2>&1 \
-      | grep -E "Compiling entry|Used|spill" >> "$out/$stem.kernels.txt" || true
+      | grep -E "Used|spill" >> "$out/$stem.kernels.txt" || true
   done
 fi
 echo "tx-compile: $out/lib$stem.so ($(nm -D --defined-only "$out/lib$stem.so" | grep -c ' _mlir_ciface_') entry points, format=$format)"

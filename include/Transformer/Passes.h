@@ -36,25 +36,27 @@ namespace tx {
 /// Options of the `tx-gpu-pipeline` named pipeline.
 struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   Option<std::string> chip{*this, "chip",
-                           llvm::cl::desc("Target SM, e.g. sm_90, sm_90a, sm_80"),
+                           llvm::cl::desc("Target SM: sm_NN, or sm_90a / sm_100a / sm_100f ... (default sm_90)"),
                            llvm::cl::init("sm_90")};
   Option<std::string> features{
       *this, "features",
-      llvm::cl::desc("PTX features, e.g. +ptx80 (default: the lowest PTX "
-                     "version that supports the chip, at least +ptx80)"),
+      llvm::cl::desc("PTX features, +ptxNN (default: the lowest PTX version "
+                     "that supports the chip, at least +ptx80)"),
       llvm::cl::init("")};
   Option<int> optLevel{*this, "opt-level",
                        llvm::cl::desc("LLVM optimization level for the NVVM "
-                                      "code (0..3)"),
+                                      "code, 0..3 (default 3)"),
                        llvm::cl::init(3)};
   Option<std::string> format{
       *this, "format",
       llvm::cl::desc("Kernel object format: isa (PTX text), bin (cubin via "
-                     "ptxas), fatbin (via ptxas + fatbinary), offload (LLVM IR)"),
+                     "ptxas), fatbin (default; ptxas + fatbinary), offload "
+                     "(LLVM IR)"),
       llvm::cl::init("fatbin")};
   Option<std::string> toolkit{
       *this, "toolkit",
-      llvm::cl::desc("CUDA toolkit path holding bin/ptxas (for bin/fatbin)"),
+      llvm::cl::desc("CUDA toolkit path: libdevice, and bin/ptxas for "
+                     "bin/fatbin (default /usr/local/cuda)"),
       llvm::cl::init("/usr/local/cuda")};
   Option<bool> cInterface{
       *this, "c-interface",
@@ -65,7 +67,8 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       *this, "softmax",
       llvm::cl::desc("Softmax strategy: fast (tx-softmax-to-gpu: rows on "
                      "warps/CTAs, vector loads, shuffle reductions) or simple "
-                     "(reference lowering, one thread per element)"),
+                     "(reference lowering, one thread per element); default "
+                     "fast"),
       llvm::cl::init("fast")};
   Option<int64_t> softmaxBlockSize{
       *this, "softmax-block-size",
@@ -77,11 +80,13 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::init(0)};
   Option<int64_t> softmaxMaxCachedVectors{
       *this, "softmax-max-cached-vectors",
-      llvm::cl::desc("tx-softmax-to-gpu max-cached-vectors"),
+      llvm::cl::desc("tx-softmax-to-gpu max-cached-vectors: longest "
+                     "per-thread share of a row, in 16-byte vectors, kept in "
+                     "registers (one read of the input); default 16"),
       llvm::cl::init(16)};
   Option<int64_t> blockSize{*this, "block-size",
                             llvm::cl::desc("Threads per CTA of the simple "
-                                           "mapping"),
+                                           "mapping (default 256)"),
                             llvm::cl::init(256)};
 };
 

@@ -38,9 +38,26 @@ using namespace mlir::tx;
 // Target checks
 //===----------------------------------------------------------------------===//
 
-/// Minimum PTX ISA version (times 10) that can target `sm` (e.g. 90 -> 78),
-/// or 0 for an unknown SM number. From the PTX ISA release notes.
-static int minPtxForSm(int sm, bool archSpecific) {
+/// Minimum PTX ISA version (times 10) that can target `sm` with `suffix`
+/// ('\0', 'a' or 'f'), or 0 when that chip does not exist. From the PTX ISA
+/// release notes and LLVM 22's NVPTX target.
+static int minPtxForSm(int sm, char suffix) {
+  if (suffix == 'f') {
+    switch (sm) {
+    case 100: case 101: case 103: case 110: case 120: case 121: return 88;
+    default: return 0;
+    }
+  }
+  if (suffix == 'a') {
+    switch (sm) {
+    case 90: return 80;
+    case 100: case 101: return 86;
+    case 103: return 88;
+    case 120: return 87;
+    case 121: return 88;
+    default: return 0;
+    }
+  }
   switch (sm) {
   case 50: case 52: case 53: return 40;
   case 60: case 61: case 62: return 50;
@@ -51,7 +68,7 @@ static int minPtxForSm(int sm, bool archSpecific) {
   case 86: return 71;
   case 87: return 74;
   case 89: return 78;
-  case 90: return archSpecific ? 80 : 78;
+  case 90: return 78;
   case 100: case 101: return 86;
   case 103: return 88;
   case 120: return 87;
@@ -60,25 +77,31 @@ static int minPtxForSm(int sm, bool archSpecific) {
   }
 }
 
-/// Parses sm_NN, sm_NNa, sm_NNf. Returns the number, or -1.
-static int parseChip(StringRef chip, bool &archSpecific) {
-  archSpecific = false;
+/// Newest PTX version (times 10) LLVM 22's NVPTX backend knows.
+static constexpr int kMaxLLVMPtx = 90;
+
+/// Parses sm_NN, sm_NNa, sm_NNf. Returns the number, or -1 for a chip that
+/// does not exist.
+static int parseChip(StringRef chip, char &suffix) {
+  suffix = 0;
   if (!chip.consume_front("sm_"))
     return -1;
-  if (chip.consume_back("a") || chip.consume_back("f"))
-    archSpecific = true;
+  if (chip.consume_back("a"))
+    suffix = 'a';
+  else if (chip.consume_back("f"))
+    suffix = 'f';
   int sm;
   if (chip.getAsInteger(10, sm))
     return -1;
-  return minPtxForSm(sm, archSpecific) ? sm : -1;
+  return minPtxForSm(sm, suffix) ? sm : -1;
 }
 
 /// The default PTX feature for a chip: the chip's minimum, at least +ptx80
 /// (LLVM's NVPTX backend needs PTX 8.0 for sm_90 code).
 static std::string defaultFeatures(StringRef chip) {
-  bool arch;
-  int sm = parseChip(chip, arch);
-  int ptx = sm < 0 ? 80 : std::max(80, minPtxForSm(sm, arch));
+  char suffix;
+  int sm = parseChip(chip, suffix);
+  int ptx = sm < 0 ? 80 : std::max(80, minPtxForSm(sm, suffix));
   return "+ptx" + std::to_string(ptx);
 }
 
@@ -126,17 +149,21 @@ struct TxCheckGPUTargetPass
   using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // Reported at the module's location, without the op attached (no IR
+    // dump): these are option errors, not errors of the input.
     auto fail = [&](const Twine &msg) {
-      module.emitError("tx-gpu-pipeline: ") << msg;
+      mlir::emitError(module.getLoc(), "tx-gpu-pipeline: ") << msg;
       signalPassFailure();
     };
-    bool arch;
-    int sm = parseChip(chip, arch);
+    char suffix;
+    int sm = parseChip(chip, suffix);
     if (sm < 0)
       return fail("unknown chip '" + chip +
-                  "'; expected sm_NN, sm_NNa or sm_NNf with NN one of 50, 52, "
-                  "53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90, 100, 101, "
-                  "103, 120, 121");
+                  "'; expected sm_NN with NN one of 50, 52, 53, 60, 61, 62, 70, "
+                  "72, 75, 80, 86, 87, 89, 90, 100, 101, 103, 120, 121, or an "
+                  "architecture-specific sm_90a, sm_100a, sm_101a, sm_103a, "
+                  "sm_120a, sm_121a, sm_100f, sm_101f, sm_103f, sm_110f, "
+                  "sm_120f, sm_121f");
     if (softmax != "fast" && softmax != "simple")
       return fail("unknown softmax strategy '" + softmax +
                   "'; expected fast or simple");
@@ -144,7 +171,7 @@ struct TxCheckGPUTargetPass
         format != "offload")
       return fail("unknown format '" + format +
                   "'; expected isa, bin, fatbin or offload");
-    // PTX version among the features.
+    // Features: +ptxNN (and +sm_NN, which LLVM also accepts).
     int ptx = 0;
     SmallVector<StringRef> feats;
     StringRef(features).split(feats, ',', -1, false);
@@ -153,15 +180,23 @@ struct TxCheckGPUTargetPass
       if (rest.consume_front("+ptx")) {
         if (rest.getAsInteger(10, ptx))
           return fail("malformed PTX feature '" + f + "'; expected +ptxNN");
+      } else if (!rest.starts_with("+sm_")) {
+        return fail("unknown feature '" + f + "'; expected +ptxNN (e.g. +ptx80)");
       }
     }
-    int need = minPtxForSm(sm, arch);
+    int need = minPtxForSm(sm, suffix);
     auto ver = [](int v) {
       return std::to_string(v / 10) + "." + std::to_string(v % 10);
     };
     if (ptx && ptx < need)
       return fail("PTX " + ver(ptx) + " cannot target " + chip +
                   ", which needs PTX " + ver(need) + " or later");
+    // The toolkit provides libdevice (math functions) for every format and
+    // ptxas for bin/fatbin.
+    if (!llvm::sys::fs::is_directory(toolkit))
+      return fail("CUDA toolkit '" + toolkit +
+                  "' does not exist; pass toolkit=<CUDA path> (it provides "
+                  "libdevice, and ptxas for format=bin/fatbin)");
     if (format == "bin" || format == "fatbin") {
       SmallString<256> ptxas(toolkit);
       llvm::sys::path::append(ptxas, "bin", "ptxas");
@@ -173,9 +208,17 @@ struct TxCheckGPUTargetPass
       if (ptx && maxPtx && ptx > maxPtx)
         return fail("PTX " + ver(ptx) + " was requested but the installed " +
                     ptxas + " accepts at most PTX " + ver(maxPtx));
+      if (maxPtx >= 90 && sm < 75)
+        return fail("the installed " + ptxas + " (CUDA 13 or later) no longer "
+                    "compiles for " + chip + " (sm_75 or newer needed); use "
+                    "format=isa or an older toolkit");
     }
+    if (ptx > kMaxLLVMPtx)
+      return fail("PTX " + ver(ptx) + " is newer than LLVM 22's NVPTX backend "
+                  "supports (PTX " + ver(kMaxLLVMPtx) + ")");
   }
 };
+
 struct TxEmitCInterfacePass
     : public tx::impl::TxEmitCInterfaceBase<TxEmitCInterfacePass> {
   void runOnOperation() override {
@@ -313,7 +356,7 @@ void mlir::tx::registerTxPipelines() {
   PassPipelineRegistration<CPUPipelineOptions>(
       "tx-cpu-pipeline",
       "Compile tx (and linalg) to LLVM dialect CPU code (loops), runnable "
-      "with mlir-runner",
+      "with mlir-runner -e main (the module needs a @main)",
       [](OpPassManager &pm, const CPUPipelineOptions &options) {
         buildTxCPUPipeline(pm, options);
       });

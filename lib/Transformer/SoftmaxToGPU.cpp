@@ -502,7 +502,7 @@ struct TxSoftmaxToGPUPass
 
   LogicalResult checkOptions(Operation *op) {
     auto bad = [&](const Twine &msg) {
-      op->emitError("tx-softmax-to-gpu: ") << msg;
+      mlir::emitError(op->getLoc(), "tx-softmax-to-gpu: ") << msg;
       return failure();
     };
     if (blockSize != 0 &&
@@ -638,12 +638,11 @@ struct TxSoftmaxToGPUPass
   }
 
   void runOnOperation() override {
+    // Options are checked even when there is nothing to rewrite.
+    if (failed(checkOptions(getOperation())))
+      return signalPassFailure();
     SmallVector<SoftmaxOp> ops;
     getOperation().walk([&](SoftmaxOp op) { ops.push_back(op); });
-    if (ops.empty())
-      return;
-    if (failed(checkOptions(ops.front())))
-      return signalPassFailure();
     for (SoftmaxOp op : ops)
       if (failed(rewrite(op)))
         return signalPassFailure();
