@@ -6,6 +6,7 @@
 // RUN: not tx-opt %s --tx-gpu-pipeline="format=isa toolkit=/nonexistent/cuda" 2>&1 | FileCheck %s --check-prefix=TOOLKIT
 // RUN: not tx-opt %s --tx-gpu-pipeline="format=bin toolkit=%S" 2>&1 | FileCheck %s --check-prefix=NOPTXAS
 // RUN: not tx-opt %s --tx-gpu-pipeline="format=isa features=garbage" 2>&1 | FileCheck %s --check-prefix=FEATURE
+// RUN: not tx-opt %s --tx-gpu-pipeline="format=isa features=+ptxab" 2>&1 | FileCheck %s --check-prefix=MALFORMED
 // RUN: not tx-opt %s --tx-gpu-pipeline="format=isa chip=sm_89a" 2>&1 | FileCheck %s --check-prefix=CHIP3
 // RUN: not tx-opt %s --tx-gpu-pipeline="format=isa chip=sm_90f" 2>&1 | FileCheck %s --check-prefix=CHIP4
 // RUN: not tx-opt %s --tx-gpu-pipeline="format=isa features=+ptx91" 2>&1 | FileCheck %s --check-prefix=LLVMPTX
@@ -30,6 +31,7 @@
 // OLDPTXA: error: tx-gpu-pipeline: PTX 7.8 cannot target sm_90a, which needs PTX 8.0 or later
 // NOPTXAS: error: tx-gpu-pipeline: format 'bin' needs ptxas, but '{{.*}}/bin/ptxas' does not exist; pass toolkit=<CUDA path> or use format=isa
 // FEATURE: error: tx-gpu-pipeline: unknown feature 'garbage'; expected +ptxNN (e.g. +ptx80)
+// MALFORMED: error: tx-gpu-pipeline: malformed PTX feature '+ptxab'; expected +ptxNN
 // CHIP3: error: tx-gpu-pipeline: unknown chip 'sm_89a'
 // CHIP4: error: tx-gpu-pipeline: unknown chip 'sm_90f'
 // LLVMPTX: error: tx-gpu-pipeline: PTX 9.1 is newer than LLVM 22's NVPTX backend supports (PTX 9.0)

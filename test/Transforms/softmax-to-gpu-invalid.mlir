@@ -3,9 +3,11 @@
 // RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-softmax-to-gpu{threads-per-row=64}))" 2>&1 | FileCheck %s --check-prefix=TPR
 // RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-softmax-to-gpu{vector-width=3}))" 2>&1 | FileCheck %s --check-prefix=VW
 // RUN: not tx-opt %s --tx-gpu-pipeline="softmax=turbo" 2>&1 | FileCheck %s --check-prefix=STRATEGY
+// RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-softmax-to-gpu{max-cached-vectors=65}))" 2>&1 | FileCheck %s --check-prefix=CACHED
 // BLOCK: error: tx-softmax-to-gpu: block-size must be 0 or a power of two in [32, 1024], got 48
 // TPR: error: tx-softmax-to-gpu: threads-per-row must be 0, a power of two in [2, 32], or equal to block-size, got 64
 // VW: error: tx-softmax-to-gpu: vector-width must be 0 or a power of two up to 16, got 3
+// CACHED: error: tx-softmax-to-gpu: max-cached-vectors must be in [0, 64], got 65
 // STRATEGY: error: tx-gpu-pipeline: unknown softmax strategy 'turbo'; expected fast or simple
 func.func @f(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %0 = tx.softmax %x dim = 1 : tensor<4x8xf32>
