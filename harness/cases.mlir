@@ -125,3 +125,11 @@ func.func @softmax_3x4096_f16(%x: tensor<3x4096xf16>) -> tensor<3x4096xf16> {
   %0 = tx.softmax %x dim = -1 : tensor<3x4096xf16>
   return %0 : tensor<3x4096xf16>
 }
+func.func @softmax_3x4_f32(%x: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  %0 = tx.softmax %x dim = -1 : tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+func.func @softmax_dim0_dyn_f32(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %0 = tx.softmax %x dim = 0 : tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}

@@ -263,6 +263,19 @@ class Runner:
                 x[0, n // 2] = 1e4 if dt == torch.float32 else 6e4
                 self.softmax(C, "softmax_%dx%d_%s" % (r, n, NAMES[dt]),
                              "S1 static %dx%d (-inf row, huge logit)" % (r, n), x)
+        # S2: rows split across lanes must combine partial (max, sum) pairs,
+        # lanes holding only -inf included: exact answers.
+        s2 = torch.tensor([[0.0, 0, 0, 0], [ninf] * 4, [1000.0, 1001.0, ninf, ninf]], device=dev)
+        s2_ref = torch.tensor([[0.25] * 4, [float("nan")] * 4,
+                               [0.2689414213699951, 0.7310585786300049, 0, 0]],
+                              dtype=torch.float64, device=dev)
+        self.softmax(C, "softmax_3x4_f32", "S2 static 3x4", s2, expect=s2_ref)
+        self.softmax(C, "softmax_dyn_f32", "S2 dynamic 3x4", s2, expect=s2_ref)
+        # Softmax along a non-innermost dim (reference lowering).
+        for shape in ((37, 5), (1024, 64)):
+            x = rand(shape, torch.float32, g)
+            self.run(C, "softmax_dim0_dyn_f32", "softmax dim 0 %dx%d" % shape, [x], x.shape,
+                     torch.float32, lambda: ref_softmax(x, dim=0), False)
         # S3: half precision.
         self.softmax(C, "softmax_dyn_f32", "S3a [1000,1001]",
                      torch.tensor([[1000.0, 1001.0]], device=dev))
@@ -341,6 +354,36 @@ class Runner:
         am = rand((1, 1, 33, 65), torch.float32, g, -2, 2)
         self.attention(C, "attn_addmask_dyn_f32", "additive mask [1,1,Sq,Sk]", q, k, v, mask=am)
 
+    def time_dim0(self):
+        """How much slower softmax along a non-innermost dim is: tx's
+        reference lowering (dim 0 of 4096x4096 f32, synchronous calls) vs
+        torch.softmax(dim=0), CUDA events around each call, median of 10."""
+        name = "timing: softmax dim 0 4096x4096 f32"
+        if not self.wanted(name):
+            return
+        x = rand((4096, 4096), torch.float32, self.gen)
+        out = torch.empty_like(x)
+        lib = self.lib("cases")
+
+        def median_ms(fn):
+            fn()
+            torch.cuda.synchronize()
+            ts = []
+            for _ in range(10):
+                s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                s.record()
+                fn()
+                e.record()
+                torch.cuda.synchronize()
+                ts.append(s.elapsed_time(e))
+            return sorted(ts)[5]
+
+        lib.rt.txRuntimeSetStream(torch.cuda.current_stream().cuda_stream, 0)
+        t_tx = median_ms(lambda: lib.call("softmax_dim0_dyn_f32", [x], out))
+        lib.rt.txRuntimeSetStream(None, 0)
+        t_torch = median_ms(lambda: torch.softmax(x, dim=0))
+        print("%s: tx %.3f ms, torch %.3f ms, tx %.1fx slower" % (name, t_tx, t_torch, t_tx / t_torch))
+
     def mismatch_is_error(self):
         """A6: a run-time mismatch of D between Q and K is an error (the host
         code's assert aborts the process with its message), not wrong numbers."""
@@ -379,6 +422,7 @@ def main():
     if not args.skip_cases:
         r.cases()
         r.mismatch_is_error()
+        r.time_dim0()
     if not args.skip_examples:
         r.examples()
     npass = sum(1 for x in r.rows if x["pass"])
