@@ -354,6 +354,56 @@ class Runner:
         am = rand((1, 1, 33, 65), torch.float32, g, -2, 2)
         self.attention(C, "attn_addmask_dyn_f32", "additive mask [1,1,Sq,Sk]", q, k, v, mask=am)
 
+    def flash(self):
+        """The flash path (attention=flash, the default): static-head-dim
+        cases and S=16384 (checked on a sample of query rows: a float64
+        reference of every row would need 68 GB); and the examples compiled
+        with attention=simple (the reference path)."""
+        g, F, dev = self.gen, "flash_cases", "cuda"
+        f16, f32 = torch.float16, torch.float32
+
+        def qkv(b, h, hkv, sq, sk, d, dv, dt):
+            return rand((b, h, sq, d), dt, g), rand((b, hkv, sk, d), dt, g), rand((b, hkv, sk, dv), dt, g)
+
+        self.attention(F, "flash_causal_gqa_f16", "flash causal GQA 2x8/2x77x64", *qkv(2, 8, 2, 77, 77, 64, 64, f16), causal=True)
+        self.attention(F, "flash_causal_sq_lt_sk_f32", "flash causal Sq=5 < Sk=9", *qkv(1, 2, 2, 5, 9, 32, 32, f32), causal=True)
+        self.attention(F, "flash_causal_sq_gt_sk_f32", "flash causal Sq=9 > Sk=5 (rows -> 0)", *qkv(1, 2, 2, 9, 5, 32, 32, f32), causal=True)
+        m = torch.rand((1, 1, 33, 65), generator=g, device=dev) > 0.3
+        m[0, 0, 3, :] = False
+        self.attention(F, "flash_keep_mask_f32", "flash keep-mask, a fully masked row", *qkv(2, 4, 4, 33, 65, 64, 64, f32), mask=m)
+        am = rand((2, 4, 33, 65), f16, g, -2, 2)
+        self.attention(F, "flash_add_mask_f16", "flash additive mask, scale 0.2", *qkv(2, 4, 4, 33, 65, 64, 64, f16), mask=am, scale=0.2)
+        self.attention(F, "flash_dv32_f32", "flash Dv=32 != D=64", *qkv(1, 2, 2, 16, 40, 64, 32, f32))
+        self.attention(F, "flash_sk0_f32", "flash Sk=0 (zeros)", *qkv(1, 2, 2, 4, 0, 64, 64, f32))
+        for shape in ((2, 4, 2, 37, 37), (1, 4, 4, 1, 300), (3, 6, 3, 130, 130)):
+            b, h, hkv, sq, sk = shape
+            self.attention(F, "flash_dyn_f16", "flash dynamic causal %s" % str(shape), *qkv(b, h, hkv, sq, sk, 64, 64, f16), causal=True)
+        # The examples through the reference path (attention=simple).
+        for dt, n in ((f16, "f16"), (f32, "f32")):
+            q, k, v = rand((8, 12, 1024, 64), dt, g), rand((8, 12, 1024, 64), dt, g), rand((8, 12, 1024, 64), dt, g)
+            self.attention("gpt2_attention_simple", "gpt2_attention_" + n, "simple-path example gpt2 B8 H12 S1024 D64 causal", q, k, v, causal=True)
+            q, k, v = rand((1, 32, 4096, 128), dt, g), rand((1, 8, 4096, 128), dt, g), rand((1, 8, 4096, 128), dt, g)
+            self.attention("llama3_gqa_attention_simple", "llama3_gqa_attention_" + n, "simple-path example llama3 GQA S4096 D128 causal", q, k, v, causal=True)
+        # S = 16384: runs with no Sq x Sk buffer; rows sampled for the check.
+        name = "flash S=16384 H32/8 D128 causal (sampled rows)"
+        if self.wanted(name):
+            q, k, v = qkv(1, 32, 8, 16384, 16384, 128, 128, f16)
+            out = poisoned((1, 32, 16384, 128), f16)
+            t0 = time.time()
+            self.lib(F).call("flash_long_f16", [q, k, v], out)
+            dt_s = time.time() - t0
+            rows = torch.tensor([0, 1, 2, 777, 8191, 12345, 16382, 16383], device=dev)
+            kk = k.double().repeat_interleave(4, dim=1)
+            vv = v.double().repeat_interleave(4, dim=1)
+            s = torch.matmul(q.double()[:, :, rows], kk.transpose(-1, -2)) / math.sqrt(128)
+            j = torch.arange(16384, device=dev)[None, :]
+            s = s.masked_fill(j > rows[:, None], float("-inf"))
+            ref = torch.matmul(torch.softmax(s, dim=-1), vv)
+            self.record(name, f16, compare(out[:, :, rows], ref, TOL[f16]), dt_s)
+            nan_total = int(torch.isnan(out).sum())
+            print("  S=16384: %.1f s, NaN left in the whole output: %d" % (dt_s, nan_total))
+            self.rows[-1]["pass"] = self.rows[-1]["pass"] and nan_total == 0
+
     def time_dim0(self):
         """How much slower softmax along a non-innermost dim is: tx's
         reference lowering (dim 0 of 4096x4096 f32, synchronous calls) vs
@@ -412,6 +462,8 @@ def main():
     ap.add_argument("--only", action="append", help="run checks whose name contains this")
     ap.add_argument("--skip-examples", action="store_true")
     ap.add_argument("--skip-cases", action="store_true")
+    ap.add_argument("--flash", action="store_true",
+                    help="also check the flash attention path (flash_cases and *_flash libraries)")
     ap.add_argument("--out", help="write the rows as JSON here")
     args = ap.parse_args()
     if not torch.cuda.is_available():
@@ -425,6 +477,8 @@ def main():
         r.time_dim0()
     if not args.skip_examples:
         r.examples()
+    if args.flash:
+        r.flash()
     npass = sum(1 for x in r.rows if x["pass"])
     nfail = len(r.rows) - npass
     if args.out:

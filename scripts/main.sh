@@ -18,14 +18,23 @@ if [ "${TX_RUN_ONLY:-0}" != 1 ]; then
   fi
   ninja -C "$build"
   mkdir -p "$out"
-  for f in "$root"/examples/*.mlir "$root/harness/cases.mlir"; do
+  # The attention examples also with attention=simple (the reference path),
+  # as <stem>_simple, plus the flash check cases.
+  mkdir -p "$out/src"
+  for f in "$root"/examples/*attention*.mlir; do
+    cmp -s "$f" "$out/src/$(basename "$f" .mlir)_simple.mlir" || cp "$f" "$out/src/$(basename "$f" .mlir)_simple.mlir"
+  done
+  cmp -s "$root/harness/flash_cases.mlir" "$out/src/flash_cases.mlir" || cp "$root/harness/flash_cases.mlir" "$out/src/"
+  for f in "$root"/examples/*.mlir "$root/harness/cases.mlir" "$out"/src/*.mlir; do
     stem=$(basename "$f" .mlir)
+    opts=""
+    case "$stem" in *_simple) opts="attention=simple" ;; flash_cases) opts="attention=flash" ;; esac
     # Recompile only when the source or the compiler changed.
     lib="$out/$stem/lib$stem.so"
     if [ ! -e "$lib" ] || [ "$f" -nt "$lib" ] || [ "$build/bin/tx-opt" -nt "$lib" ] \
        || [ "$build/lib/libtx_cuda_runtime.so" -nt "$lib" ] \
        || [ "$root/scripts/tx-compile.sh" -nt "$lib" ]; then
-      bash "$root/scripts/tx-compile.sh" "$f" "$out/$stem"
+      bash "$root/scripts/tx-compile.sh" "$f" "$out/$stem" $opts
     fi
   done
 
@@ -51,7 +60,9 @@ echo
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 \
    && python3 -c 'import torch,sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
   echo "== CUDA GPU found: $(nvidia-smi -L | head -1); running harness/check.py =="
-  python3 "$root/harness/check.py" --lib-dir "$out" --out "$out/check.json"
+  flash=""
+  [ -e "$out/flash_cases/libflash_cases.so" ] && flash="--flash"
+  python3 "$root/harness/check.py" --lib-dir "$out" --out "$out/check.json" $flash
 else
   echo "== no CUDA GPU (or no PyTorch with CUDA) on this machine: compiled only, check not run =="
   echo "   (to check on a GPU machine: copy this checkout and $out there and run TX_RUN_ONLY=1 scripts/main.sh)"

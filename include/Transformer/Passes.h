@@ -70,6 +70,14 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "(reference lowering, one thread per element); default "
                      "fast"),
       llvm::cl::init("fast")};
+  Option<std::string> attention{
+      *this, "attention",
+      llvm::cl::desc("Attention strategy: simple (reference lowering; scores "
+                     "materialized) or flash (tx-attention-to-gpu: online "
+                     "softmax, a warp per query row; head dims that are not "
+                     "multiples of 32 up to 256 fall back to simple); default "
+                     "flash"),
+      llvm::cl::init("flash")};
   Option<int64_t> softmaxBlockSize{
       *this, "softmax-block-size",
       llvm::cl::desc("tx-softmax-to-gpu block-size (0 = from the shape)"),

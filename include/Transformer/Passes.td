@@ -76,6 +76,35 @@ def TxSoftmaxToGPU : Pass<"tx-softmax-to-gpu", "::mlir::func::FuncOp"> {
   ];
 }
 
+def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
+  let summary = "Map tx.attention onto one online-softmax GPU kernel (a warp per query row)";
+  let description = [{
+    A first flash-style attention path: every `tx.attention` whose D and Dv
+    are static multiples of 32 up to 256 becomes (on tensors, before
+    bufferization) a `gpu.launch` with one warp per query row `(b, h, i)`.
+    The lanes hold D/32 elements of q (pre-scaled by `scale * log2(e)`) and
+    Dv/32 of the output accumulator; the warp walks the keys once with
+    FlashAttention-2's online softmax (Dao 2023): a running max m, sum l and
+    accumulator rescaled by `exp2(m_old - m_new)`, each score reduced over
+    the lanes with `gpu.shuffle xor`. No `Sq x Sk` buffer exists at any size.
+    Causal rows stop at their last visible key (bottom-right alignment); a
+    row with no visible key gives zeros; GQA reads K/V head `h / (H / Hkv)`
+    in place; masks are read per score. K/V are read from global memory by
+    every warp (no shared-memory staging, no tensor cores yet). Other head
+    dims are left to the reference lowering.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"128",
+           "Threads per CTA (a multiple of 32; one query row per warp)">,
+  ];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::cf::ControlFlowDialect",
+    "::mlir::bufferization::BufferizationDialect"
+  ];
+}
+
 def TxDecomposeSoftmax : Pass<"tx-decompose-softmax"> {
   let summary = "Decompose linalg.softmax into linalg.generic ops";
   let description = [{
@@ -151,6 +180,8 @@ def TxCheckGPUTarget : Pass<"tx-check-gpu-target", "::mlir::ModuleOp"> {
            "CUDA toolkit path">,
     Option<"softmax", "softmax", "std::string", /*default=*/"\"fast\"",
            "Softmax strategy: fast or simple">,
+    Option<"attention", "attention", "std::string", /*default=*/"\"flash\"",
+           "Attention strategy: simple or flash">,
   ];
 }
 

@@ -167,6 +167,9 @@ struct TxCheckGPUTargetPass
     if (softmax != "fast" && softmax != "simple")
       return fail("unknown softmax strategy '" + softmax +
                   "'; expected fast or simple");
+    if (attention != "simple" && attention != "flash")
+      return fail("unknown attention strategy '" + attention +
+                  "'; expected simple or flash");
     if (format != "isa" && format != "bin" && format != "fatbin" &&
         format != "offload")
       return fail("unknown format '" + format +
@@ -259,10 +262,13 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
   check.format = options.format;
   check.toolkit = options.toolkit;
   check.softmax = options.softmax;
+  check.attention = options.attention;
   pm.addPass(createTxCheckGPUTarget(check));
 
   if (options.cInterface)
     pm.addPass(createTxEmitCInterface());
+  if (options.attention == "flash")
+    pm.addNestedPass<func::FuncOp>(createTxAttentionToGPU());
   if (options.softmax == "fast") {
     TxSoftmaxToGPUOptions sm;
     sm.blockSize = options.softmaxBlockSize;

@@ -27,9 +27,12 @@
 // CHECK-DAG: llvm.func @attention(
 // CHECK-DAG: gpu.launch_func @attention_kernel
 
-// Two kernels for the fast softmax (vector and scalar fallback) and, from the
-// simple mapping, one per parallel loop nest of the attention (11).
-// NBIN: 13
+// Two kernels for the fast softmax (vector and scalar fallback), one for the
+// flash attention (D = 64); attention=simple gives one per parallel loop nest
+// of the reference lowering (11).
+// NBIN: 3
+// RUN: tx-opt %s --tx-gpu-pipeline="format=isa attention=simple" | grep -c "gpu.binary @attention_kernel" | FileCheck %s --check-prefix=NSIMPLE
+// NSIMPLE: 11
 // EXAMPLE: gpu.binary
 // EXAMPLE: llvm.func @_mlir_ciface_
 // SM90A: chip = "sm_90a", features = "+ptx80"{{.*}}.target sm_90a
