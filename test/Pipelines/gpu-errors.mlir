@@ -7,6 +7,7 @@
 // RUN: not tx-opt %s --tx-gpu-pipeline="format=bin toolkit=%S" 2>&1 | FileCheck %s --check-prefix=NOPTXAS
 // RUN: not tx-opt %s --tx-gpu-pipeline="format=isa features=garbage" 2>&1 | FileCheck %s --check-prefix=FEATURE
 // RUN: not tx-opt %s --tx-gpu-pipeline="format=isa features=+ptxab" 2>&1 | FileCheck %s --check-prefix=MALFORMED
+// RUN: not tx-opt %s --tx-gpu-pipeline="format=isa attention=turbo" 2>&1 | FileCheck %s --check-prefix=ATTN
 // RUN: not tx-opt %s --tx-gpu-pipeline="format=isa chip=sm_89a" 2>&1 | FileCheck %s --check-prefix=CHIP3
 // RUN: not tx-opt %s --tx-gpu-pipeline="format=isa chip=sm_90f" 2>&1 | FileCheck %s --check-prefix=CHIP4
 // RUN: not tx-opt %s --tx-gpu-pipeline="format=isa features=+ptx91" 2>&1 | FileCheck %s --check-prefix=LLVMPTX
@@ -31,6 +32,7 @@
 // OLDPTXA: error: tx-gpu-pipeline: PTX 7.8 cannot target sm_90a, which needs PTX 8.0 or later
 // NOPTXAS: error: tx-gpu-pipeline: format 'bin' needs ptxas, but '{{.*}}/bin/ptxas' does not exist; pass toolkit=<CUDA path> or use format=isa
 // FEATURE: error: tx-gpu-pipeline: unknown feature 'garbage'; expected +ptxNN (e.g. +ptx80)
+// ATTN: error: tx-gpu-pipeline: unknown attention strategy 'turbo'; expected simple or flash
 // MALFORMED: error: tx-gpu-pipeline: malformed PTX feature '+ptxab'; expected +ptxNN
 // CHIP3: error: tx-gpu-pipeline: unknown chip 'sm_89a'
 // CHIP4: error: tx-gpu-pipeline: unknown chip 'sm_90f'
