@@ -11,9 +11,11 @@
 // staging K/V tiles in shared memory and tensor cores are the next steps.
 //
 //===----------------------------------------------------------------------===//
+#include "Transformer/AttentionShapes.h"
 #include "Transformer/Passes.h"
 #include "Transformer/TxOps.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include <limits>
@@ -35,7 +37,7 @@ struct TxAttentionToGPUPass
   using Base::Base;
 
   LogicalResult rewrite(AttentionOp op) {
-    auto qTy = op.getQuery().getType(), kTy = op.getKey().getType(),
+    auto qTy = op.getQuery().getType(),
          vTy = op.getValue().getType();
     int64_t D = qTy.getDimSize(3), Dv = vTy.getDimSize(3);
     auto fits = [](int64_t d) {
@@ -64,48 +66,15 @@ struct TxAttentionToGPUPass
     Value q = toBuf(op.getQuery()), k = toBuf(op.getKey()),
           v = toBuf(op.getValue());
     Value mask = op.getMask() ? toBuf(op.getMask()) : Value();
-    auto dim = [&](Value m, int64_t i) -> Value {
-      return memref::DimOp::create(b, loc, m, i);
+    // Sizes and the run-time shape checks, shared with the reference
+    // lowering.
+    AttentionSizes sz = emitAttentionSizesAndChecks(b, op);
+    auto val = [&](OpFoldResult f) {
+      return getValueOrCreateConstantIndexOp(b, loc, f);
     };
-    Value B = dim(q, 0), H = dim(q, 1), Sq = dim(q, 2);
-    Value Hkv = dim(k, 1), Sk = dim(k, 2);
-    // Run-time shape rules the verifier could not see (as the reference
-    // lowering).
-    auto assertEq = [&](Value a, Value c, StringRef msg) {
-      cf::AssertOp::create(
-          b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, a, c),
-          msg);
-    };
-    if (kTy.isDynamicDim(0) || qTy.isDynamicDim(0))
-      assertEq(B, dim(k, 0), "tx.attention: batch size of query and key differ");
-    if (vTy.isDynamicDim(0) || qTy.isDynamicDim(0))
-      assertEq(B, dim(v, 0), "tx.attention: batch size of query and value differ");
-    if (kTy.isDynamicDim(1) || vTy.isDynamicDim(1))
-      assertEq(Hkv, dim(v, 1), "tx.attention: K/V head counts of key and value differ");
-    if (kTy.isDynamicDim(2) || vTy.isDynamicDim(2))
-      assertEq(Sk, dim(v, 2), "tx.attention: key lengths Sk of key and value differ");
+    Value B = val(sz.B), H = val(sz.H), Sq = val(sz.Sq), Sk = val(sz.Sk),
+          G = val(sz.G);
     Value zero = cst(0), one = cst(1);
-    Value hkvOk = arith::OrIOp::create(
-        b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, Hkv, zero),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, H, zero));
-    cf::AssertOp::create(b, loc, hkvOk,
-                         "tx.attention: K/V head count Hkv is 0 but H > 0");
-    Value divisor = arith::MaxUIOp::create(b, loc, Hkv, one);
-    cf::AssertOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                              arith::RemUIOp::create(b, loc, H, divisor), zero),
-        "tx.attention: query heads H are not a multiple of K/V heads Hkv");
-    Value G = arith::DivUIOp::create(b, loc, H, divisor);
-    if (mask) {
-      auto mTy = cast<MemRefType>(mask.getType());
-      if (mTy.getDimSize(0) != 1)
-        assertEq(dim(mask, 0), B, "tx.attention: mask batch dimension is neither 1 nor B");
-      if (mTy.getDimSize(1) != 1)
-        assertEq(dim(mask, 1), H, "tx.attention: mask head dimension is neither 1 nor H");
-      assertEq(dim(mask, 2), Sq, "tx.attention: mask query length differs from Sq");
-      assertEq(dim(mask, 3), Sk, "tx.attention: mask key length differs from Sk");
-    }
 
     auto oTy = op.getType();
     SmallVector<Value> dynSizes;

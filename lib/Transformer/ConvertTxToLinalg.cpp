@@ -13,6 +13,7 @@
 //   O  = collapse_shape(trunc(O)) : [B, H, Sq, Dv]
 //
 //===----------------------------------------------------------------------===//
+#include "Transformer/AttentionShapes.h"
 #include "Transformer/Passes.h"
 #include "Transformer/TxOps.h"
 
@@ -114,55 +115,9 @@ struct AttentionLowering : OpRewritePattern<AttentionOp> {
     Type elt = op.getQuery().getType().getElementType();
     Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
 
-    SmallVector<OpFoldResult> qs = sizesOf(b, loc, q), ks = sizesOf(b, loc, k),
-                              vs = sizesOf(b, loc, v);
-    OpFoldResult B = qs[0], H = qs[1], Sq = qs[2], D = qs[3];
-    OpFoldResult Hkv = ks[1], Sk = ks[2], Dv = vs[3];
-
-    // Sizes that the verifier could not compare statically are checked at
-    // run time: a mismatch is an error, never wrong numbers.
-    auto assertEq = [&](OpFoldResult a, OpFoldResult c, StringRef msg) {
-      if (getConstantIntValue(a) && getConstantIntValue(c))
-        return;
-      Value av = getValueOrCreateConstantIndexOp(b, loc, a);
-      Value cv = getValueOrCreateConstantIndexOp(b, loc, c);
-      Value eq = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, av, cv);
-      cf::AssertOp::create(b, loc, eq, msg);
-    };
-    assertEq(B, ks[0], "tx.attention: batch size of query and key differ");
-    assertEq(B, vs[0], "tx.attention: batch size of query and value differ");
-    assertEq(D, ks[3], "tx.attention: head dimension D of query and key differ");
-    assertEq(Hkv, vs[1], "tx.attention: K/V head counts of key and value differ");
-    assertEq(Sk, vs[2], "tx.attention: key lengths Sk of key and value differ");
-
-    // G = H / Hkv query heads per K/V head.
-    OpFoldResult G;
-    auto hC = getConstantIntValue(H), hkvC = getConstantIntValue(Hkv);
-    if (hC && hkvC) {
-      G = b.getIndexAttr(*hkvC == 0 ? 0 : *hC / *hkvC);
-    } else {
-      Value hV = getValueOrCreateConstantIndexOp(b, loc, H);
-      Value hkvV = getValueOrCreateConstantIndexOp(b, loc, Hkv);
-      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-      // Hkv == 0 is fine only with H == 0 (an empty result, as with static
-      // shapes); divide by max(Hkv, 1) so that it never traps.
-      Value hkvPos = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
-                                           hkvV, zero);
-      Value hZero =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, hV, zero);
-      cf::AssertOp::create(b, loc,
-                           arith::OrIOp::create(b, loc, hkvPos, hZero),
-                           "tx.attention: K/V head count Hkv is 0 but H > 0");
-      Value one = arith::ConstantIndexOp::create(b, loc, 1);
-      Value divisor = arith::MaxUIOp::create(b, loc, hkvV, one);
-      Value rem = arith::RemUIOp::create(b, loc, hV, divisor);
-      Value divisible =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rem, zero);
-      cf::AssertOp::create(
-          b, loc, divisible,
-          "tx.attention: query heads H are not a multiple of K/V heads Hkv");
-      G = arith::DivUIOp::create(b, loc, hV, divisor).getResult();
-    }
+    AttentionSizes sz = emitAttentionSizesAndChecks(b, op);
+    OpFoldResult B = sz.B, H = sz.H, Sq = sz.Sq, D = sz.D, Hkv = sz.Hkv,
+                 Sk = sz.Sk, Dv = sz.Dv, G = sz.G;
 
     // Two layouts of the head dimensions:
     //  - grouped (G static): Q viewed as [B, Hkv, G, Sq, D] by expand_shape,
@@ -279,16 +234,11 @@ struct AttentionLowering : OpRewritePattern<AttentionOp> {
       maskIsKeep = mTy.getElementType().isInteger(1);
       AffineExpr zero = getAffineConstantExpr(0, ctx);
       AffineExpr bExpr = mTy.getDimSize(0) == 1 ? zero : d(0);
-      SmallVector<OpFoldResult> ms = sizesOf(b, loc, mask);
-      if (mTy.getDimSize(0) != 1)
-        assertEq(ms[0], B, "tx.attention: mask batch dimension is neither 1 nor B");
-      assertEq(ms[2], Sq, "tx.attention: mask query length differs from Sq");
-      assertEq(ms[3], Sk, "tx.attention: mask key length differs from Sk");
       if (mTy.getDimSize(1) == 1) {
         maps.push_back(map(eDims, {bExpr, zero, d(di), d(dj)}));
       } else {
-        assertEq(ms[1], H, "tx.attention: mask head dimension is neither 1 nor H");
         if (grouped) {
+          SmallVector<OpFoldResult> ms = sizesOf(b, loc, mask);
           mask = expandHeads(mask, {ms[0], Hkv, G, ms[2], ms[3]});
           maps.push_back(map(eDims, {bExpr, d(1), d(2), d(di), d(dj)}));
         } else {

@@ -204,65 +204,67 @@ private:
         .getShuffleResult();
   }
 
-  /// All-reduce of a scalar over the threads of one row.
-  Value allReduce(Value v, bool isMax, Value smem) {
-    auto combine = [&](Value x, Value y) -> Value {
-      if (isMax)
-        return arith::MaximumFOp::create(b, loc, x, y);
-      return arith::AddFOp::create(b, loc, x, y);
-    };
+  /// All-reduce of a tuple of scalars over the threads of one row with
+  /// `combine` (associative and commutative): xor shuffles within a warp,
+  /// then, for a CTA per row, lane 0 of each warp publishes its tuple to
+  /// shared memory (`smems`, one array per element) and every thread
+  /// combines the warps' tuples.
+  SmallVector<Value>
+  allReduceTuple(SmallVector<Value> v, ArrayRef<Value> smems,
+                 function_ref<SmallVector<Value>(ArrayRef<Value>,
+                                                 ArrayRef<Value>)>
+                     combine) {
     for (int64_t off = std::min<int64_t>(cfg.threadsPerRow, 32) / 2; off >= 1;
-         off /= 2)
-      v = combine(v, shuffleXor(v, off));
+         off /= 2) {
+      SmallVector<Value> other;
+      for (Value x : v)
+        other.push_back(shuffleXor(x, off));
+      v = combine(v, other);
+    }
     if (cfg.threadsPerRow <= 32)
       return v;
-    // Across warps: lane 0 of each warp publishes, then everyone combines.
     Value isLane0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                           laneInWarp, cst(0));
     auto ifOp = scf::IfOp::create(b, loc, isLane0, false);
     {
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(ifOp.thenBlock());
-      memref::StoreOp::create(b, loc, v, smem, ValueRange{warp});
+      for (auto [x, smem] : llvm::zip(v, smems))
+        memref::StoreOp::create(b, loc, x, smem, ValueRange{warp});
     }
     gpu::BarrierOp::create(b, loc);
-    Value acc = memref::LoadOp::create(b, loc, smem, ValueRange{cst(0)});
+    auto loadAll = [&](int64_t w) {
+      SmallVector<Value> r;
+      for (Value smem : smems)
+        r.push_back(memref::LoadOp::create(b, loc, smem, ValueRange{cst(w)}));
+      return r;
+    };
+    SmallVector<Value> acc = loadAll(0);
     for (int64_t w = 1; w < cfg.blockSize / 32; ++w)
-      acc = combine(acc, memref::LoadOp::create(b, loc, smem, ValueRange{cst(w)}));
+      acc = combine(acc, loadAll(w));
     return acc;
+  }
+
+  /// All-reduce of a scalar (max or sum) over the threads of one row.
+  Value allReduce(Value v, bool isMax, Value smem) {
+    return allReduceTuple(
+        {v}, {smem}, [&](ArrayRef<Value> x, ArrayRef<Value> y) {
+          Value r = isMax ? Value(arith::MaximumFOp::create(b, loc, x[0], y[0]))
+                          : Value(arith::AddFOp::create(b, loc, x[0], y[0]));
+          return SmallVector<Value>{r};
+        })[0];
   }
 
   /// All-reduce of an online (max, sum) pair over the threads of one row.
   std::pair<Value, Value> allReduceOnline(Value m, Value s) {
-    auto combine = [&](Value m1, Value s1, Value m2, Value s2) {
-      Value M = arith::MaximumFOp::create(b, loc, m1, m2);
-      Value S = arith::AddFOp::create(b, loc, rescale(s1, m1, M),
-                                      rescale(s2, m2, M));
-      return std::make_pair(M, S);
-    };
-    for (int64_t off = std::min<int64_t>(cfg.threadsPerRow, 32) / 2; off >= 1;
-         off /= 2)
-      std::tie(m, s) = combine(m, s, shuffleXor(m, off), shuffleXor(s, off));
-    if (cfg.threadsPerRow <= 32)
-      return {m, s};
-    Value isLane0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                          laneInWarp, cst(0));
-    auto ifOp = scf::IfOp::create(b, loc, isLane0, false);
-    {
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(ifOp.thenBlock());
-      memref::StoreOp::create(b, loc, m, smemA, ValueRange{warp});
-      memref::StoreOp::create(b, loc, s, smemB, ValueRange{warp});
-    }
-    gpu::BarrierOp::create(b, loc);
-    Value M = memref::LoadOp::create(b, loc, smemA, ValueRange{cst(0)});
-    Value S = memref::LoadOp::create(b, loc, smemB, ValueRange{cst(0)});
-    for (int64_t w = 1; w < cfg.blockSize / 32; ++w) {
-      Value mw = memref::LoadOp::create(b, loc, smemA, ValueRange{cst(w)});
-      Value sw = memref::LoadOp::create(b, loc, smemB, ValueRange{cst(w)});
-      std::tie(M, S) = combine(M, S, mw, sw);
-    }
-    return {M, S};
+    SmallVector<Value> r = allReduceTuple(
+        {m, s}, {smemA, smemB}, [&](ArrayRef<Value> x, ArrayRef<Value> y) {
+          Value M = arith::MaximumFOp::create(b, loc, x[0], y[0]);
+          Value S = arith::AddFOp::create(b, loc, rescale(x[1], x[0], M),
+                                          rescale(y[1], y[0], M));
+          return SmallVector<Value>{M, S};
+        });
+    return {r[0], r[1]};
   }
 
   void body() {

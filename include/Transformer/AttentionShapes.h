@@ -1,0 +1,35 @@
+//===- AttentionShapes.h - sizes and run-time checks of tx.attention -*- C++ -*-===//
+//
+// Shared by every lowering of tx.attention (convert-tx-to-linalg,
+// tx-attention-to-gpu), so that all paths check the same rules with the same
+// messages.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TRANSFORMER_ATTENTIONSHAPES_H
+#define TRANSFORMER_ATTENTIONSHAPES_H
+
+#include "Transformer/TxOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpDefinition.h"
+
+namespace mlir {
+namespace tx {
+
+/// The sizes of a tx.attention (static sizes as attributes), with
+/// G = H / Hkv, the query heads per K/V head.
+struct AttentionSizes {
+  OpFoldResult B, H, Sq, D, Hkv, Sk, Dv, G;
+};
+
+/// Reads the sizes of `op` (tensor.dim on its operands where dynamic) at the
+/// builder's insertion point and emits a `cf.assert` for every shape rule the
+/// verifier could not decide statically: equal B, D, Hkv and Sk across
+/// Q/K/V, Hkv > 0 unless H == 0, H a multiple of Hkv, and the mask's
+/// [B|1, H|1, Sq, Sk]. A violation at run time aborts with the rule's
+/// message, never wrong numbers. G never divides by zero.
+AttentionSizes emitAttentionSizesAndChecks(OpBuilder &b, AttentionOp op);
+
+} // namespace tx
+} // namespace mlir
+
+#endif // TRANSFORMER_ATTENTIONSHAPES_H

@@ -1,0 +1,73 @@
+//===- AttentionShapes.cpp - sizes and run-time checks of tx.attention ----===//
+#include "Transformer/AttentionShapes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::tx;
+
+AttentionSizes mlir::tx::emitAttentionSizesAndChecks(OpBuilder &b,
+                                                     AttentionOp op) {
+  Location loc = op.getLoc();
+  SmallVector<OpFoldResult> qs = tensor::getMixedSizes(b, loc, op.getQuery());
+  SmallVector<OpFoldResult> ks = tensor::getMixedSizes(b, loc, op.getKey());
+  SmallVector<OpFoldResult> vs = tensor::getMixedSizes(b, loc, op.getValue());
+  AttentionSizes sz;
+  sz.B = qs[0], sz.H = qs[1], sz.Sq = qs[2], sz.D = qs[3];
+  sz.Hkv = ks[1], sz.Sk = ks[2], sz.Dv = vs[3];
+
+  auto assertEq = [&](OpFoldResult a, OpFoldResult c, StringRef msg) {
+    if (getConstantIntValue(a) && getConstantIntValue(c))
+      return;
+    Value av = getValueOrCreateConstantIndexOp(b, loc, a);
+    Value cv = getValueOrCreateConstantIndexOp(b, loc, c);
+    Value eq = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, av, cv);
+    cf::AssertOp::create(b, loc, eq, msg);
+  };
+  assertEq(sz.B, ks[0], "tx.attention: batch size of query and key differ");
+  assertEq(sz.B, vs[0], "tx.attention: batch size of query and value differ");
+  assertEq(sz.D, ks[3], "tx.attention: head dimension D of query and key differ");
+  assertEq(sz.Hkv, vs[1], "tx.attention: K/V head counts of key and value differ");
+  assertEq(sz.Sk, vs[2], "tx.attention: key lengths Sk of key and value differ");
+
+  auto hC = getConstantIntValue(sz.H), hkvC = getConstantIntValue(sz.Hkv);
+  if (hC && hkvC) {
+    sz.G = b.getIndexAttr(*hkvC == 0 ? 0 : *hC / *hkvC);
+  } else {
+    Value hV = getValueOrCreateConstantIndexOp(b, loc, sz.H);
+    Value hkvV = getValueOrCreateConstantIndexOp(b, loc, sz.Hkv);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    // Hkv == 0 is fine only with H == 0 (an empty result, as with static
+    // shapes); divide by max(Hkv, 1) so that it never traps.
+    Value hkvPos =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, hkvV, zero);
+    Value hZero =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, hV, zero);
+    cf::AssertOp::create(b, loc, arith::OrIOp::create(b, loc, hkvPos, hZero),
+                         "tx.attention: K/V head count Hkv is 0 but H > 0");
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value divisor = arith::MaxUIOp::create(b, loc, hkvV, one);
+    Value rem = arith::RemUIOp::create(b, loc, hV, divisor);
+    Value divisible =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rem, zero);
+    cf::AssertOp::create(
+        b, loc, divisible,
+        "tx.attention: query heads H are not a multiple of K/V heads Hkv");
+    sz.G = arith::DivUIOp::create(b, loc, hV, divisor).getResult();
+  }
+
+  if (Value mask = op.getMask()) {
+    auto mTy = cast<RankedTensorType>(mask.getType());
+    SmallVector<OpFoldResult> ms = tensor::getMixedSizes(b, loc, mask);
+    if (mTy.getDimSize(0) != 1)
+      assertEq(ms[0], sz.B, "tx.attention: mask batch dimension is neither 1 nor B");
+    if (mTy.getDimSize(1) != 1)
+      assertEq(ms[1], sz.H, "tx.attention: mask head dimension is neither 1 nor H");
+    assertEq(ms[2], sz.Sq, "tx.attention: mask query length differs from Sq");
+    assertEq(ms[3], sz.Sk, "tx.attention: mask key length differs from Sk");
+  }
+  return sz;
+}
