@@ -359,27 +359,16 @@ class Runner:
         cases and S=16384 (checked on a sample of query rows: a float64
         reference of every row would need 68 GB); and the examples compiled
         with attention=simple (the reference path)."""
-        g, F, dev = self.gen, "flash_cases", "cuda"
-        f16, f32 = torch.float16, torch.float32
+        g, dev = self.gen, "cuda"
+        f16, f32, bf16 = torch.float16, torch.float32, torch.bfloat16
+        for F in ("flash_cases", "flash_cases_tiles"):
+            self.flash_cases(F, g, dev, f16, f32, bf16)
+        F = "flash_cases"
 
         def qkv(b, h, hkv, sq, sk, d, dv, dt):
             return rand((b, h, sq, d), dt, g), rand((b, hkv, sk, d), dt, g), rand((b, hkv, sk, dv), dt, g)
 
-        self.attention(F, "flash_causal_gqa_f16", "flash causal GQA 2x8/2x77x64", *qkv(2, 8, 2, 77, 77, 64, 64, f16), causal=True)
-        self.attention(F, "flash_causal_sq_lt_sk_f32", "flash causal Sq=5 < Sk=9", *qkv(1, 2, 2, 5, 9, 32, 32, f32), causal=True)
-        self.attention(F, "flash_causal_sq_gt_sk_f32", "flash causal Sq=9 > Sk=5 (rows -> 0)", *qkv(1, 2, 2, 9, 5, 32, 32, f32), causal=True)
-        m = torch.rand((1, 1, 33, 65), generator=g, device=dev) > 0.3
-        m[0, 0, 3, :] = False
-        self.attention(F, "flash_keep_mask_f32", "flash keep-mask, a fully masked row", *qkv(2, 4, 4, 33, 65, 64, 64, f32), mask=m)
-        am = rand((2, 4, 33, 65), f16, g, -2, 2)
-        self.attention(F, "flash_add_mask_f16", "flash additive mask, scale 0.2", *qkv(2, 4, 4, 33, 65, 64, 64, f16), mask=am, scale=0.2)
-        self.attention(F, "flash_dv32_f32", "flash Dv=32 != D=64", *qkv(1, 2, 2, 16, 40, 64, 32, f32))
-        self.attention(F, "flash_sk0_f32", "flash Sk=0 (zeros)", *qkv(1, 2, 2, 4, 0, 64, 64, f32))
-        for shape in ((2, 4, 2, 37, 37), (1, 4, 4, 1, 300), (3, 6, 3, 130, 130)):
-            b, h, hkv, sq, sk = shape
-            self.attention(F, "flash_dyn_f16", "flash dynamic causal %s" % str(shape), *qkv(b, h, hkv, sq, sk, 64, 64, f16), causal=True)
-        # The examples through the reference path (attention=simple).
-        for dt, n in ((f16, "f16"), (f32, "f32")):
+        self.attention(F, "flash_causal_gqa_f16"
             q, k, v = rand((8, 12, 1024, 64), dt, g), rand((8, 12, 1024, 64), dt, g), rand((8, 12, 1024, 64), dt, g)
             self.attention("gpt2_attention_simple", "gpt2_attention_" + n, "simple-path example gpt2 B8 H12 S1024 D64 causal", q, k, v, causal=True)
             q, k, v = rand((1, 32, 4096, 128), dt, g), rand((1, 8, 4096, 128), dt, g), rand((1, 8, 4096, 128), dt, g)
@@ -403,6 +392,47 @@ class Runner:
             nan_total = int(torch.isnan(out).sum())
             print("  S=16384: %.1f s, NaN left in the whole output: %d" % (dt_s, nan_total))
             self.rows[-1]["pass"] = self.rows[-1]["pass"] and nan_total == 0
+
+
+    def flash_cases(self, F, g, dev, f16, f32, bf16):
+        """The static-head-dim flash cases through library F (default tiles,
+        or flash_cases_tiles: 2 warps x 3 rows, 32 keys per step)."""
+        tag = "" if F == "flash_cases" else " [tiles 6x32]"
+
+        def qkv(b, h, hkv, sq, sk, d, dv, dt):
+            return rand((b, h, sq, d), dt, g), rand((b, hkv, sk, d), dt, g), rand((b, hkv, sk, dv), dt, g)
+
+        def att(fn, name, *args, **kw):
+            self.attention(F, fn, name + tag, *args, **kw)
+
+        att("flash_causal_gqa_f16", "flash causal GQA 2x8/2x77x64", *qkv(2, 8, 2, 77, 77, 64, 64, f16), causal=True)
+        att("flash_causal_sq_lt_sk_f32", "flash causal Sq=5 < Sk=9", *qkv(1, 2, 2, 5, 9, 32, 32, f32), causal=True)
+        att("flash_causal_sq_gt_sk_f32", "flash causal Sq=9 > Sk=5 (rows -> 0)", *qkv(1, 2, 2, 9, 5, 32, 32, f32), causal=True)
+        m = torch.rand((1, 1, 33, 65), generator=g, device=dev) > 0.3
+        m[0, 0, 3, :] = False
+        att("flash_keep_mask_f32", "flash keep-mask, a fully masked row", *qkv(2, 4, 4, 33, 65, 64, 64, f32), mask=m)
+        am = rand((2, 4, 33, 65), f16, g, -2, 2)
+        att("flash_add_mask_f16", "flash additive mask, scale 0.2", *qkv(2, 4, 4, 33, 65, 64, 64, f16), mask=am, scale=0.2)
+        att("flash_dv32_f32", "flash Dv=32 != D=64", *qkv(1, 2, 2, 16, 40, 64, 32, f32))
+        att("flash_sk0_f32", "flash Sk=0 (zeros)", *qkv(1, 2, 2, 4, 0, 64, 64, f32))
+        for shape in ((2, 4, 2, 37, 37), (1, 4, 4, 1, 300), (3, 6, 3, 130, 130)):
+            b, h, hkv, sq, sk = shape
+            att("flash_dyn_f16", "flash dynamic causal %s" % str(shape), *qkv(b, h, hkv, sq, sk, 64, 64, f16), causal=True)
+        for fn, (b, h, hkv, sq, sk, d, dv, dt, causal) in {
+                "flash_d32_bf16_causal": (1, 2, 2, 50, 70, 32, 32, bf16, True),
+                "flash_d80_f16": (2, 3, 1, 100, 100, 80, 80, f16, False),
+                "flash_d96_f32_causal": (1, 2, 2, 65, 129, 96, 96, f32, True),
+                "flash_d128_bf16_causal": (1, 4, 2, 200, 200, 128, 128, bf16, True),
+                "flash_d256_f32": (1, 2, 1, 40, 90, 256, 256, f32, False),
+                "flash_d256_f16_causal": (1, 2, 2, 70, 70, 256, 256, f16, True),
+                "flash_sq1_f16_causal": (1, 4, 4, 1, 513, 64, 64, f16, True),
+                "flash_sk1_f32": (2, 2, 2, 33, 1, 64, 64, f32, False),
+                "flash_d18_dv40_f16": (1, 2, 2, 45, 77, 18, 40, f16, False)}.items():
+            att(fn, "%s B%d H%d/%d Sq%d Sk%d D%d Dv%d" % (fn, b, h, hkv, sq, sk, d, dv),
+                *qkv(b, h, hkv, sq, sk, d, dv, dt), causal=causal)
+        am = rand((1, 4, 33, 65), bf16, g, -2, 2)
+        att("flash_addmask_bcast_bf16", "flash additive bf16 mask [1,H,Sq,Sk] + causal Sq<Sk",
+            *qkv(2, 4, 4, 33, 65, 64, 64, bf16), mask=am, causal=True)
 
     def time_dim0(self):
         """How much slower softmax along a non-innermost dim is: tx's

@@ -37,3 +37,46 @@ func.func @flash_long_f16(%q: tensor<1x32x16384x128xf16>, %k: tensor<1x8x16384x1
   %0 = tx.attention %q, %k, %v causal : tensor<1x32x16384x128xf16>, tensor<1x8x16384x128xf16>, tensor<1x8x16384x128xf16> -> tensor<1x32x16384x128xf16>
   return %0 : tensor<1x32x16384x128xf16>
 }
+
+// Head dims 32/80/96/128/256, bf16, Sq = 1, Sk = 1, and a head dim that is
+// not a multiple of 4 (scalar staging) with Dv != D.
+func.func @flash_d32_bf16_causal(%q: tensor<1x2x50x32xbf16>, %k: tensor<1x2x70x32xbf16>, %v: tensor<1x2x70x32xbf16>) -> tensor<1x2x50x32xbf16> {
+  %0 = tx.attention %q, %k, %v causal : tensor<1x2x50x32xbf16>, tensor<1x2x70x32xbf16>, tensor<1x2x70x32xbf16> -> tensor<1x2x50x32xbf16>
+  return %0 : tensor<1x2x50x32xbf16>
+}
+func.func @flash_d80_f16(%q: tensor<2x3x100x80xf16>, %k: tensor<2x1x100x80xf16>, %v: tensor<2x1x100x80xf16>) -> tensor<2x3x100x80xf16> {
+  %0 = tx.attention %q, %k, %v : tensor<2x3x100x80xf16>, tensor<2x1x100x80xf16>, tensor<2x1x100x80xf16> -> tensor<2x3x100x80xf16>
+  return %0 : tensor<2x3x100x80xf16>
+}
+func.func @flash_d96_f32_causal(%q: tensor<1x2x65x96xf32>, %k: tensor<1x2x129x96xf32>, %v: tensor<1x2x129x96xf32>) -> tensor<1x2x65x96xf32> {
+  %0 = tx.attention %q, %k, %v causal : tensor<1x2x65x96xf32>, tensor<1x2x129x96xf32>, tensor<1x2x129x96xf32> -> tensor<1x2x65x96xf32>
+  return %0 : tensor<1x2x65x96xf32>
+}
+func.func @flash_d128_bf16_causal(%q: tensor<1x4x200x128xbf16>, %k: tensor<1x2x200x128xbf16>, %v: tensor<1x2x200x128xbf16>) -> tensor<1x4x200x128xbf16> {
+  %0 = tx.attention %q, %k, %v causal : tensor<1x4x200x128xbf16>, tensor<1x2x200x128xbf16>, tensor<1x2x200x128xbf16> -> tensor<1x4x200x128xbf16>
+  return %0 : tensor<1x4x200x128xbf16>
+}
+func.func @flash_d256_f32(%q: tensor<1x2x40x256xf32>, %k: tensor<1x1x90x256xf32>, %v: tensor<1x1x90x256xf32>) -> tensor<1x2x40x256xf32> {
+  %0 = tx.attention %q, %k, %v : tensor<1x2x40x256xf32>, tensor<1x1x90x256xf32>, tensor<1x1x90x256xf32> -> tensor<1x2x40x256xf32>
+  return %0 : tensor<1x2x40x256xf32>
+}
+func.func @flash_d256_f16_causal(%q: tensor<1x2x70x256xf16>, %k: tensor<1x2x70x256xf16>, %v: tensor<1x2x70x256xf16>) -> tensor<1x2x70x256xf16> {
+  %0 = tx.attention %q, %k, %v causal : tensor<1x2x70x256xf16>, tensor<1x2x70x256xf16>, tensor<1x2x70x256xf16> -> tensor<1x2x70x256xf16>
+  return %0 : tensor<1x2x70x256xf16>
+}
+func.func @flash_sq1_f16_causal(%q: tensor<1x4x1x64xf16>, %k: tensor<1x4x513x64xf16>, %v: tensor<1x4x513x64xf16>) -> tensor<1x4x1x64xf16> {
+  %0 = tx.attention %q, %k, %v causal : tensor<1x4x1x64xf16>, tensor<1x4x513x64xf16>, tensor<1x4x513x64xf16> -> tensor<1x4x1x64xf16>
+  return %0 : tensor<1x4x1x64xf16>
+}
+func.func @flash_sk1_f32(%q: tensor<2x2x33x64xf32>, %k: tensor<2x2x1x64xf32>, %v: tensor<2x2x1x64xf32>) -> tensor<2x2x33x64xf32> {
+  %0 = tx.attention %q, %k, %v : tensor<2x2x33x64xf32>, tensor<2x2x1x64xf32>, tensor<2x2x1x64xf32> -> tensor<2x2x33x64xf32>
+  return %0 : tensor<2x2x33x64xf32>
+}
+func.func @flash_d18_dv40_f16(%q: tensor<1x2x45x18xf16>, %k: tensor<1x2x77x18xf16>, %v: tensor<1x2x77x40xf16>) -> tensor<1x2x45x40xf16> {
+  %0 = tx.attention %q, %k, %v : tensor<1x2x45x18xf16>, tensor<1x2x77x18xf16>, tensor<1x2x77x40xf16> -> tensor<1x2x45x40xf16>
+  return %0 : tensor<1x2x45x40xf16>
+}
+func.func @flash_addmask_bcast_bf16(%q: tensor<2x4x33x64xbf16>, %k: tensor<2x4x65x64xbf16>, %v: tensor<2x4x65x64xbf16>, %m: tensor<1x4x33x65xbf16>) -> tensor<2x4x33x64xbf16> {
+  %0 = tx.attention %q, %k, %v mask(%m : tensor<1x4x33x65xbf16>) causal : tensor<2x4x33x64xbf16>, tensor<2x4x65x64xbf16>, tensor<2x4x65x64xbf16> -> tensor<2x4x33x64xbf16>
+  return %0 : tensor<2x4x33x64xbf16>
+}

@@ -25,10 +25,13 @@ if [ "${TX_RUN_ONLY:-0}" != 1 ]; then
     cmp -s "$f" "$out/src/$(basename "$f" .mlir)_simple.mlir" || cp "$f" "$out/src/$(basename "$f" .mlir)_simple.mlir"
   done
   cmp -s "$root/harness/flash_cases.mlir" "$out/src/flash_cases.mlir" || cp "$root/harness/flash_cases.mlir" "$out/src/"
+  # The same cases with small, odd tiles (3 rows per warp, 32 keys per step).
+  cmp -s "$root/harness/flash_cases.mlir" "$out/src/flash_cases_tiles.mlir" || cp "$root/harness/flash_cases.mlir" "$out/src/flash_cases_tiles.mlir"
   for f in "$root"/examples/*.mlir "$root/harness/cases.mlir" "$out"/src/*.mlir; do
     stem=$(basename "$f" .mlir)
     opts=""
-    case "$stem" in *_simple) opts="attention=simple" ;; flash_cases) opts="attention=flash" ;; esac
+    case "$stem" in *_simple) opts="attention=simple" ;; flash_cases) opts="attention=flash" ;;
+      flash_cases_tiles) opts="attention=flash attention-warps=2 attention-q-tile=6 attention-kv-tile=32" ;; esac
     # Recompile only when the source or the compiler changed.
     lib="$out/$stem/lib$stem.so"
     if [ ! -e "$lib" ] || [ "$f" -nt "$lib" ] || [ "$build/bin/tx-opt" -nt "$lib" ] \

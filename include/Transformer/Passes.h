@@ -92,6 +92,20 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "per-thread share of a row, in 16-byte vectors, kept in "
                      "registers (one read of the input); default 16"),
       llvm::cl::init(16)};
+  Option<int64_t> attentionWarps{
+      *this, "attention-warps",
+      llvm::cl::desc("tx-attention-to-gpu warps: warps per CTA (default 4)"),
+      llvm::cl::init(4)};
+  Option<int64_t> attentionQTile{
+      *this, "attention-q-tile",
+      llvm::cl::desc("tx-attention-to-gpu q-tile: query rows per CTA "
+                     "(0 = 8 per warp)"),
+      llvm::cl::init(0)};
+  Option<int64_t> attentionKvTile{
+      *this, "attention-kv-tile",
+      llvm::cl::desc("tx-attention-to-gpu kv-tile: keys per K/V step "
+                     "(0 = 64, or 32 when a head dim exceeds 128)"),
+      llvm::cl::init(0)};
   Option<int64_t> blockSize{*this, "block-size",
                             llvm::cl::desc("Threads per CTA of the simple "
                                            "mapping (default 256)"),

@@ -77,30 +77,57 @@ def TxSoftmaxToGPU : Pass<"tx-softmax-to-gpu", "::mlir::func::FuncOp"> {
 }
 
 def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
-  let summary = "Map tx.attention onto one online-softmax GPU kernel (a warp per query row)";
+  let summary = "Map tx.attention onto a tiled FlashAttention-2 kernel (CTA per query tile, K/V in shared memory)";
   let description = [{
-    A first flash-style attention path: every `tx.attention` whose D and Dv
-    are static multiples of 32 up to 256 becomes (on tensors, before
-    bufferization) a `gpu.launch` with one warp per query row `(b, h, i)`.
-    The lanes hold D/32 elements of q (pre-scaled by `scale * log2(e)`) and
-    Dv/32 of the output accumulator; the warp walks the keys once with
-    FlashAttention-2's online softmax (Dao 2023): a running max m, sum l and
-    accumulator rescaled by `exp2(m_old - m_new)`, each score reduced over
-    the lanes with `gpu.shuffle xor`. No `Sq x Sk` buffer exists at any size.
-    Causal rows stop at their last visible key (bottom-right alignment); a
-    row with no visible key gives zeros; GQA reads K/V head `h / (H / Hkv)`
-    in place; masks are read per score. K/V are read from global memory by
-    every warp (no shared-memory staging, no tensor cores yet). Other head
-    dims are left to the reference lowering.
+    Rewrites every `tx.attention` whose head dims D and Dv are static and at
+    most 256 (on tensors, before bufferization) into one `gpu.launch` running
+    FlashAttention-2 (Dao 2023, Algorithm 1) on CUDA cores:
+
+    - grid: one CTA per (batch, head, query tile of `q-tile` rows), a 1-D grid
+      of `B * H * ceil(Sq / q-tile)` CTAs (no dimension on gridDim.y/z);
+    - CTA: `warps` warps, warp `w` owning `q-tile / warps` query rows; the
+      running max `m`, sum `l` and the output accumulator `O` of its rows are
+      kept in registers (`O` spread over the lanes, column `lane + 32 t`);
+    - the CTA walks the K/V tiles of `kv-tile` keys, staging each once in
+      shared memory (`#gpu.address_space<workgroup>`, converted to f32, rows
+      padded against bank conflicts) with 16-byte global loads; lane `j`
+      computes the scores of keys `j, j+32, ...`; one shuffle all-reduce per
+      row gives the tile maximum; `P = exp2(S - m_new)` goes through shared
+      memory into `O = O * exp2(m_old - m_new) + P V`;
+    - Q is staged once, pre-scaled by `scale * log2(e)`; the max starts at
+      -inf and is guarded, so a row that sees no key gives zeros, not NaN;
+    - causal (bottom-right aligned): each CTA stops after the last K/V tile
+      its rows can see, and the causal predicate is evaluated only in tiles
+      that cross the diagonal (and in the key-length tail tile); i1 and
+      additive masks are read per tile; GQA reads K/V head `h / (H / Hkv)`
+      without copying.
+
+    No `Sq x Sk` buffer exists at any size. The kernel takes
+    `4 * (q-tile*D + kv-tile*(D+4) + kv-tile*32*ceil(Dv/32) + q-tile*kv-tile)`
+    bytes of dynamic shared memory; the pass fails when that exceeds
+    `max-shared-memory`. Defaults: `warps = 4`, `q-tile = 8 * warps` (8 rows
+    per warp; 4 when D or Dv exceeds 128, to stay within 255 registers),
+    `kv-tile = 64`, or 32 when D or Dv exceeds 128.
+
+    Ops whose D or Dv is dynamic or above 256 are left to the reference
+    lowering (`convert-tx-to-linalg`) with a remark. Tensor cores are not used
+    yet.
   }];
   let options = [
-    Option<"blockSize", "block-size", "int64_t", /*default=*/"128",
-           "Threads per CTA (a multiple of 32; one query row per warp)">,
+    Option<"warps", "warps", "int64_t", /*default=*/"4",
+           "Warps per CTA (1..32)">,
+    Option<"qTile", "q-tile", "int64_t", /*default=*/"0",
+           "Query rows per CTA (0 = 8 per warp, 4 above head dim 128; else a multiple of warps, at most 16 rows per warp)">,
+    Option<"kvTile", "kv-tile", "int64_t", /*default=*/"0",
+           "Keys per K/V step (0 = 64, or 32 when a head dim exceeds 128; else a multiple of 32 up to 256)">,
+    Option<"maxSharedMemory", "max-shared-memory", "int64_t", /*default=*/"232448",
+           "Largest dynamic shared memory per CTA in bytes (227 KiB on sm_90)">,
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
     "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
     "::mlir::memref::MemRefDialect", "::mlir::cf::ControlFlowDialect",
+    "::mlir::vector::VectorDialect",
     "::mlir::bufferization::BufferizationDialect"
   ];
 }

@@ -1,14 +1,32 @@
-//===- AttentionToGPU.cpp - tx.attention -> one online-softmax kernel ------===//
+//===- AttentionToGPU.cpp - tx.attention -> a tiled flash-attention kernel -===//
 //
-// A first flash-style attention path (FlashAttention-2's online softmax, Dao
-// 2023, without its tiling yet): one warp per query row. The row's q and its
-// output accumulator live in registers, spread over the 32 lanes (D/32 and
-// Dv/32 values per lane); the warp walks the keys once, each score reduced
-// across the lanes with shuffles, keeping a running max m, sum l and
-// accumulator rescaled by exp(m_old - m_new). No Sq x Sk buffer exists at any
-// size. Causal rows stop at their last visible key (bottom-right alignment).
-// K/V rows are read from global memory (L2) by every warp that needs them:
-// staging K/V tiles in shared memory and tensor cores are the next steps.
+// FlashAttention-2 (Dao 2023, "FlashAttention-2: Faster Attention with Better
+// Parallelism and Work Partitioning"), Algorithm 1, mapped onto CUDA cores:
+//
+//   grid   one CTA per (batch b, head h, query tile of q-tile rows)
+//   CTA    `warps` warps; warp w owns rows [w*R, (w+1)*R) of the tile
+//          (R = q-tile / warps), the running max m, sum l and the output
+//          accumulator O of those rows in registers
+//   step   the CTA walks the K/V tiles of kv-tile keys; each tile is staged
+//          once in shared memory (converted to f32) and read by every warp:
+//            S = Q·Kᵀ   lane j computes the scores of keys j, j+32, ...
+//            m_new = max(m, rowmax S)  (one shuffle all-reduce per row)
+//            P = exp2(S - m_new), l = l*exp2(m - m_new) + rowsum P
+//            O = O*exp2(m - m_new) + P·V   lane owns columns lane+32t of O
+//   end    O / l (a row that saw no key gives zeros), cast once to Q's type
+//
+// Q is staged in shared memory once, pre-scaled by scale*log2(e) so the
+// softmax runs in the exp2 domain. The maximum starts at -inf and is guarded
+// (`m_new == -inf` rescales by 0), never at NaN. Causal attention (aligned
+// bottom-right: key j visible to query i iff j <= i + Sk - Sq) stops each
+// CTA's K/V loop after the last tile its rows can see and evaluates the
+// causal predicate only in tiles that cross the diagonal; key-length tails
+// use the same predicated path. Masks (i1 or additive) are read per tile
+// from global memory. GQA reads K/V head h / (H / Hkv) in place.
+//
+// No Sq x Sk buffer exists: shared memory holds q-tile x D, kv-tile x D,
+// kv-tile x Dv and q-tile x kv-tile floats (dynamic shared memory; the tx
+// runtime opts the kernel into more than 48 KiB when needed).
 //
 //===----------------------------------------------------------------------===//
 #include "Transformer/AttentionShapes.h"
@@ -18,6 +36,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include <limits>
 
 namespace mlir {
@@ -32,206 +51,571 @@ using namespace mlir::tx;
 
 namespace {
 
-struct TxAttentionToGPUPass
-    : public tx::impl::TxAttentionToGPUBase<TxAttentionToGPUPass> {
-  using Base::Base;
+/// Tile sizes and the derived shared-memory layout of one kernel.
+struct FlashConfig {
+  int64_t warps = 4;     // warps per CTA
+  int64_t qTile = 32;    // query rows per CTA
+  int64_t kvTile = 64;   // keys per K/V step (a multiple of 32)
+  int64_t D = 0, Dv = 0; // head dims of Q/K and of V
+  // Derived.
+  int64_t rowsPerWarp() const { return qTile / warps; }
+  int64_t keysPerLane() const { return kvTile / 32; }
+  int64_t outPerLane() const { return (Dv + 31) / 32; }
+  int64_t vWidth() const { return 32 * outPerLane(); } // V tile row, zero-padded
+  int64_t dStep() const { return D % 4 == 0 ? 4 : 1; }
+  int64_t kStride() const { return D % 4 == 0 ? D + 4 : D + 1; }
+  // Shared memory (in floats): Q tile, K tile, V tile, P tile.
+  int64_t qFloats() const { return qTile * D; }
+  int64_t kFloats() const { return kvTile * kStride(); }
+  int64_t vFloats() const { return kvTile * vWidth(); }
+  int64_t pFloats() const { return qTile * kvTile; }
+  static int64_t align4(int64_t n) { return (n + 3) / 4 * 4; }
+  int64_t smemBytes() const {
+    return 4 * (align4(qFloats()) + align4(kFloats()) + align4(vFloats()) +
+                pFloats());
+  }
+};
 
-  LogicalResult rewrite(AttentionOp op) {
-    auto qTy = op.getQuery().getType(),
-         vTy = op.getValue().getType();
-    int64_t D = qTy.getDimSize(3), Dv = vTy.getDimSize(3);
-    auto fits = [](int64_t d) {
-      return !ShapedType::isDynamic(d) && d > 0 && d % 32 == 0 && d <= 256;
-    };
-    if (!fits(D) || !fits(Dv))
-      return success(); // Left to the reference lowering.
-    int64_t dq = D / 32, dv = Dv / 32;
+/// Emits the flash kernel for one tx.attention at the builder's insertion
+/// point (host code, before bufferization: operands become read-only buffers).
+class FlashKernelBuilder {
+public:
+  FlashKernelBuilder(OpBuilder &b, AttentionOp op, FlashConfig cfg)
+      : b(b), op(op), loc(op.getLoc()), cfg(cfg), f32(b.getF32Type()),
+        elt(op.getQuery().getType().getElementType()) {}
 
-    OpBuilder b(op);
-    Location loc = op.getLoc();
-    Type elt = qTy.getElementType();
-    Type f32 = b.getF32Type();
-    auto cst = [&](int64_t v) -> Value {
-      return arith::ConstantIndexOp::create(b, loc, v);
-    };
-    auto fcst = [&](double v) -> Value {
-      return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
-    };
+  Value build() {
     auto toBuf = [&](Value t) -> Value {
       auto ty = cast<RankedTensorType>(t.getType());
       return bufferization::ToBufferOp::create(
           b, loc, MemRefType::get(ty.getShape(), ty.getElementType()), t,
           /*read_only=*/true);
     };
-    Value q = toBuf(op.getQuery()), k = toBuf(op.getKey()),
-          v = toBuf(op.getValue());
-    Value mask = op.getMask() ? toBuf(op.getMask()) : Value();
-    // Sizes and the run-time shape checks, shared with the reference
-    // lowering.
+    q = toBuf(op.getQuery());
+    k = toBuf(op.getKey());
+    v = toBuf(op.getValue());
+    if (op.getMask()) {
+      mask = toBuf(op.getMask());
+      auto mTy = cast<MemRefType>(mask.getType());
+      keepMask = mTy.getElementType().isInteger(1);
+      maskBatchBcast = mTy.getDimSize(0) == 1;
+      maskHeadBcast = mTy.getDimSize(1) == 1;
+    }
     AttentionSizes sz = emitAttentionSizesAndChecks(b, op);
     auto val = [&](OpFoldResult f) {
       return getValueOrCreateConstantIndexOp(b, loc, f);
     };
-    Value B = val(sz.B), H = val(sz.H), Sq = val(sz.Sq), Sk = val(sz.Sk),
-          G = val(sz.G);
-    Value zero = cst(0), one = cst(1);
+    B = val(sz.B);
+    H = val(sz.H);
+    Sq = val(sz.Sq);
+    Sk = val(sz.Sk);
+    G = val(sz.G);
 
     auto oTy = op.getType();
     SmallVector<Value> dynSizes;
-    Value oDims[4] = {B, H, Sq, cst(Dv)};
+    Value oDims[4] = {B, H, Sq, cst(cfg.Dv)};
     for (int64_t i = 0; i < 4; ++i)
       if (oTy.isDynamicDim(i))
         dynSizes.push_back(oDims[i]);
-    Value out = memref::AllocOp::create(
-        b, loc, MemRefType::get(oTy.getShape(), elt), dynSizes);
+    out = memref::AllocOp::create(b, loc, MemRefType::get(oTy.getShape(), elt),
+                                  dynSizes);
 
     // Scale folded with log2(e): scores live in the exp2 domain.
     const double log2e = 1.4426950408889634;
-    Value scale;
-    if (std::optional<double> st = op.getStaticScale())
-      scale = fcst(*st * log2e);
-    else
-      scale = fcst(log2e / std::sqrt(static_cast<double>(D)));
+    double s = op.getStaticScale().value_or(
+        1.0 / std::sqrt(static_cast<double>(cfg.D)));
+    scale = fcst(s * log2e);
+    maskScale = fcst(log2e);
 
-    Value rows = arith::MulIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, B, H), Sq);
-    int64_t warpsPerBlock = blockSize / 32;
-    auto ifRows = scf::IfOp::create(
-        b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, rows, zero),
+    Value nQT = arith::CeilDivUIOp::create(b, loc, Sq, cst(cfg.qTile));
+    Value blocks = mul(mul(B, H), nQT);
+    auto ifAny = scf::IfOp::create(
+        b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, blocks,
+                                      cst(0)),
         false);
     {
       OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(ifRows.thenBlock());
-      Value grid = arith::CeilDivUIOp::create(b, loc, rows, cst(warpsPerBlock));
-      auto launch = gpu::LaunchOp::create(b, loc, grid, one, one, cst(blockSize),
-                                          one, one);
-      b.setInsertionPointToStart(&launch.getBody().front());
-      Value tid = launch.getThreadIds().x, bid = launch.getBlockIds().x;
-      Value lane = arith::RemUIOp::create(b, loc, tid, cst(32));
-      Value w = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, bid, cst(warpsPerBlock)),
-          arith::DivUIOp::create(b, loc, tid, cst(32)));
-      // All lanes of a warp share w, so the branch is warp-uniform.
-      auto ifValid = scf::IfOp::create(
-          b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, w, rows),
-          false);
-      gpu::TerminatorOp::create(b, loc);
-      b.setInsertionPointToStart(ifValid.thenBlock());
-      Value i = arith::RemUIOp::create(b, loc, w, Sq);
-      Value bh = arith::DivUIOp::create(b, loc, w, Sq);
-      Value h = arith::RemUIOp::create(b, loc, bh, H);
-      Value bi = arith::DivUIOp::create(b, loc, bh, H);
-      Value kh = arith::DivUIOp::create(b, loc, h, G);
-      auto ext = [&](Value x) -> Value {
-        return x.getType() == f32 ? x
-                                  : arith::ExtFOp::create(b, loc, f32, x).getResult();
-      };
-      auto laneCol = [&](int64_t t) -> Value {
-        return arith::AddIOp::create(b, loc, lane, cst(32 * t));
-      };
-      SmallVector<Value> qs;
-      for (int64_t t = 0; t < dq; ++t)
-        qs.push_back(arith::MulFOp::create(
-            b, loc,
-            ext(memref::LoadOp::create(b, loc, q, ValueRange{bi, h, i, laneCol(t)})),
-            scale));
-      // Causal: keys j <= i + Sk - Sq, i.e. j < min(Sk, max(0, i + Sk - Sq + 1)).
-      Value jEnd = Sk;
-      if (op.getCausal()) {
-        Value lastPlus1 = arith::SubIOp::create(
-            b, loc, arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, i, Sk), one),
-            Sq);
-        lastPlus1 = arith::MaxSIOp::create(b, loc, lastPlus1, zero);
-        jEnd = arith::MinSIOp::create(b, loc, lastPlus1, Sk);
-      }
-      Value negInf = fcst(-std::numeric_limits<double>::infinity());
-      Value fzero = fcst(0.0), fone = fcst(1.0);
-      SmallVector<Value> init = {negInf, fzero};
-      for (int64_t e = 0; e < dv; ++e)
-        init.push_back(fzero);
-      Value mb, mh;
-      bool keep = false;
-      if (mask) {
-        auto mTy = cast<MemRefType>(mask.getType());
-        keep = mTy.getElementType().isInteger(1);
-        mb = mTy.getDimSize(0) == 1 ? zero : bi;
-        mh = mTy.getDimSize(1) == 1 ? zero : h;
-      }
-      auto loop = scf::ForOp::create(
-          b, loc, zero, jEnd, one, init,
-          [&](OpBuilder &, Location, Value j, ValueRange acc) {
-            Value dot = fzero;
-            for (int64_t t = 0; t < dq; ++t) {
-              Value kv = ext(memref::LoadOp::create(
-                  b, loc, k, ValueRange{bi, kh, j, laneCol(t)}));
-              dot = math::FmaOp::create(b, loc, qs[t], kv, dot);
+      b.setInsertionPointToStart(ifAny.thenBlock());
+      emitLaunch(blocks, nQT);
+    }
+    return bufferization::ToTensorOp::create(b, loc, oTy, out,
+                                             /*restrict=*/true,
+                                             /*writable=*/true);
+  }
+
+private:
+  // ---- small builders -------------------------------------------------
+  Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value fcst(double v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value add(Value x, int64_t y) { return y == 0 ? x : add(x, cst(y)); }
+  Value mul(Value x, int64_t y) { return y == 1 ? x : mul(x, cst(y)); }
+  Value cmpi(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  }
+  Value minsi(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+  Value maxsi(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
+  Value select(Value c, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, c, x, y);
+  }
+  Value fma(Value x, Value y, Value acc) {
+    return math::FmaOp::create(b, loc, x, y, acc);
+  }
+  Value toF32(Value x) {
+    Type t = x.getType();
+    Type et = getElementTypeOrSelf(t);
+    if (et == f32)
+      return x;
+    Type target = f32;
+    if (auto vt = dyn_cast<VectorType>(t))
+      target = VectorType::get(vt.getShape(), f32);
+    return arith::ExtFOp::create(b, loc, target, x);
+  }
+  VectorType vec(int64_t n, Type t) { return VectorType::get({n}, t); }
+
+  /// A 1-D f32 view of `floats` elements at byte offset `offset` of the
+  /// dynamic shared memory.
+  Value smemView(Value base, int64_t offsetBytes, int64_t floats) {
+    auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
+                                         gpu::AddressSpace::Workgroup);
+    auto ty = MemRefType::get({floats}, f32, MemRefLayoutAttrInterface(), wg);
+    return memref::ViewOp::create(b, loc, ty, base, cst(offsetBytes),
+                                  ValueRange{});
+  }
+
+  /// Loads `n` elements of a row-major [B?,H?,S,D] global buffer at
+  /// (i0, i1, row, col) as f32 (a 16-byte vector load when n > 1).
+  Value loadGlobal(Value buf, ValueRange idx, int64_t n) {
+    if (n == 1)
+      return toF32(memref::LoadOp::create(b, loc, buf, idx));
+    Type et = cast<MemRefType>(buf.getType()).getElementType();
+    int64_t bytes = n * et.getIntOrFloatBitWidth() / 8;
+    return toF32(vector::LoadOp::create(b, loc, vec(n, et), buf, idx,
+                                        /*nontemporal=*/false,
+                                        llvm::MaybeAlign(bytes)));
+  }
+
+  /// Stores f32 value(s) `x` (scalar or vector of n) at `off` of a shared
+  /// view, in pieces of at most 4 floats (16 bytes).
+  void storeShared(Value x, Value view, Value off) {
+    auto vt = dyn_cast<VectorType>(x.getType());
+    if (!vt) {
+      memref::StoreOp::create(b, loc, x, view, off);
+      return;
+    }
+    int64_t n = vt.getNumElements();
+    for (int64_t p = 0; p < n; p += 4) {
+      Value piece = n == 4 ? x
+                           : vector::ShuffleOp::create(
+                                 b, loc, x, x,
+                                 ArrayRef<int64_t>{p, p + 1, p + 2, p + 3})
+                                 .getResult();
+      vector::StoreOp::create(b, loc, piece, view, ValueRange{add(off, p)},
+                              /*nontemporal=*/false, llvm::MaybeAlign(16));
+    }
+  }
+
+  /// Loads n floats (n = 1 or 4) from a shared view at `off`.
+  Value loadShared(Value view, Value off, int64_t n) {
+    if (n == 1)
+      return memref::LoadOp::create(b, loc, view, off);
+    return vector::LoadOp::create(b, loc, vec(n, f32), view, off,
+                                  /*nontemporal=*/false, llvm::MaybeAlign(16));
+  }
+  Value lanePart(Value x, int64_t e) {
+    if (!isa<VectorType>(x.getType()))
+      return x;
+    return vector::ExtractOp::create(b, loc, x, ArrayRef<int64_t>{e});
+  }
+
+  Value warpAllReduce(Value x, bool isMax) {
+    for (int64_t off = 16; off >= 1; off /= 2) {
+      Value o = gpu::ShuffleOp::create(b, loc, x, off, 32, gpu::ShuffleMode::XOR)
+                    .getShuffleResult();
+      x = isMax ? arith::MaximumFOp::create(b, loc, x, o).getResult()
+                : arith::AddFOp::create(b, loc, x, o).getResult();
+    }
+    return x;
+  }
+
+  /// Element width (in elements) of the staging loads of rows of `width`
+  /// elements of type `et`: 16 bytes when the row allows it, else 1.
+  int64_t stagingWidth(int64_t width, Type et) {
+    int64_t n = 128 / et.getIntOrFloatBitWidth();
+    return width % n == 0 ? n : 1;
+  }
+
+  /// Cooperative copy of `rows` rows of `width` elements (a tile of a global
+  /// [B,H,S,width] buffer starting at row `row0`, rows >= `rowLimit` and
+  /// columns >= `validCols` read as zero) into the shared view at
+  /// `stride` floats per row, pre-multiplied by `factor` when given.
+  void stageTile(Value buf, Value i0, Value i1, Value row0, Value rowLimit,
+                 int64_t rows, int64_t width, int64_t validCols, Value view,
+                 int64_t stride, Value factor) {
+    Type et = cast<MemRefType>(buf.getType()).getElementType();
+    int64_t n = stagingWidth(validCols, et);
+    if (width % n != 0)
+      n = 1;
+    int64_t chunksPerRow = width / n;
+    int64_t total = rows * chunksPerRow;
+    int64_t threads = cfg.warps * 32;
+    scf::ForOp::create(
+        b, loc, tid, cst(total), cst(threads), ValueRange{},
+        [&](OpBuilder &, Location, Value c, ValueRange) {
+          Value r = arith::DivUIOp::create(b, loc, c, cst(chunksPerRow));
+          Value col =
+              mul(arith::RemUIOp::create(b, loc, c, cst(chunksPerRow)), n);
+          Value gRow = add(row0, r);
+          Value ok = cmpi(arith::CmpIPredicate::ult, gRow, rowLimit);
+          if (validCols < width)
+            ok = arith::AndIOp::create(
+                b, loc, ok, cmpi(arith::CmpIPredicate::ult, col, cst(validCols)));
+          Type ty = n == 1 ? Type(f32) : Type(vec(n, f32));
+          auto ifOk = scf::IfOp::create(b, loc, TypeRange{ty}, ok, true);
+          {
+            OpBuilder::InsertionGuard g(b);
+            b.setInsertionPointToStart(ifOk.thenBlock());
+            Value x = loadGlobal(buf, ValueRange{i0, i1, gRow, col}, n);
+            if (factor) {
+              Value f = n == 1 ? factor
+                               : vector::BroadcastOp::create(b, loc, ty, factor)
+                                     .getResult();
+              x = arith::MulFOp::create(b, loc, x, f);
             }
-            for (int64_t off = 16; off >= 1; off /= 2)
-              dot = arith::AddFOp::create(
-                  b, loc, dot,
-                  gpu::ShuffleOp::create(b, loc, dot, off, 32, gpu::ShuffleMode::XOR)
-                      .getShuffleResult());
-            Value s = dot;
-            if (mask) {
-              Value mv = memref::LoadOp::create(b, loc, mask, ValueRange{mb, mh, i, j});
-              if (keep)
-                s = arith::SelectOp::create(b, loc, mv, s, negInf);
-              else
-                s = arith::AddFOp::create(
-                    b, loc, s, arith::MulFOp::create(b, loc, ext(mv), fcst(log2e)));
+            scf::YieldOp::create(b, loc, x);
+            b.setInsertionPointToStart(ifOk.elseBlock());
+            Value z = n == 1 ? fcst(0.0)
+                             : arith::ConstantOp::create(
+                                   b, loc, ty,
+                                   DenseElementsAttr::get(cast<ShapedType>(ty),
+                                                          0.0f))
+                                   .getResult();
+            scf::YieldOp::create(b, loc, z);
+          }
+          storeShared(ifOk.getResult(0), view, add(mul(r, stride), col));
+          scf::YieldOp::create(b, loc);
+        });
+  }
+
+  // ---- the kernel -------------------------------------------------------
+  void emitLaunch(Value blocks, Value nQT) {
+    const int64_t R = cfg.rowsPerWarp(), KPL = cfg.keysPerLane(),
+                  T = cfg.outPerLane(), N = cfg.kvTile;
+    Value one = cst(1);
+    Value smemBytes = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                                   cfg.smemBytes());
+    auto launch = gpu::LaunchOp::create(b, loc, blocks, one, one,
+                                        cst(cfg.warps * 32), one, one,
+                                        smemBytes);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    gpu::TerminatorOp::create(b, loc);
+    b.setInsertionPointToStart(&launch.getBody().front());
+
+    tid = launch.getThreadIds().x;
+    Value bid = launch.getBlockIds().x;
+    Value lane = arith::RemUIOp::create(b, loc, tid, cst(32));
+    Value warp = arith::DivUIOp::create(b, loc, tid, cst(32));
+    Value qt = arith::RemUIOp::create(b, loc, bid, nQT);
+    Value bh = arith::DivUIOp::create(b, loc, bid, nQT);
+    Value h = arith::RemUIOp::create(b, loc, bh, H);
+    Value bi = arith::DivUIOp::create(b, loc, bh, H);
+    Value kh = arith::DivUIOp::create(b, loc, h, G);
+    Value q0 = mul(qt, cfg.qTile);
+
+    // Shared memory: Q | K | V | P, each 16-byte aligned.
+    auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
+                                         gpu::AddressSpace::Workgroup);
+    Value base = gpu::DynamicSharedMemoryOp::create(
+        b, loc,
+        MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                        MemRefLayoutAttrInterface(), wg));
+    int64_t off = 0;
+    Value qs = smemView(base, off, cfg.qFloats());
+    off += 4 * FlashConfig::align4(cfg.qFloats());
+    Value ks = smemView(base, off, cfg.kFloats());
+    off += 4 * FlashConfig::align4(cfg.kFloats());
+    Value vs = smemView(base, off, cfg.vFloats());
+    off += 4 * FlashConfig::align4(cfg.vFloats());
+    Value ps = smemView(base, off, cfg.pFloats());
+
+    // Q tile, pre-scaled; rows past Sq are zeros (never stored).
+    stageTile(q, bi, h, q0, Sq, cfg.qTile, cfg.D, cfg.D, qs, cfg.D, scale);
+
+    Value zero = cst(0);
+    Value rowW = mul(warp, R);     // first row of this warp in the tile
+    Value iW = add(q0, rowW);      // its query index
+    Value shift = sub(Sk, Sq);     // causal: key j visible iff j <= i + shift
+    Value kvEnd = Sk;
+    if (op.getCausal()) {
+      Value lastRow = sub(minsi(add(q0, cfg.qTile), Sq), one);
+      kvEnd = minsi(maxsi(add(add(lastRow, shift), one), zero), Sk);
+    }
+    Value nKT = arith::CeilDivUIOp::create(b, loc, kvEnd, cst(N));
+
+    Value negInf = fcst(-std::numeric_limits<double>::infinity());
+    Value fzero = fcst(0.0);
+    SmallVector<Value> init;
+    for (int64_t r = 0; r < R; ++r)
+      init.push_back(negInf); // m
+    for (int64_t r = 0; r < R; ++r)
+      init.push_back(fzero); // l (this lane's partial sum)
+    for (int64_t x = 0; x < R * T; ++x)
+      init.push_back(fzero); // O
+
+    Value mb, mh;
+    if (mask) {
+      mb = maskBatchBcast ? zero : bi;
+      mh = maskHeadBcast ? zero : h;
+    }
+
+    auto kvLoop = scf::ForOp::create(
+        b, loc, zero, nKT, one, init,
+        [&](OpBuilder &, Location, Value kt, ValueRange carried) {
+          Value k0 = mul(kt, N);
+          // Stage K (padded rows) and V (zero-padded to 32*T columns).
+          gpu::BarrierOp::create(b, loc);
+          stageTile(k, bi, kh, k0, Sk, N, cfg.D, cfg.D, ks, cfg.kStride(),
+                    Value());
+          stageTile(v, bi, kh, k0, Sk, N, cfg.vWidth(), cfg.Dv, vs,
+                    cfg.vWidth(), Value());
+          gpu::BarrierOp::create(b, loc);
+
+          // S = Q·Kᵀ: lane owns keys lane + 32*kk.
+          int64_t ds = cfg.dStep();
+          SmallVector<Value> sInit(R * KPL, fzero);
+          SmallVector<Value> keyRow;
+          for (int64_t kk = 0; kk < KPL; ++kk)
+            keyRow.push_back(mul(add(lane, 32 * kk), cfg.kStride()));
+          auto dLoop = scf::ForOp::create(
+              b, loc, zero, cst(cfg.D), cst(ds), sInit,
+              [&](OpBuilder &, Location, Value d, ValueRange sAcc) {
+                SmallVector<Value> kvv, qv, next(sAcc.begin(), sAcc.end());
+                for (int64_t kk = 0; kk < KPL; ++kk)
+                  kvv.push_back(loadShared(ks, add(keyRow[kk], d), ds));
+                for (int64_t r = 0; r < R; ++r)
+                  qv.push_back(
+                      loadShared(qs, add(mul(add(rowW, r), cfg.D), d), ds));
+                for (int64_t e = 0; e < ds; ++e)
+                  for (int64_t r = 0; r < R; ++r)
+                    for (int64_t kk = 0; kk < KPL; ++kk)
+                      next[r * KPL + kk] = fma(lanePart(qv[r], e),
+                                               lanePart(kvv[kk], e),
+                                               next[r * KPL + kk]);
+                scf::YieldOp::create(b, loc, next);
+              });
+          SmallVector<Value> s(dLoop.getResults().begin(),
+                               dLoop.getResults().end());
+
+          // Mask operand: applied to every tile.
+          if (mask) {
+            Value sqLast = sub(Sq, one), skLast = sub(Sk, one);
+            for (int64_t r = 0; r < R; ++r) {
+              Value i = minsi(add(iW, r), sqLast);
+              for (int64_t kk = 0; kk < KPL; ++kk) {
+                Value j = minsi(add(k0, add(lane, 32 * kk)), skLast);
+                Value mv =
+                    memref::LoadOp::create(b, loc, mask, ValueRange{mb, mh, i, j});
+                Value &x = s[r * KPL + kk];
+                if (keepMask)
+                  x = select(mv, x, negInf);
+                else
+                  x = fma(toF32(mv), maskScale, x);
+              }
             }
-            Value m = acc[0], l = acc[1];
-            Value mNew = arith::MaximumFOp::create(b, loc, m, s);
-            Value same = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m, mNew);
-            Value alpha = arith::SelectOp::create(
-                b, loc, same, fone,
-                math::Exp2Op::create(b, loc, arith::SubFOp::create(b, loc, m, mNew)));
-            Value dead =
-                arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mNew, negInf);
-            Value p = arith::SelectOp::create(
-                b, loc, dead, fzero,
-                math::Exp2Op::create(b, loc, arith::SubFOp::create(b, loc, s, mNew)));
-            SmallVector<Value> next = {
-                mNew, math::FmaOp::create(b, loc, l, alpha, p)};
-            for (int64_t e = 0; e < dv; ++e) {
-              Value vv = ext(memref::LoadOp::create(
-                  b, loc, v, ValueRange{bi, kh, j, laneCol(e)}));
-              next.push_back(math::FmaOp::create(
-                  b, loc, p, vv, arith::MulFOp::create(b, loc, acc[2 + e], alpha)));
+          }
+
+          // Key tail and causal diagonal: only tiles that need it.
+          Value tail = cmpi(arith::CmpIPredicate::ugt, add(k0, N), Sk);
+          Value need = tail;
+          if (op.getCausal()) {
+            Value crosses = cmpi(arith::CmpIPredicate::sgt, add(k0, N - 1),
+                                 add(iW, shift));
+            need = arith::OrIOp::create(b, loc, tail, crosses);
+          }
+          {
+            SmallVector<Type> types(R * KPL, f32);
+            auto ifNeed = scf::IfOp::create(b, loc, types, need, true);
+            OpBuilder::InsertionGuard g(b);
+            b.setInsertionPointToStart(ifNeed.thenBlock());
+            SmallVector<Value> masked;
+            for (int64_t r = 0; r < R; ++r)
+              for (int64_t kk = 0; kk < KPL; ++kk) {
+                Value j = add(k0, add(lane, 32 * kk));
+                Value ok = cmpi(arith::CmpIPredicate::ult, j, Sk);
+                if (op.getCausal())
+                  ok = arith::AndIOp::create(
+                      b, loc, ok,
+                      cmpi(arith::CmpIPredicate::sle, j,
+                           add(add(iW, r), shift)));
+                masked.push_back(select(ok, s[r * KPL + kk], negInf));
+              }
+            scf::YieldOp::create(b, loc, masked);
+            b.setInsertionPointToStart(ifNeed.elseBlock());
+            scf::YieldOp::create(b, loc, s);
+            b.setInsertionPointAfter(ifNeed);
+            for (int64_t x = 0; x < R * KPL; ++x)
+              s[x] = ifNeed.getResult(x);
+          }
+
+          // Online softmax per row; P to shared memory for the P·V product.
+          SmallVector<Value> next(R * (2 + T));
+          SmallVector<Value> alpha(R);
+          for (int64_t r = 0; r < R; ++r) {
+            Value m = carried[r], l = carried[R + r];
+            Value mt = s[r * KPL];
+            for (int64_t kk = 1; kk < KPL; ++kk)
+              mt = arith::MaximumFOp::create(b, loc, mt, s[r * KPL + kk]);
+            mt = warpAllReduce(mt, /*isMax=*/true);
+            Value mNew = arith::MaximumFOp::create(b, loc, m, mt);
+            Value dead = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                               mNew, negInf);
+            Value mSafe = select(dead, fzero, mNew);
+            alpha[r] = math::Exp2Op::create(
+                b, loc, arith::SubFOp::create(b, loc, m, mSafe));
+            Value lNew = arith::MulFOp::create(b, loc, l, alpha[r]);
+            for (int64_t kk = 0; kk < KPL; ++kk) {
+              Value p = math::Exp2Op::create(
+                  b, loc, arith::SubFOp::create(b, loc, s[r * KPL + kk], mSafe));
+              lNew = arith::AddFOp::create(b, loc, lNew, p);
+              Value pOff = add(mul(add(rowW, r), N), add(lane, 32 * kk));
+              memref::StoreOp::create(b, loc, p, ps, pOff);
             }
-            scf::YieldOp::create(b, loc, next);
-          });
-      Value l = loop.getResult(1);
-      Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, fzero);
-      Value inv = arith::SelectOp::create(b, loc, none, fzero,
-                                          arith::DivFOp::create(b, loc, fone, l));
-      for (int64_t e = 0; e < dv; ++e) {
-        Value y = arith::MulFOp::create(b, loc, loop.getResult(2 + e), inv);
+            next[r] = mNew;
+            next[R + r] = lNew;
+          }
+          gpu::BarrierOp::create(b, loc);
+
+          // O = O * alpha + P·V; lane owns columns lane + 32*t.
+          SmallVector<Value> oInit;
+          for (int64_t r = 0; r < R; ++r)
+            for (int64_t t = 0; t < T; ++t)
+              oInit.push_back(arith::MulFOp::create(
+                  b, loc, carried[2 * R + r * T + t], alpha[r]));
+          auto jLoop = scf::ForOp::create(
+              b, loc, zero, cst(N), cst(4), oInit,
+              [&](OpBuilder &, Location, Value j, ValueRange oAcc) {
+                SmallVector<Value> pv, o(oAcc.begin(), oAcc.end());
+                for (int64_t r = 0; r < R; ++r)
+                  pv.push_back(loadShared(ps, add(mul(add(rowW, r), N), j), 4));
+                for (int64_t e = 0; e < 4; ++e)
+                  for (int64_t t = 0; t < T; ++t) {
+                    Value vv = loadShared(
+                        vs, add(mul(add(j, e), cfg.vWidth()), add(lane, 32 * t)),
+                        1);
+                    for (int64_t r = 0; r < R; ++r)
+                      o[r * T + t] = fma(lanePart(pv[r], e), vv, o[r * T + t]);
+                  }
+                scf::YieldOp::create(b, loc, o);
+              });
+          for (int64_t x = 0; x < R * T; ++x)
+            next[2 * R + x] = jLoop.getResult(x);
+          scf::YieldOp::create(b, loc, next);
+        });
+
+    // O / l, stored once in Q's element type.
+    Value fone = fcst(1.0);
+    for (int64_t r = 0; r < R; ++r) {
+      Value l = warpAllReduce(kvLoop.getResult(R + r), /*isMax=*/false);
+      Value none =
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, fzero);
+      Value inv = select(none, fzero, arith::DivFOp::create(b, loc, fone, l));
+      Value i = add(iW, r);
+      auto ifRow =
+          scf::IfOp::create(b, loc, cmpi(arith::CmpIPredicate::ult, i, Sq), false);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(ifRow.thenBlock());
+      for (int64_t t = 0; t < T; ++t) {
+        Value y =
+            arith::MulFOp::create(b, loc, kvLoop.getResult(2 * R + r * T + t), inv);
         if (elt != f32)
           y = arith::TruncFOp::create(b, loc, elt, y);
-        memref::StoreOp::create(b, loc, y, out, ValueRange{bi, h, i, laneCol(e)});
+        Value c = add(lane, 32 * t);
+        if (32 * (t + 1) > cfg.Dv) {
+          auto ifCol = scf::IfOp::create(
+              b, loc, cmpi(arith::CmpIPredicate::ult, c, cst(cfg.Dv)), false);
+          OpBuilder::InsertionGuard g2(b);
+          b.setInsertionPointToStart(ifCol.thenBlock());
+          memref::StoreOp::create(b, loc, y, out, ValueRange{bi, h, i, c});
+        } else {
+          memref::StoreOp::create(b, loc, y, out, ValueRange{bi, h, i, c});
+        }
       }
     }
-    Value result = bufferization::ToTensorOp::create(b, loc, oTy, out,
-                                                     /*restrict=*/true,
-                                                     /*writable=*/true);
-    op.replaceAllUsesWith(result);
-    op.erase();
-    return success();
+  }
+
+  OpBuilder &b;
+  AttentionOp op;
+  Location loc;
+  FlashConfig cfg;
+  Type f32, elt;
+  Value q, k, v, mask, out, scale, maskScale;
+  Value B, H, Sq, Sk, G, tid;
+  bool keepMask = false, maskBatchBcast = false, maskHeadBcast = false;
+};
+
+struct TxAttentionToGPUPass
+    : public tx::impl::TxAttentionToGPUBase<TxAttentionToGPUPass> {
+  using Base::Base;
+
+  /// The tile configuration for head dims (D, Dv): the pass options where
+  /// given, else the defaults documented in Passes.td.
+  FlashConfig configFor(int64_t D, int64_t Dv) {
+    FlashConfig c;
+    c.D = D;
+    c.Dv = Dv;
+    c.warps = warps;
+    int64_t widest = std::max(D, Dv);
+    c.kvTile = kvTile ? int64_t(kvTile) : (widest > 128 ? 32 : 64);
+    c.qTile = qTile ? int64_t(qTile) : (widest > 128 ? 4 : 8) * c.warps;
+    return c;
   }
 
   void runOnOperation() override {
-    if (blockSize < 32 || blockSize > 1024 || blockSize % 32 != 0) {
-      mlir::emitError(getOperation().getLoc(), "tx-attention-to-gpu: ")
-          << "block-size must be a multiple of 32 in [32, 1024], got "
-          << static_cast<int64_t>(blockSize);
-      return signalPassFailure();
-    }
+    auto fail = [&](const Twine &msg) {
+      mlir::emitError(getOperation().getLoc(), "tx-attention-to-gpu: ") << msg;
+      signalPassFailure();
+    };
+    if (warps < 1 || warps > 32)
+      return fail("warps must be in [1, 32], got " + Twine(int64_t(warps)));
+    if (kvTile != 0 && (kvTile < 32 || kvTile % 32 != 0 || kvTile > 256))
+      return fail("kv-tile must be 0 (from the head dim) or a multiple of 32 "
+                  "in [32, 256], got " + Twine(int64_t(kvTile)));
+    if (qTile != 0 && (qTile < warps || qTile % warps != 0 ||
+                       qTile / warps > 16))
+      return fail("q-tile must be 0 (8 rows per warp) or a multiple of warps (" +
+                  Twine(int64_t(warps)) + ") with at most 16 rows per warp, got " +
+                  Twine(int64_t(qTile)));
+
     SmallVector<AttentionOp> ops;
     getOperation().walk([&](AttentionOp op) { ops.push_back(op); });
-    for (AttentionOp op : ops)
-      if (failed(rewrite(op)))
+    for (AttentionOp op : ops) {
+      int64_t D = op.getQuery().getType().getDimSize(3),
+              Dv = op.getValue().getType().getDimSize(3);
+      if (ShapedType::isDynamic(D) || ShapedType::isDynamic(Dv) || D < 1 ||
+          Dv < 1 || D > 256 || Dv > 256) {
+        op.emitRemark("tx-attention-to-gpu: head dims D and Dv must be static "
+                      "and in [1, 256] for the flash kernel; this op is left "
+                      "to the reference lowering");
+        continue;
+      }
+      FlashConfig cfg = configFor(D, Dv);
+      if (cfg.smemBytes() > maxSharedMemory) {
+        op.emitError("tx-attention-to-gpu: the tiles need ")
+            << cfg.smemBytes() << " bytes of shared memory (q-tile "
+            << cfg.qTile << ", kv-tile " << cfg.kvTile << ", D " << D
+            << ", Dv " << Dv << "), more than max-shared-memory = "
+            << int64_t(maxSharedMemory);
         return signalPassFailure();
+      }
+      OpBuilder b(op);
+      Value result = FlashKernelBuilder(b, op, cfg).build();
+      op.replaceAllUsesWith(result);
+      op.erase();
+    }
   }
 };
 

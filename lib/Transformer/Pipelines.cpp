@@ -268,7 +268,13 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
   if (options.cInterface)
     pm.addPass(createTxEmitCInterface());
   if (options.attention == "flash")
-    pm.addNestedPass<func::FuncOp>(createTxAttentionToGPU());
+  {
+    TxAttentionToGPUOptions at;
+    at.warps = options.attentionWarps;
+    at.qTile = options.attentionQTile;
+    at.kvTile = options.attentionKvTile;
+    pm.addNestedPass<func::FuncOp>(createTxAttentionToGPU(at));
+  }
   if (options.softmax == "fast") {
     TxSoftmaxToGPUOptions sm;
     sm.blockSize = options.softmaxBlockSize;

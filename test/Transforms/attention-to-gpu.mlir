@@ -1,31 +1,68 @@
-// RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu))" | FileCheck %s
-// RUN: not tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{block-size=100}))" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{warps=2 q-tile=4 kv-tile=32}),canonicalize)" 2>/dev/null | FileCheck %s
+// RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu),canonicalize)" 2>/dev/null | FileCheck %s --check-prefix=DEF
+// RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu))" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{warps=0}))" 2>&1 | FileCheck %s --check-prefix=BAD-WARPS
+// RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{kv-tile=48}))" 2>&1 | FileCheck %s --check-prefix=BAD-KV
+// RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{warps=2 q-tile=5}))" 2>&1 | FileCheck %s --check-prefix=BAD-Q
+// RUN: not tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{max-shared-memory=1000}))" 2>&1 | FileCheck %s --check-prefix=BAD-SMEM
 
-// One warp per query row (4 rows per CTA of 128), q pre-scaled by
-// scale * log2(e) = 0.125 * 1.4427, a single pass over the keys with the
-// online softmax (running max, rescale by exp2(m_old - m_new), fma into the
-// accumulator), causal rows stopping at j < min(Sk, i + Sk - Sq + 1), GQA
-// K/V head h / (H / Hkv), zeros for rows with no visible key. No Sq x Sk
-// buffer: the only allocation is the output.
-// BAD: error: tx-attention-to-gpu: block-size must be a multiple of 32 in [32, 1024], got 100
+// BAD-WARPS: error: tx-attention-to-gpu: warps must be in [1, 32], got 0
+// BAD-KV: error: tx-attention-to-gpu: kv-tile must be 0 (from the head dim) or a multiple of 32 in [32, 256], got 48
+// BAD-Q: error: tx-attention-to-gpu: q-tile must be 0 (8 rows per warp) or a multiple of warps (2) with at most 16 rows per warp, got 5
+// BAD-SMEM: attention-to-gpu.mlir:[[@LINE+55]]:8: error: tx-attention-to-gpu: the tiles need 50176 bytes of shared memory (q-tile 32, kv-tile 64, D 64, Dv 64), more than max-shared-memory = 1000
+
+// One CTA per (b, h, query tile): 1 x 8 x ceil(16 / 4) = 32 CTAs of 2 warps,
+// each warp 2 query rows. Dynamic shared memory, 16-byte aligned views:
+// Q 4x64 floats, K 32x(64+4), V 32x64, P 4x32 = 18432 bytes. Q staged once,
+// pre-scaled by scale * log2(e) = 0.125 * 1.4427 with 16-byte (8 x f16)
+// loads; causal CTAs stop after their last visible K/V tile; each K/V tile
+// staged between barriers, K/V head h / (H / Hkv) = h / 4 (GQA, no copy);
+// scores per lane (key lane), the causal/tail predicate only in tiles that
+// cross the diagonal, one max all-reduce per row, P through shared memory,
+// O += P V over the tile. No Sq x Sk buffer: the only allocation is O.
 // CHECK-LABEL: func.func @causal_gqa
-// CHECK-COUNT-1: memref.alloc() : memref<1x8x16x64xf16>
+// CHECK-DAG: %[[SCALE:.*]] = arith.constant dense<0.180336{{[0-9]*}}> : vector<8xf32>
+// CHECK-DAG: %[[GRID:.*]] = arith.constant 32 : index
+// CHECK-DAG: %[[SMEM:.*]] = arith.constant 18432 : i32
+// CHECK: memref.alloc() : memref<1x8x16x64xf16>
 // CHECK-NOT: memref.alloc
-// CHECK: arith.constant 0.180336{{[0-9]*}} : f32
-// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c128
-// CHECK: %[[END:.*]] = arith.minsi
-// CHECK: scf.for %[[J:.*]] = %{{.*}} to %[[END]]
-// CHECK:   memref.load %{{.*}}[%{{.*}}, %{{.*}}, %[[J]], %{{.*}}] : memref<1x2x16x64xf16>
-// CHECK:   math.fma
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %[[GRID]], {{.*}}) threads({{.*}}) in ({{.*}} = %c64, {{.*}}) dynamic_shared_memory_size %[[SMEM]]
+// CHECK: %[[HEAD:.*]] = arith.remui %{{.*}}, %c8 : index
+// CHECK: %[[KVHEAD:.*]] = arith.divui %[[HEAD]], %c4 : index
+// CHECK: gpu.dynamic_shared_memory
+// CHECK: memref.view {{.*}} to memref<256xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.view {{.*}} to memref<2176xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.view {{.*}} to memref<2048xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.view {{.*}} to memref<128xf32, #gpu.address_space<workgroup>>
+// CHECK: vector.load {{.*}} : memref<1x8x16x64xf16>, vector<8xf16>
+// CHECK: arith.mulf {{.*}}, %[[SCALE]] : vector<8xf32>
+// CHECK: %[[NKT:.*]] = arith.ceildivui %{{.*}}, %c32 : index
+// CHECK: scf.for %{{.*}} = %c0 to %[[NKT]] step %c1 iter_args(
+// CHECK:   gpu.barrier
+// CHECK:   vector.load %{{.*}}[%{{.*}}, %[[KVHEAD]], %{{.*}}, %{{.*}}] {{.*}} : memref<1x2x16x64xf16>, vector<8xf16>
+// CHECK:   vector.load %{{.*}}[%{{.*}}, %[[KVHEAD]], %{{.*}}, %{{.*}}] {{.*}} : memref<1x2x16x64xf16>, vector<8xf16>
+// CHECK:   gpu.barrier
+// CHECK:   scf.for %{{.*}} = %c0 to %c64 step %c4
+// CHECK:     vector.load {{.*}} : memref<2176xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK:     math.fma
+// CHECK:   scf.if
+// CHECK:     arith.cmpi sle
+// CHECK:     arith.select
 // CHECK:   gpu.shuffle  xor
 // CHECK:   arith.maximumf
 // CHECK:   math.exp2
-// CHECK:   math.exp2
-// CHECK:   scf.yield
+// CHECK:   memref.store {{.*}} : memref<128xf32, #gpu.address_space<workgroup>>
+// CHECK:   gpu.barrier
+// CHECK:   scf.for %{{.*}} = %c0 to %c32 step %c4
+// CHECK:     math.fma
+// CHECK: gpu.shuffle  xor
 // CHECK: arith.divf
 // CHECK: arith.truncf
-// CHECK: memref.store
+// CHECK: memref.store {{.*}} : memref<1x8x16x64xf16>
 // CHECK-NOT: tx.attention
+// Defaults: 4 warps x 8 rows, 64 keys per step.
+// DEF-LABEL: func.func @causal_gqa
+// DEF: gpu.launch blocks({{.*}}) in ({{.*}} = %c8, {{.*}}) threads({{.*}}) in ({{.*}} = %c128, {{.*}}) dynamic_shared_memory_size %c50176_i32
 func.func @causal_gqa(%q: tensor<1x8x16x64xf16>, %k: tensor<1x2x16x64xf16>, %v: tensor<1x2x16x64xf16>) -> tensor<1x8x16x64xf16> {
   %0 = tx.attention %q, %k, %v causal : tensor<1x8x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x2x16x64xf16> -> tensor<1x8x16x64xf16>
   return %0 : tensor<1x8x16x64xf16>
@@ -33,11 +70,23 @@ func.func @causal_gqa(%q: tensor<1x8x16x64xf16>, %k: tensor<1x2x16x64xf16>, %v: 
 
 // -----
 
-// Head dims that are not multiples of 32 stay with the reference lowering.
-// CHECK-LABEL: func.func @small_head_dim
+// A dynamic head dim stays with the reference lowering, with a remark.
+// REMARK: attention-to-gpu.mlir:[[@LINE+5]]:8: remark: tx-attention-to-gpu: head dims D and Dv must be static and in [1, 256] for the flash kernel; this op is left to the reference lowering
+// CHECK-LABEL: func.func @dynamic_head_dim
 // CHECK: tx.attention
 // CHECK-NOT: gpu.launch
-func.func @small_head_dim(%q: tensor<1x1x3x2xf32>, %k: tensor<1x1x4x2xf32>, %v: tensor<1x1x4x2xf32>) -> tensor<1x1x3x2xf32> {
-  %0 = tx.attention %q, %k, %v : tensor<1x1x3x2xf32>, tensor<1x1x4x2xf32>, tensor<1x1x4x2xf32> -> tensor<1x1x3x2xf32>
-  return %0 : tensor<1x1x3x2xf32>
+func.func @dynamic_head_dim(%q: tensor<1x1x3x?xf32>, %k: tensor<1x1x4x?xf32>, %v: tensor<1x1x4x?xf32>) -> tensor<1x1x3x?xf32> {
+  %0 = tx.attention %q, %k, %v : tensor<1x1x3x?xf32>, tensor<1x1x4x?xf32>, tensor<1x1x4x?xf32> -> tensor<1x1x3x?xf32>
+  return %0 : tensor<1x1x3x?xf32>
+}
+
+// -----
+
+// Head dim 512 > 256: reference lowering, with a remark.
+// REMARK: attention-to-gpu.mlir:[[@LINE+4]]:8: remark: tx-attention-to-gpu: head dims D and Dv must be static and in [1, 256]
+// CHECK-LABEL: func.func @wide_head_dim
+// CHECK: tx.attention
+func.func @wide_head_dim(%q: tensor<1x1x3x512xf32>, %k: tensor<1x1x4x512xf32>, %v: tensor<1x1x4x512xf32>) -> tensor<1x1x3x512xf32> {
+  %0 = tx.attention %q, %k, %v : tensor<1x1x3x512xf32>, tensor<1x1x4x512xf32>, tensor<1x1x4x512xf32> -> tensor<1x1x3x512xf32>
+  return %0 : tensor<1x1x3x512xf32>
 }
