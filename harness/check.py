@@ -368,7 +368,7 @@ class Runner:
         def qkv(b, h, hkv, sq, sk, d, dv, dt):
             return rand((b, h, sq, d), dt, g), rand((b, hkv, sk, d), dt, g), rand((b, hkv, sk, dv), dt, g)
 
-        self.attention(F, "flash_causal_gqa_f16"
+        for dt, n in ((f16, "f16"), (f32, "f32")):
             q, k, v = rand((8, 12, 1024, 64), dt, g), rand((8, 12, 1024, 64), dt, g), rand((8, 12, 1024, 64), dt, g)
             self.attention("gpt2_attention_simple", "gpt2_attention_" + n, "simple-path example gpt2 B8 H12 S1024 D64 causal", q, k, v, causal=True)
             q, k, v = rand((1, 32, 4096, 128), dt, g), rand((1, 8, 4096, 128), dt, g), rand((1, 8, 4096, 128), dt, g)
