@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
@@ -101,6 +102,12 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::desc("tx-attention-to-gpu q-tile: query rows per CTA "
                      "(0 = 8 per warp)"),
       llvm::cl::init(0)};
+  Option<bool> attentionTensorCores{
+      *this, "attention-tensor-cores",
+      llvm::cl::desc("tx-attention-to-gpu tensor-cores: mma.sync kernel for "
+                     "f16 with head dims multiples of 16 up to 128 "
+                     "(default true)"),
+      llvm::cl::init(true)};
   Option<int64_t> attentionKvTile{
       *this, "attention-kv-tile",
       llvm::cl::desc("tx-attention-to-gpu kv-tile: keys per K/V step "

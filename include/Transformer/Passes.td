@@ -109,9 +109,23 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     per warp; 4 when D or Dv exceeds 128, to stay within 255 registers),
     `kv-tile = 64`, or 32 when D or Dv exceeds 128.
 
+    Tensor cores (`tensor-cores=true`, the default): for f16 with D and Dv
+    multiples of 16 up to 128, the kernel keeps the same structure on
+    `nvgpu.mma.sync` m16n8k16 (f32 accumulators), FlashAttention-2's register
+    layout: each warp owns 16 query rows (`q-tile` is then `16 * warps`); Q,
+    K and V tiles stay in f16 in shared memory (rows padded by 16 bytes
+    against ldmatrix bank conflicts), copied with `nvgpu.device_async_copy`
+    (cp.async, zero-filled past Sq/Sk); Q's A fragments are loaded once
+    (`nvgpu.ldmatrix` x4) and kept in registers; S = Q K^T per 8-key block;
+    the row max/sum are reduced over the 4 threads of a quad; P is converted
+    to f16 in registers and two 8-key S fragments form the A fragment of
+    O += P V, whose B fragments come from `nvgpu.ldmatrix` with transpose.
+    Shared memory: `2 * (q-tile*(D+8) + kv-tile*(D+8) + kv-tile*(Dv+8))`
+    bytes. bf16 stays on the CUDA-core kernel: upstream's `nvgpu.mma.sync`
+    lowering (LLVM 22) cannot type bf16 operands.
+
     Ops whose D or Dv is dynamic or above 256 are left to the reference
-    lowering (`convert-tx-to-linalg`) with a remark. Tensor cores are not used
-    yet.
+    lowering (`convert-tx-to-linalg`) with a remark.
   }];
   let options = [
     Option<"warps", "warps", "int64_t", /*default=*/"4",
@@ -120,6 +134,8 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
            "Query rows per CTA (0 = 8 per warp, 4 above head dim 128; else a multiple of warps, at most 16 rows per warp)">,
     Option<"kvTile", "kv-tile", "int64_t", /*default=*/"0",
            "Keys per K/V step (0 = 64, or 32 when a head dim exceeds 128; else a multiple of 32 up to 256)">,
+    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
+           "Use the mma.sync kernel (f16, D and Dv multiples of 16 up to 128; 16 query rows per warp)">,
     Option<"maxSharedMemory", "max-shared-memory", "int64_t", /*default=*/"232448",
            "Largest dynamic shared memory per CTA in bytes (227 KiB on sm_90)">,
   ];
@@ -127,7 +143,7 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
     "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
     "::mlir::memref::MemRefDialect", "::mlir::cf::ControlFlowDialect",
-    "::mlir::vector::VectorDialect",
+    "::mlir::vector::VectorDialect", "::mlir::nvgpu::NVGPUDialect",
     "::mlir::bufferization::BufferizationDialect"
   ];
 }

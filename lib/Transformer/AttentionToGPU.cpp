@@ -36,6 +36,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include <limits>
 
@@ -57,6 +58,8 @@ struct FlashConfig {
   int64_t qTile = 32;    // query rows per CTA
   int64_t kvTile = 64;   // keys per K/V step (a multiple of 32)
   int64_t D = 0, Dv = 0; // head dims of Q/K and of V
+  bool mma = false;      // tensor-core kernel (16 rows per warp)
+  int64_t eltBytes = 4;  // element size of Q/K/V
   // Derived.
   int64_t rowsPerWarp() const { return qTile / warps; }
   int64_t keysPerLane() const { return kvTile / 32; }
@@ -70,7 +73,15 @@ struct FlashConfig {
   int64_t vFloats() const { return kvTile * vWidth(); }
   int64_t pFloats() const { return qTile * kvTile; }
   static int64_t align4(int64_t n) { return (n + 3) / 4 * 4; }
+  // Tensor-core kernel: Q/K/V tiles in their own type, rows padded by 8
+  // elements (16 bytes) so that the 8 rows of an ldmatrix hit distinct banks.
+  int64_t qStrideMma() const { return D + 8; }
+  int64_t kStrideMma() const { return D + 8; }
+  int64_t vStrideMma() const { return Dv + 8; }
   int64_t smemBytes() const {
+    if (mma)
+      return eltBytes * (qTile * qStrideMma() + kvTile * kStrideMma() +
+                         kvTile * vStrideMma());
     return 4 * (align4(qFloats()) + align4(kFloats()) + align4(vFloats()) +
                 pFloats());
   }
@@ -301,8 +312,10 @@ private:
         });
   }
 
-  // ---- the kernel -------------------------------------------------------
+  // ---- the kernels ------------------------------------------------------
   void emitLaunch(Value blocks, Value nQT) {
+    if (cfg.mma)
+      return emitMmaLaunch(blocks, nQT);
     const int64_t R = cfg.rowsPerWarp(), KPL = cfg.keysPerLane(),
                   T = cfg.outPerLane(), N = cfg.kvTile;
     Value one = cst(1);
@@ -547,6 +560,322 @@ private:
     }
   }
 
+  // ---- tensor-core kernel -------------------------------------------------
+  //
+  // FlashAttention-2's register layout on mma.sync m16n8k16 (sm_80+): warp w
+  // owns query rows [16w, 16w + 16) of the CTA's tile. Per K/V tile:
+  //   S (16 x kv-tile, f32) = Q (A fragments, kept in registers for the
+  //   whole kernel) x K^T (B fragments: ldmatrix of K rows);
+  //   each thread holds S at rows g, g+8 (g = lane / 4) and columns
+  //   2*(lane % 4) + {0, 1} of every 8-key block: the row max and sum are
+  //   reduced over the 4 threads of a quad (shuffle xor 1, 2);
+  //   P (f32 -> Q's type in registers; two 8-key C fragments form one k16 A
+  //   fragment) x V (B fragments: ldmatrix.trans of V rows) accumulates into
+  //   O (Dv/8 C fragments in registers).
+  // K/V tiles are copied global -> shared with cp.async (16 bytes, zero-fill
+  // past Sk); shared rows are padded by 16 bytes against bank conflicts.
+
+  VectorType vec2(int64_t r, int64_t c, Type t) {
+    return VectorType::get({r, c}, t);
+  }
+
+  /// cp.async of a [rows x width] tile of a global [B,H,S,width] buffer (rows
+  /// from row0; rows >= rowLimit are zero-filled) into a 2-D shared view.
+  void asyncTile(Value buf, Value i0, Value i1, Value row0, Value rowLimit,
+                 int64_t rows, int64_t width, Value view) {
+    int64_t perCopy = 16 / cfg.eltBytes;
+    int64_t chunksPerRow = width / perCopy;
+    int64_t total = rows * chunksPerRow;
+    auto tokTy = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+    Value lastRow = sub(rowLimit, cst(1));
+    scf::ForOp::create(
+        b, loc, tid, cst(total), cst(cfg.warps * 32), ValueRange{},
+        [&](OpBuilder &, Location, Value c, ValueRange) {
+          Value r = arith::DivUIOp::create(b, loc, c, cst(chunksPerRow));
+          Value col = mul(arith::RemUIOp::create(b, loc, c, cst(chunksPerRow)),
+                          perCopy);
+          Value gRow = add(row0, r);
+          Value ok = cmpi(arith::CmpIPredicate::ult, gRow, rowLimit);
+          Value srcRow = minsi(gRow, lastRow);
+          Value n = select(ok, cst(perCopy), cst(0));
+          nvgpu::DeviceAsyncCopyOp::create(
+              b, loc, tokTy, view, ValueRange{r, col}, buf,
+              ValueRange{i0, i1, srcRow, col}, b.getIndexAttr(perCopy), n,
+              b.getUnitAttr());
+          scf::YieldOp::create(b, loc);
+        });
+  }
+  void asyncWaitAll() {
+    auto tokTy = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+    Value tok =
+        nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, tokTy, ValueRange{});
+    nvgpu::DeviceAsyncWaitOp::create(b, loc, tok, b.getI32IntegerAttr(0));
+  }
+  Value ldmatrix(Value view, Value row, Value col, bool trans, int64_t tiles) {
+    VectorType ty = vec2(tiles, 2, elt);
+    return nvgpu::LdMatrixOp::create(b, loc, ty, view, ValueRange{row, col},
+                                     b.getBoolAttr(trans),
+                                     b.getI32IntegerAttr(tiles));
+  }
+  Value mmaSync(Value a, Value bb, Value c) {
+    return nvgpu::MmaSyncOp::create(b, loc, a, bb, c,
+                                    ArrayRef<int64_t>{16, 8, 16});
+  }
+  Value quadAllReduce(Value x, bool isMax) {
+    for (int64_t off : {1, 2}) {
+      Value o = gpu::ShuffleOp::create(b, loc, x, off, 32, gpu::ShuffleMode::XOR)
+                    .getShuffleResult();
+      x = isMax ? arith::MaximumFOp::create(b, loc, x, o).getResult()
+                : arith::AddFOp::create(b, loc, x, o).getResult();
+    }
+    return x;
+  }
+  /// vector<rows x 2 x t> from 2*rows scalars (row-major).
+  Value pack(ArrayRef<Value> xs, Type t) {
+    int64_t rows = xs.size() / 2;
+    VectorType ty = vec2(rows, 2, t);
+    Value v = arith::ConstantOp::create(
+        b, loc, ty, DenseElementsAttr::get(ty, b.getZeroAttr(t)));
+    for (int64_t r = 0; r < rows; ++r) {
+      Value row = vector::FromElementsOp::create(b, loc, vec(2, f32),
+                                                 ValueRange{xs[2 * r], xs[2 * r + 1]});
+      if (t != f32)
+        row = arith::TruncFOp::create(b, loc, vec(2, t), row);
+      v = vector::InsertOp::create(b, loc, row, v, ArrayRef<int64_t>{r});
+    }
+    return v;
+  }
+
+  void emitMmaLaunch(Value blocks, Value nQT) {
+    const int64_t W = cfg.warps, N = cfg.kvTile, D = cfg.D, Dv = cfg.Dv;
+    const int64_t NT = N / 8, KD = D / 16, DT = Dv / 8, KC = N / 16;
+    Value one = cst(1), zero = cst(0);
+    Value smemBytes = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                                   cfg.smemBytes());
+    auto launch = gpu::LaunchOp::create(b, loc, blocks, one, one, cst(W * 32),
+                                        one, one, smemBytes);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    gpu::TerminatorOp::create(b, loc);
+    b.setInsertionPointToStart(&launch.getBody().front());
+
+    tid = launch.getThreadIds().x;
+    Value bid = launch.getBlockIds().x;
+    Value lane = arith::RemUIOp::create(b, loc, tid, cst(32));
+    Value warp = arith::DivUIOp::create(b, loc, tid, cst(32));
+    Value g = arith::DivUIOp::create(b, loc, lane, cst(4));
+    Value t4 = arith::RemUIOp::create(b, loc, lane, cst(4));
+    Value qt = arith::RemUIOp::create(b, loc, bid, nQT);
+    Value bh = arith::DivUIOp::create(b, loc, bid, nQT);
+    Value h = arith::RemUIOp::create(b, loc, bh, H);
+    Value bi = arith::DivUIOp::create(b, loc, bh, H);
+    Value kh = arith::DivUIOp::create(b, loc, h, G);
+    Value q0 = mul(qt, cfg.qTile);
+
+    auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
+                                         gpu::AddressSpace::Workgroup);
+    Value base = gpu::DynamicSharedMemoryOp::create(
+        b, loc,
+        MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                        MemRefLayoutAttrInterface(), wg));
+    int64_t off = 0;
+    auto view2d = [&](int64_t rows, int64_t cols) -> Value {
+      auto ty = MemRefType::get({rows, cols}, elt, MemRefLayoutAttrInterface(), wg);
+      Value v = memref::ViewOp::create(b, loc, ty, base, cst(off), ValueRange{});
+      off += rows * cols * cfg.eltBytes;
+      return v;
+    };
+    Value qs = view2d(cfg.qTile, cfg.qStrideMma());
+    Value ks = view2d(N, cfg.kStrideMma());
+    Value vs = view2d(N, cfg.vStrideMma());
+
+    // Q tile -> shared -> A fragments in registers for the whole kernel.
+    asyncTile(q, bi, h, q0, Sq, cfg.qTile, D, qs);
+    asyncWaitAll();
+    gpu::BarrierOp::create(b, loc);
+    Value lane16 = arith::RemUIOp::create(b, loc, lane, cst(16));
+    Value laneHi8 = mul(arith::DivUIOp::create(b, loc, lane, cst(16)), 8);
+    Value warpRow = mul(warp, 16);
+    SmallVector<Value> qa;
+    for (int64_t kk = 0; kk < KD; ++kk)
+      qa.push_back(ldmatrix(qs, add(warpRow, lane16), add(laneHi8, kk * 16),
+                            /*trans=*/false, 4));
+
+    Value rowBase = add(q0, warpRow); // query index of the warp's row 0
+    Value rowG[2] = {add(rowBase, g), add(add(rowBase, g), 8)};
+    Value shift = sub(Sk, Sq);
+    Value kvEnd = Sk;
+    if (op.getCausal()) {
+      Value lastRow = sub(minsi(add(q0, cfg.qTile), Sq), one);
+      kvEnd = minsi(maxsi(add(add(lastRow, shift), one), zero), Sk);
+    }
+    Value nKT = arith::CeilDivUIOp::create(b, loc, kvEnd, cst(N));
+    Value negInf = fcst(-std::numeric_limits<double>::infinity());
+    Value fzero = fcst(0.0);
+    VectorType accTy = vec2(2, 2, f32);
+    Value accZero = arith::ConstantOp::create(
+        b, loc, accTy, DenseElementsAttr::get(accTy, 0.0f));
+    SmallVector<Value> init = {negInf, negInf, fzero, fzero};
+    for (int64_t dt = 0; dt < DT; ++dt)
+      init.push_back(accZero);
+    Value mb, mh;
+    if (mask) {
+      mb = maskBatchBcast ? zero : bi;
+      mh = maskHeadBcast ? zero : h;
+    }
+    Value col2 = mul(t4, 2);
+    Value kRow8 = arith::RemUIOp::create(b, loc, lane, cst(8));
+    Value kCol8 = mul(arith::RemUIOp::create(
+                          b, loc, arith::DivUIOp::create(b, loc, lane, cst(8)),
+                          cst(2)),
+                      8);
+
+    auto kvLoop = scf::ForOp::create(
+        b, loc, zero, nKT, one, init,
+        [&](OpBuilder &, Location, Value kt, ValueRange carried) {
+          Value k0 = mul(kt, N);
+          gpu::BarrierOp::create(b, loc);
+          asyncTile(k, bi, kh, k0, Sk, N, D, ks);
+          asyncTile(v, bi, kh, k0, Sk, N, Dv, vs);
+          asyncWaitAll();
+          gpu::BarrierOp::create(b, loc);
+
+          // S = Q K^T on tensor cores; s[nt*4 + e] in the exp2 domain.
+          SmallVector<Value> s(NT * 4);
+          for (int64_t nt = 0; nt < NT; ++nt) {
+            Value acc = accZero;
+            for (int64_t kk = 0; kk < KD; ++kk)
+              acc = mmaSync(qa[kk],
+                            ldmatrix(ks, add(kRow8, nt * 8), add(kCol8, kk * 16),
+                                     /*trans=*/false, 2),
+                            acc);
+            for (int64_t e = 0; e < 4; ++e)
+              s[nt * 4 + e] = arith::MulFOp::create(
+                  b, loc,
+                  vector::ExtractOp::create(b, loc, acc,
+                                            ArrayRef<int64_t>{e / 2, e % 2}),
+                  scale);
+          }
+          auto colOf = [&](int64_t nt, int64_t e) {
+            return add(add(k0, col2), nt * 8 + e % 2);
+          };
+          if (mask) {
+            Value sqLast = sub(Sq, one), skLast = sub(Sk, one);
+            for (int64_t nt = 0; nt < NT; ++nt)
+              for (int64_t e = 0; e < 4; ++e) {
+                Value i = minsi(rowG[e / 2], sqLast);
+                Value j = minsi(colOf(nt, e), skLast);
+                Value mv = memref::LoadOp::create(b, loc, mask,
+                                                  ValueRange{mb, mh, i, j});
+                Value &x = s[nt * 4 + e];
+                if (keepMask)
+                  x = select(mv, x, negInf);
+                else
+                  x = fma(toF32(mv), maskScale, x);
+              }
+          }
+          Value need = cmpi(arith::CmpIPredicate::ugt, add(k0, N), Sk);
+          if (op.getCausal())
+            need = arith::OrIOp::create(
+                b, loc, need,
+                cmpi(arith::CmpIPredicate::sgt, add(k0, N - 1),
+                     add(rowBase, shift)));
+          {
+            SmallVector<Type> types(NT * 4, f32);
+            auto ifNeed = scf::IfOp::create(b, loc, types, need, true);
+            OpBuilder::InsertionGuard gd(b);
+            b.setInsertionPointToStart(ifNeed.thenBlock());
+            SmallVector<Value> masked;
+            for (int64_t nt = 0; nt < NT; ++nt)
+              for (int64_t e = 0; e < 4; ++e) {
+                Value j = colOf(nt, e);
+                Value ok = cmpi(arith::CmpIPredicate::ult, j, Sk);
+                if (op.getCausal())
+                  ok = arith::AndIOp::create(
+                      b, loc, ok,
+                      cmpi(arith::CmpIPredicate::sle, j,
+                           add(rowG[e / 2], shift)));
+                masked.push_back(select(ok, s[nt * 4 + e], negInf));
+              }
+            scf::YieldOp::create(b, loc, masked);
+            b.setInsertionPointToStart(ifNeed.elseBlock());
+            scf::YieldOp::create(b, loc, s);
+            b.setInsertionPointAfter(ifNeed);
+            for (int64_t x = 0; x < NT * 4; ++x)
+              s[x] = ifNeed.getResult(x);
+          }
+
+          // Online softmax for the thread's two rows (g and g + 8).
+          SmallVector<Value> next;
+          Value alpha[2], lNew[2], mNew[2];
+          SmallVector<Value> p(NT * 4);
+          for (int64_t hh = 0; hh < 2; ++hh) {
+            Value mt = negInf;
+            for (int64_t nt = 0; nt < NT; ++nt)
+              for (int64_t e = 2 * hh; e < 2 * hh + 2; ++e)
+                mt = arith::MaximumFOp::create(b, loc, mt, s[nt * 4 + e]);
+            mt = quadAllReduce(mt, /*isMax=*/true);
+            mNew[hh] = arith::MaximumFOp::create(b, loc, carried[hh], mt);
+            Value dead = arith::CmpFOp::create(
+                b, loc, arith::CmpFPredicate::OEQ, mNew[hh], negInf);
+            Value mSafe = select(dead, fzero, mNew[hh]);
+            alpha[hh] = math::Exp2Op::create(
+                b, loc, arith::SubFOp::create(b, loc, carried[hh], mSafe));
+            lNew[hh] = arith::MulFOp::create(b, loc, carried[2 + hh], alpha[hh]);
+            for (int64_t nt = 0; nt < NT; ++nt)
+              for (int64_t e = 2 * hh; e < 2 * hh + 2; ++e) {
+                p[nt * 4 + e] = math::Exp2Op::create(
+                    b, loc, arith::SubFOp::create(b, loc, s[nt * 4 + e], mSafe));
+                lNew[hh] = arith::AddFOp::create(b, loc, lNew[hh], p[nt * 4 + e]);
+              }
+          }
+          next = {mNew[0], mNew[1], lNew[0], lNew[1]};
+          Value alphaVec = pack({alpha[0], alpha[0], alpha[1], alpha[1]}, f32);
+          SmallVector<Value> o;
+          for (int64_t dt = 0; dt < DT; ++dt)
+            o.push_back(arith::MulFOp::create(b, loc, carried[4 + dt], alphaVec));
+          // O += P V on tensor cores.
+          for (int64_t kc = 0; kc < KC; ++kc) {
+            Value pa = pack({p[(2 * kc) * 4 + 0], p[(2 * kc) * 4 + 1],
+                             p[(2 * kc) * 4 + 2], p[(2 * kc) * 4 + 3],
+                             p[(2 * kc + 1) * 4 + 0], p[(2 * kc + 1) * 4 + 1],
+                             p[(2 * kc + 1) * 4 + 2], p[(2 * kc + 1) * 4 + 3]},
+                            elt);
+            for (int64_t dt = 0; dt < DT; ++dt)
+              o[dt] = mmaSync(pa,
+                              ldmatrix(vs, add(lane16, kc * 16), cst(dt * 8),
+                                       /*trans=*/true, 2),
+                              o[dt]);
+          }
+          next.append(o.begin(), o.end());
+          scf::YieldOp::create(b, loc, next);
+        });
+
+    // O / l, two elements per store.
+    Value fone = fcst(1.0);
+    for (int64_t hh = 0; hh < 2; ++hh) {
+      Value l = quadAllReduce(kvLoop.getResult(2 + hh), /*isMax=*/false);
+      Value none =
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, fzero);
+      Value inv = select(none, fzero, arith::DivFOp::create(b, loc, fone, l));
+      Value invVec = vector::BroadcastOp::create(b, loc, vec(2, f32), inv);
+      auto ifRow = scf::IfOp::create(
+          b, loc, cmpi(arith::CmpIPredicate::ult, rowG[hh], Sq), false);
+      OpBuilder::InsertionGuard gd(b);
+      b.setInsertionPointToStart(ifRow.thenBlock());
+      for (int64_t dt = 0; dt < DT; ++dt) {
+        Value row = vector::ExtractOp::create(b, loc, kvLoop.getResult(4 + dt),
+                                              ArrayRef<int64_t>{hh});
+        Value y = arith::MulFOp::create(b, loc, row, invVec);
+        y = arith::TruncFOp::create(b, loc, vec(2, elt), y);
+        vector::StoreOp::create(b, loc, y, out,
+                                ValueRange{bi, h, rowG[hh], add(col2, dt * 8)},
+                                /*nontemporal=*/false,
+                                llvm::MaybeAlign(2 * cfg.eltBytes));
+      }
+    }
+  }
+
+
   OpBuilder &b;
   AttentionOp op;
   Location loc;
@@ -571,6 +900,26 @@ struct TxAttentionToGPUPass
     int64_t widest = std::max(D, Dv);
     c.kvTile = kvTile ? int64_t(kvTile) : (widest > 128 ? 32 : 64);
     c.qTile = qTile ? int64_t(qTile) : (widest > 128 ? 4 : 8) * c.warps;
+    return c;
+  }
+
+  /// The tensor-core configuration, when (elt, D, Dv) allow it: f16,
+  /// D and Dv multiples of 16 up to 128 (Q and O fragments stay in
+  /// registers); 16 query rows per warp.
+  std::optional<FlashConfig> mmaConfigFor(Type elt, int64_t D, int64_t Dv) {
+    // bf16: upstream's nvgpu.mma.sync lowering (LLVM 22) cannot deduce the
+    // PTX types of bf16 operands, so bf16 stays on the CUDA-core kernel.
+    if (!tensorCores || !elt.isF16() || D % 16 != 0 ||
+        Dv % 16 != 0 || D > 128 || Dv > 128)
+      return std::nullopt;
+    FlashConfig c;
+    c.mma = true;
+    c.eltBytes = 2;
+    c.D = D;
+    c.Dv = Dv;
+    c.warps = warps;
+    c.qTile = 16 * c.warps;
+    c.kvTile = kvTile ? int64_t(kvTile) : 64;
     return c;
   }
 
@@ -602,7 +951,8 @@ struct TxAttentionToGPUPass
                       "to the reference lowering");
         continue;
       }
-      FlashConfig cfg = configFor(D, Dv);
+      Type elt = op.getQuery().getType().getElementType();
+      FlashConfig cfg = mmaConfigFor(elt, D, Dv).value_or(configFor(D, Dv));
       if (cfg.smemBytes() > maxSharedMemory) {
         op.emitError("tx-attention-to-gpu: the tiles need ")
             << cfg.smemBytes() << " bytes of shared memory (q-tile "

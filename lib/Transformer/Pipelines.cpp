@@ -273,6 +273,7 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
     at.warps = options.attentionWarps;
     at.qTile = options.attentionQTile;
     at.kvTile = options.attentionKvTile;
+    at.tensorCores = options.attentionTensorCores;
     pm.addNestedPass<func::FuncOp>(createTxAttentionToGPU(at));
   }
   if (options.softmax == "fast") {
@@ -320,6 +321,7 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.indexBitwidth = 64;
   OpPassManager &gpuPM = pm.nest<gpu::GPUModuleOp>();
+  gpuPM.addPass(createConvertNVGPUToNVVMPass());
   gpuPM.addPass(createConvertGpuOpsToNVVMOps(nvvm));
   gpuPM.addPass(createCanonicalizerPass());
   gpuPM.addPass(createCSEPass());
