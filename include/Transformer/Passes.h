@@ -95,8 +95,9 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::init(16)};
   Option<int64_t> attentionWarps{
       *this, "attention-warps",
-      llvm::cl::desc("tx-attention-to-gpu warps: warps per CTA (default 4)"),
-      llvm::cl::init(4)};
+      llvm::cl::desc("tx-attention-to-gpu warps: warps per CTA (0 = 4 for "
+                     "the CUDA-core kernel, 8 for the tensor-core kernel)"),
+      llvm::cl::init(0)};
   Option<int64_t> attentionQTile{
       *this, "attention-q-tile",
       llvm::cl::desc("tx-attention-to-gpu q-tile: query rows per CTA "

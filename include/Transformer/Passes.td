@@ -105,7 +105,8 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     No `Sq x Sk` buffer exists at any size. The kernel takes
     `4 * (q-tile*D + kv-tile*(D+4) + kv-tile*32*ceil(Dv/32) + q-tile*kv-tile)`
     bytes of dynamic shared memory; the pass fails when that exceeds
-    `max-shared-memory`. Defaults: `warps = 4`, `q-tile = 8 * warps` (8 rows
+    `max-shared-memory`. Defaults (CUDA-core kernel): `warps = 4`,
+    `q-tile = 8 * warps` (8 rows
     per warp; 4 when D or Dv exceeds 128, to stay within 255 registers),
     `kv-tile = 64`, or 32 when D or Dv exceeds 128.
 
@@ -121,15 +122,22 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     to f16 in registers and two 8-key S fragments form the A fragment of
     O += P V, whose B fragments come from `nvgpu.ldmatrix` with transpose.
     Shared memory: `2 * (q-tile*(D+8) + kv-tile*(D+8) + kv-tile*(Dv+8))`
-    bytes. bf16 stays on the CUDA-core kernel: upstream's `nvgpu.mma.sync`
+    bytes. K and V are separate cp.async groups in a software pipeline:
+    K(t+1) is copied during the softmax and P V of tile t, V(t+1) during
+    S of tile t+1. Q's fragments stay in registers for D <= 64 and are
+    re-read from shared memory per tile above (no spills at D = 128).
+    Defaults (tensor-core kernel): `warps = 8` (128 query rows per CTA),
+    `kv-tile = 64`, chosen on the H200 (bench/RESULTS.md, "choosing the
+    tensor-core tiles": 8 warps beat 4 by 1.0-1.45x; kv-tile 128 spills
+    registers, 32 is slower at D = 128). bf16 stays on the CUDA-core kernel: upstream's `nvgpu.mma.sync`
     lowering (LLVM 22) cannot type bf16 operands.
 
     Ops whose D or Dv is dynamic or above 256 are left to the reference
     lowering (`convert-tx-to-linalg`) with a remark.
   }];
   let options = [
-    Option<"warps", "warps", "int64_t", /*default=*/"4",
-           "Warps per CTA (1..32)">,
+    Option<"warps", "warps", "int64_t", /*default=*/"0",
+           "Warps per CTA (0 = 4 for the CUDA-core kernel, 8 for the tensor-core kernel; else 1..32)">,
     Option<"qTile", "q-tile", "int64_t", /*default=*/"0",
            "Query rows per CTA (0 = 8 per warp, 4 above head dim 128; else a multiple of warps, at most 16 rows per warp)">,
     Option<"kvTile", "kv-tile", "int64_t", /*default=*/"0",

@@ -605,12 +605,16 @@ private:
           scf::YieldOp::create(b, loc);
         });
   }
-  void asyncWaitAll() {
+  /// Closes the current cp.async group (cp.async.commit_group).
+  Value asyncCommit() {
     auto tokTy = nvgpu::DeviceAsyncTokenType::get(b.getContext());
-    Value tok =
-        nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, tokTy, ValueRange{});
-    nvgpu::DeviceAsyncWaitOp::create(b, loc, tok, b.getI32IntegerAttr(0));
+    return nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, tokTy, ValueRange{});
   }
+  /// Waits until at most `pending` cp.async groups are in flight.
+  void asyncWait(Value tok, int64_t pending) {
+    nvgpu::DeviceAsyncWaitOp::create(b, loc, tok, b.getI32IntegerAttr(pending));
+  }
+  void asyncWaitAll() { asyncWait(asyncCommit(), 0); }
   Value ldmatrix(Value view, Value row, Value col, bool trans, int64_t tiles) {
     VectorType ty = vec2(tiles, 2, elt);
     return nvgpu::LdMatrixOp::create(b, loc, ty, view, ValueRange{row, col},
@@ -695,10 +699,20 @@ private:
     Value lane16 = arith::RemUIOp::create(b, loc, lane, cst(16));
     Value laneHi8 = mul(arith::DivUIOp::create(b, loc, lane, cst(16)), 8);
     Value warpRow = mul(warp, 16);
+    // Q's A fragments: loaded once and kept in registers for D <= 64; for
+    // larger D re-read from shared memory per K/V tile (D/16 ldmatrix x4),
+    // which frees 4*D/16 registers for the S and O fragments (no spills).
+    auto loadQ = [&]() {
+      SmallVector<Value> frags;
+      for (int64_t kk = 0; kk < KD; ++kk)
+        frags.push_back(ldmatrix(qs, add(warpRow, lane16),
+                                 add(laneHi8, kk * 16), /*trans=*/false, 4));
+      return frags;
+    };
+    const bool qInRegisters = D <= 64;
     SmallVector<Value> qa;
-    for (int64_t kk = 0; kk < KD; ++kk)
-      qa.push_back(ldmatrix(qs, add(warpRow, lane16), add(laneHi8, kk * 16),
-                            /*trans=*/false, 4));
+    if (qInRegisters)
+      qa = loadQ();
 
     Value rowBase = add(q0, warpRow); // query index of the warp's row 0
     Value rowG[2] = {add(rowBase, g), add(add(rowBase, g), 8)};
@@ -729,17 +743,32 @@ private:
                           cst(2)),
                       8);
 
+    // Software pipeline (FlashAttention-2's): K and V tiles are separate
+    // cp.async groups; K(t+1) is copied while the softmax and P V of tile t
+    // run, V(t+1) while S of tile t+1 runs. Invariant at the top of
+    // iteration t: groups K(t), V(t) in flight, in that order.
+    {
+      auto ifAny = scf::IfOp::create(
+          b, loc, cmpi(arith::CmpIPredicate::ugt, nKT, zero), false);
+      OpBuilder::InsertionGuard gd(b);
+      b.setInsertionPointToStart(ifAny.thenBlock());
+      asyncTile(k, bi, kh, zero, Sk, N, D, ks);
+      asyncCommit();
+      asyncTile(v, bi, kh, zero, Sk, N, Dv, vs);
+      asyncCommit();
+    }
     auto kvLoop = scf::ForOp::create(
         b, loc, zero, nKT, one, init,
         [&](OpBuilder &, Location, Value kt, ValueRange carried) {
           Value k0 = mul(kt, N);
-          gpu::BarrierOp::create(b, loc);
-          asyncTile(k, bi, kh, k0, Sk, N, D, ks);
-          asyncTile(v, bi, kh, k0, Sk, N, Dv, vs);
-          asyncWaitAll();
+          Value kNext = add(k0, N);
+          asyncWait(asyncCommit(), 2); // an empty group: K(t) is complete
+          // when at most V(t) and the empty group are in flight.
           gpu::BarrierOp::create(b, loc);
 
           // S = Q K^T on tensor cores; s[nt*4 + e] in the exp2 domain.
+          if (!qInRegisters)
+            qa = loadQ();
           SmallVector<Value> s(NT * 4);
           for (int64_t nt = 0; nt < NT; ++nt) {
             Value acc = accZero;
@@ -755,6 +784,10 @@ private:
                                             ArrayRef<int64_t>{e / 2, e % 2}),
                   scale);
           }
+          // Every warp is done with K(t): start copying K(t+1).
+          gpu::BarrierOp::create(b, loc);
+          asyncTile(k, bi, kh, kNext, Sk, N, D, ks);
+          asyncCommit();
           auto colOf = [&](int64_t nt, int64_t e) {
             return add(add(k0, col2), nt * 8 + e % 2);
           };
@@ -833,7 +866,9 @@ private:
           SmallVector<Value> o;
           for (int64_t dt = 0; dt < DT; ++dt)
             o.push_back(arith::MulFOp::create(b, loc, carried[4 + dt], alphaVec));
-          // O += P V on tensor cores.
+          // O += P V on tensor cores, once V(t) has landed.
+          asyncWait(asyncCommit(), 2);
+          gpu::BarrierOp::create(b, loc);
           for (int64_t kc = 0; kc < KC; ++kc) {
             Value pa = pack({p[(2 * kc) * 4 + 0], p[(2 * kc) * 4 + 1],
                              p[(2 * kc) * 4 + 2], p[(2 * kc) * 4 + 3],
@@ -847,8 +882,13 @@ private:
                               o[dt]);
           }
           next.append(o.begin(), o.end());
+          // Every warp is done with V(t): start copying V(t+1).
+          gpu::BarrierOp::create(b, loc);
+          asyncTile(v, bi, kh, kNext, Sk, N, Dv, vs);
+          asyncCommit();
           scf::YieldOp::create(b, loc, next);
         });
+    asyncWaitAll(); // no copy outlives the kernel
 
     // O / l, two elements per store.
     Value fone = fcst(1.0);
@@ -896,7 +936,7 @@ struct TxAttentionToGPUPass
     FlashConfig c;
     c.D = D;
     c.Dv = Dv;
-    c.warps = warps;
+    c.warps = warps ? int64_t(warps) : 4;
     int64_t widest = std::max(D, Dv);
     c.kvTile = kvTile ? int64_t(kvTile) : (widest > 128 ? 32 : 64);
     c.qTile = qTile ? int64_t(qTile) : (widest > 128 ? 4 : 8) * c.warps;
@@ -917,7 +957,7 @@ struct TxAttentionToGPUPass
     c.eltBytes = 2;
     c.D = D;
     c.Dv = Dv;
-    c.warps = warps;
+    c.warps = warps ? int64_t(warps) : 8;
     c.qTile = 16 * c.warps;
     c.kvTile = kvTile ? int64_t(kvTile) : 64;
     return c;
@@ -928,15 +968,16 @@ struct TxAttentionToGPUPass
       mlir::emitError(getOperation().getLoc(), "tx-attention-to-gpu: ") << msg;
       signalPassFailure();
     };
-    if (warps < 1 || warps > 32)
-      return fail("warps must be in [1, 32], got " + Twine(int64_t(warps)));
+    if (warps < 0 || warps > 32)
+      return fail("warps must be 0 (from the kernel) or in [1, 32], got " +
+                  Twine(int64_t(warps)));
+    int64_t w = warps ? int64_t(warps) : 4;
     if (kvTile != 0 && (kvTile < 32 || kvTile % 32 != 0 || kvTile > 256))
       return fail("kv-tile must be 0 (from the head dim) or a multiple of 32 "
                   "in [32, 256], got " + Twine(int64_t(kvTile)));
-    if (qTile != 0 && (qTile < warps || qTile % warps != 0 ||
-                       qTile / warps > 16))
+    if (qTile != 0 && (qTile < w || qTile % w != 0 || qTile / w > 16))
       return fail("q-tile must be 0 (8 rows per warp) or a multiple of warps (" +
-                  Twine(int64_t(warps)) + ") with at most 16 rows per warp, got " +
+                  Twine(w) + ") with at most 16 rows per warp, got " +
                   Twine(int64_t(qTile)));
 
     SmallVector<AttentionOp> ops;

@@ -2,15 +2,15 @@
 // RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{warps=2 kv-tile=32}),canonicalize)" 2>/dev/null | FileCheck %s --check-prefix=MMA
 // RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{tensor-cores=false}),canonicalize)" 2>/dev/null | FileCheck %s --check-prefix=DEF
 // RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu))" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
-// RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{warps=0}))" 2>&1 | FileCheck %s --check-prefix=BAD-WARPS
+// RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{warps=33}))" 2>&1 | FileCheck %s --check-prefix=BAD-WARPS
 // RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{kv-tile=48}))" 2>&1 | FileCheck %s --check-prefix=BAD-KV
 // RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{warps=2 q-tile=5}))" 2>&1 | FileCheck %s --check-prefix=BAD-Q
 // RUN: not tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{max-shared-memory=1000}))" 2>&1 | FileCheck %s --check-prefix=BAD-SMEM
 
-// BAD-WARPS: error: tx-attention-to-gpu: warps must be in [1, 32], got 0
+// BAD-WARPS: error: tx-attention-to-gpu: warps must be 0 (from the kernel) or in [1, 32], got 33
 // BAD-KV: error: tx-attention-to-gpu: kv-tile must be 0 (from the head dim) or a multiple of 32 in [32, 256], got 48
 // BAD-Q: error: tx-attention-to-gpu: q-tile must be 0 (8 rows per warp) or a multiple of warps (2) with at most 16 rows per warp, got 5
-// BAD-SMEM: attention-to-gpu.mlir:[[@LINE+77]]:8: error: tx-attention-to-gpu: the tiles need 27648 bytes of shared memory (q-tile 64, kv-tile 64, D 64, Dv 64), more than max-shared-memory = 1000
+// BAD-SMEM: attention-to-gpu.mlir:[[@LINE+77]]:8: error: tx-attention-to-gpu: the tiles need 36864 bytes of shared memory (q-tile 128, kv-tile 64, D 64, Dv 64), more than max-shared-memory = 1000
 
 // One CTA per (b, h, query tile): 1 x 8 x ceil(16 / 4) = 32 CTAs of 2 warps,
 // each warp 2 query rows. Dynamic shared memory, 16-byte aligned views:
