@@ -605,6 +605,13 @@ private:
           scf::YieldOp::create(b, loc);
         });
   }
+  /// Emits `body` under `scf.if cond`.
+  void ifThen(Value cond, llvm::function_ref<void()> body) {
+    auto ifOp = scf::IfOp::create(b, loc, cond, false);
+    OpBuilder::InsertionGuard gd(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    body();
+  }
   /// Closes the current cp.async group (cp.async.commit_group).
   Value asyncCommit() {
     auto tokTy = nvgpu::DeviceAsyncTokenType::get(b.getContext());
@@ -786,8 +793,9 @@ private:
           }
           // Every warp is done with K(t): start copying K(t+1).
           gpu::BarrierOp::create(b, loc);
-          asyncTile(k, bi, kh, kNext, Sk, N, D, ks);
-          asyncCommit();
+          Value more = cmpi(arith::CmpIPredicate::ult, add(kt, one), nKT);
+          ifThen(more, [&] { asyncTile(k, bi, kh, kNext, Sk, N, D, ks); });
+          asyncCommit(); // possibly empty: the group count stays uniform
           auto colOf = [&](int64_t nt, int64_t e) {
             return add(add(k0, col2), nt * 8 + e % 2);
           };
@@ -884,7 +892,7 @@ private:
           next.append(o.begin(), o.end());
           // Every warp is done with V(t): start copying V(t+1).
           gpu::BarrierOp::create(b, loc);
-          asyncTile(v, bi, kh, kNext, Sk, N, Dv, vs);
+          ifThen(more, [&] { asyncTile(v, bi, kh, kNext, Sk, N, Dv, vs); });
           asyncCommit();
           scf::YieldOp::create(b, loc, next);
         });
