@@ -430,6 +430,46 @@ class Runner:
                 "flash_d18_dv40_f16": (1, 2, 2, 45, 77, 18, 40, f16, False)}.items():
             att(fn, "%s B%d H%d/%d Sq%d Sk%d D%d Dv%d" % (fn, b, h, hkv, sq, sk, d, dv),
                 *qkv(b, h, hkv, sq, sk, d, dv, dt), causal=causal)
+        # CASES.md A1: a fully masked row is exactly 0; only the first keys
+        # masked is not zeroed; also with causal (f16, tensor cores).
+        m = torch.ones((1, 1, 3, 4), dtype=torch.bool, device=dev)
+        m[0, 0, 1, :] = False
+        m[0, 0, 2, 0:2] = False
+        att("flash_a1_f32", "A1 fully masked row", *qkv(1, 1, 1, 3, 4, 2, 2, f32), mask=m)
+        m2 = torch.rand((2, 3, 70, 90), generator=g, device=dev) > 0.5
+        m2[1, 2, 5, :] = False
+        att("flash_a1_causal_f16", "A1 masked rows + causal Sq<Sk", *qkv(2, 3, 3, 70, 90, 16, 16, f16), mask=m2, causal=True)
+        # A2: causal alignment bottom-right, exact values.
+        for sq, sk, want in ((2, 5, [2.5, 3.0]), (5, 2, [0, 0, 0, 1.0, 1.5])):
+            q = torch.zeros((1, 1, sq, 1), device=dev)
+            k = torch.zeros((1, 1, sk, 1), device=dev)
+            v = (torch.arange(sk, device=dev, dtype=torch.float32) + 1).reshape(1, 1, sk, 1)
+            exp = torch.tensor(want, dtype=torch.float64, device=dev).reshape(1, 1, sq, 1)
+            att("flash_a2_f32", "A2 causal Sq=%d Sk=%d" % (sq, sk), q, k, v, causal=True, expect=exp)
+        # A5: zero-size dims (empty, or zeros for Sk = 0; no zero-grid launch).
+        for (b, h, sq, sk) in ((0, 2, 4, 4), (1, 2, 0, 4), (1, 2, 4, 0)):
+            att("flash_a5_f32", "A5 zero dims %s" % str((b, h, sq, sk, 8, 8)), *qkv(b, h, h, sq, sk, 8, 8, f32))
+        # A6: the dynamic shapes with static head dims.
+        for (b, h, hkv, sq, sk, d, dt, fn) in ((2, 1, 1, 37, 37, 24, f32, "flash_a6_d24_f32"),
+                                               (1, 1, 1, 1, 1, 1, f32, "flash_a6_d1_f32"),
+                                               (3, 2, 2, 130, 130, 64, f16, "flash_a6_d64_f16"),
+                                               (1, 4, 4, 1, 300, 64, f16, "flash_a6_d64_f16")):
+            att(fn, "A6 %s" % str((b, h, hkv, sq, sk, d)), *qkv(b, h, hkv, sq, sk, d, d, dt),
+                causal=fn.endswith("d24_f32"))
+        # S2 as attention scores: Q = K = 0 and the rows of S2 as an additive
+        # mask, V = identity, so O = softmax(row); the all -inf row sees no
+        # key and gives zeros (tx.attention semantics), not NaN.
+        ninf = float("-inf")
+        rows = [[0, 0, 0, 0], [ninf] * 4, [1000, 1001, ninf, ninf]]
+        want = [[.25] * 4, [0] * 4, [0.2689414213699951, 0.7310585786300049, 0, 0]]
+        for dt, fn, dv in ((f32, "flash_s2_f32", 4), (f16, "flash_s2_f16", 16)):
+            q = torch.zeros((1, 1, 3, 16), device=dev, dtype=dt)
+            k = torch.zeros((1, 1, 4, 16), device=dev, dtype=dt)
+            v = torch.eye(4, dv, device=dev, dtype=dt).reshape(1, 1, 4, dv).contiguous()
+            am = torch.tensor(rows, device=dev, dtype=dt).reshape(1, 1, 3, 4)
+            exp = torch.zeros((1, 1, 3, dv), dtype=torch.float64, device=dev)
+            exp[0, 0, :, :4] = torch.tensor(want, dtype=torch.float64, device=dev)
+            att(fn, "S2 rows as additive mask (%s)" % NAMES[dt], q, k, v, mask=am, expect=exp)
         am = rand((1, 4, 33, 65), bf16, g, -2, 2)
         att("flash_addmask_bcast_bf16", "flash additive bf16 mask [1,H,Sq,Sk] + causal Sq<Sk",
             *qkv(2, 4, 4, 33, 65, 64, 64, bf16), mask=am, causal=True)

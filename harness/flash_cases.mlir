@@ -80,3 +80,42 @@ func.func @flash_addmask_bcast_bf16(%q: tensor<2x4x33x64xbf16>, %k: tensor<2x4x6
   %0 = tx.attention %q, %k, %v mask(%m : tensor<1x4x33x65xbf16>) causal : tensor<2x4x33x64xbf16>, tensor<2x4x65x64xbf16>, tensor<2x4x65x64xbf16> -> tensor<2x4x33x64xbf16>
   return %0 : tensor<2x4x33x64xbf16>
 }
+
+// CASES.md A1, A2, A5, A6 and S2 through the flash path: B/H/Sq/Sk dynamic,
+// head dims static (the flash kernels need them static).
+func.func @flash_a1_f32(%q: tensor<?x?x?x2xf32>, %k: tensor<?x?x?x2xf32>, %v: tensor<?x?x?x2xf32>, %m: tensor<?x?x?x?xi1>) -> tensor<?x?x?x2xf32> {
+  %0 = tx.attention %q, %k, %v mask(%m : tensor<?x?x?x?xi1>) : tensor<?x?x?x2xf32>, tensor<?x?x?x2xf32>, tensor<?x?x?x2xf32> -> tensor<?x?x?x2xf32>
+  return %0 : tensor<?x?x?x2xf32>
+}
+func.func @flash_a1_causal_f16(%q: tensor<?x?x?x16xf16>, %k: tensor<?x?x?x16xf16>, %v: tensor<?x?x?x16xf16>, %m: tensor<?x?x?x?xi1>) -> tensor<?x?x?x16xf16> {
+  %0 = tx.attention %q, %k, %v mask(%m : tensor<?x?x?x?xi1>) causal : tensor<?x?x?x16xf16>, tensor<?x?x?x16xf16>, tensor<?x?x?x16xf16> -> tensor<?x?x?x16xf16>
+  return %0 : tensor<?x?x?x16xf16>
+}
+func.func @flash_a2_f32(%q: tensor<?x?x?x1xf32>, %k: tensor<?x?x?x1xf32>, %v: tensor<?x?x?x1xf32>) -> tensor<?x?x?x1xf32> {
+  %0 = tx.attention %q, %k, %v causal : tensor<?x?x?x1xf32>, tensor<?x?x?x1xf32>, tensor<?x?x?x1xf32> -> tensor<?x?x?x1xf32>
+  return %0 : tensor<?x?x?x1xf32>
+}
+func.func @flash_a5_f32(%q: tensor<?x?x?x8xf32>, %k: tensor<?x?x?x8xf32>, %v: tensor<?x?x?x8xf32>) -> tensor<?x?x?x8xf32> {
+  %0 = tx.attention %q, %k, %v : tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32> -> tensor<?x?x?x8xf32>
+  return %0 : tensor<?x?x?x8xf32>
+}
+func.func @flash_a6_d24_f32(%q: tensor<?x?x?x24xf32>, %k: tensor<?x?x?x24xf32>, %v: tensor<?x?x?x24xf32>) -> tensor<?x?x?x24xf32> {
+  %0 = tx.attention %q, %k, %v causal : tensor<?x?x?x24xf32>, tensor<?x?x?x24xf32>, tensor<?x?x?x24xf32> -> tensor<?x?x?x24xf32>
+  return %0 : tensor<?x?x?x24xf32>
+}
+func.func @flash_a6_d1_f32(%q: tensor<?x?x?x1xf32>, %k: tensor<?x?x?x1xf32>, %v: tensor<?x?x?x1xf32>) -> tensor<?x?x?x1xf32> {
+  %0 = tx.attention %q, %k, %v : tensor<?x?x?x1xf32>, tensor<?x?x?x1xf32>, tensor<?x?x?x1xf32> -> tensor<?x?x?x1xf32>
+  return %0 : tensor<?x?x?x1xf32>
+}
+func.func @flash_a6_d64_f16(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: tensor<?x?x?x64xf16>) -> tensor<?x?x?x64xf16> {
+  %0 = tx.attention %q, %k, %v : tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16> -> tensor<?x?x?x64xf16>
+  return %0 : tensor<?x?x?x64xf16>
+}
+func.func @flash_s2_f32(%q: tensor<1x1x3x16xf32>, %k: tensor<1x1x4x16xf32>, %v: tensor<1x1x4x4xf32>, %m: tensor<1x1x3x4xf32>) -> tensor<1x1x3x4xf32> {
+  %0 = tx.attention %q, %k, %v mask(%m : tensor<1x1x3x4xf32>) : tensor<1x1x3x16xf32>, tensor<1x1x4x16xf32>, tensor<1x1x4x4xf32> -> tensor<1x1x3x4xf32>
+  return %0 : tensor<1x1x3x4xf32>
+}
+func.func @flash_s2_f16(%q: tensor<1x1x3x16xf16>, %k: tensor<1x1x4x16xf16>, %v: tensor<1x1x4x16xf16>, %m: tensor<1x1x3x4xf16>) -> tensor<1x1x3x16xf16> {
+  %0 = tx.attention %q, %k, %v mask(%m : tensor<1x1x3x4xf16>) : tensor<1x1x3x16xf16>, tensor<1x1x4x16xf16>, tensor<1x1x4x16xf16> -> tensor<1x1x3x16xf16>
+  return %0 : tensor<1x1x3x16xf16>
+}

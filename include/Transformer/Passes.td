@@ -92,10 +92,12 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
       shared memory (`#gpu.address_space<workgroup>`, converted to f32, rows
       padded against bank conflicts) with 16-byte global loads; lane `j`
       computes the scores of keys `j, j+32, ...`; one shuffle all-reduce per
-      row gives the tile maximum; `P = exp2(S - m_new)` goes through shared
-      memory into `O = O * exp2(m_old - m_new) + P V`;
-    - Q is staged once, pre-scaled by `scale * log2(e)`; the max starts at
-      -inf and is guarded, so a row that sees no key gives zeros, not NaN;
+      row gives the tile maximum; `P = exp(S - m_new)` goes through shared
+      memory into `O = O * exp(m_old - m_new) + P V`;
+    - Q is staged once, pre-scaled by `scale`; `exp(x - m)` is computed as
+      `exp2((x - m) * log2(e))` after the max is subtracted (exact for large
+      f32 scores); the max starts at -inf and is guarded, so a row that sees
+      no key gives zeros, not NaN;
     - causal (bottom-right aligned): each CTA stops after the last K/V tile
       its rows can see, and the causal predicate is evaluated only in tiles
       that cross the diagonal (and in the key-length tail tile); i1 and

@@ -11,13 +11,16 @@
 //          once in shared memory (converted to f32) and read by every warp:
 //            S = Q·Kᵀ   lane j computes the scores of keys j, j+32, ...
 //            m_new = max(m, rowmax S)  (one shuffle all-reduce per row)
-//            P = exp2(S - m_new), l = l*exp2(m - m_new) + rowsum P
-//            O = O*exp2(m - m_new) + P·V   lane owns columns lane+32t of O
+//            P = exp(S - m_new), l = l*exp(m - m_new) + rowsum P
+//            O = O*exp(m - m_new) + P·V   lane owns columns lane+32t of O
 //   end    O / l (a row that saw no key gives zeros), cast once to Q's type
 //
-// Q is staged in shared memory once, pre-scaled by scale*log2(e) so the
-// softmax runs in the exp2 domain. The maximum starts at -inf and is guarded
-// (`m_new == -inf` rescales by 0), never at NaN. Causal attention (aligned
+// Q is staged in shared memory once, pre-scaled by scale; exp(x - m) is
+// computed as exp2((x - m) * log2(e)) after the max is subtracted (f32
+// inputs need the subtraction in natural units to stay within 1e-5 for large
+// scores). The tensor-core kernel (f16) folds log2(e) into the scale. The
+// maximum starts at -inf and is guarded (`m_new == -inf` rescales by 0),
+// never at NaN. Causal attention (aligned
 // bottom-right: key j visible to query i iff j <= i + Sk - Sq) stops each
 // CTA's K/V loop after the last tile its rows can see and evaluates the
 // causal predicate only in tiles that cross the diagonal; key-length tails
@@ -136,6 +139,7 @@ public:
     double s = op.getStaticScale().value_or(
         1.0 / std::sqrt(static_cast<double>(cfg.D)));
     scale = fcst(s * log2e);
+    scaleNat = fcst(s);
     maskScale = fcst(log2e);
 
     Value nQT = arith::CeilDivUIOp::create(b, loc, Sq, cst(cfg.qTile));
@@ -241,6 +245,12 @@ private:
     if (!isa<VectorType>(x.getType()))
       return x;
     return vector::ExtractOp::create(b, loc, x, ArrayRef<int64_t>{e});
+  }
+
+  /// exp(x) as exp2(x * log2(e)).
+  Value exp2Of(Value x) {
+    return math::Exp2Op::create(b, loc,
+                                arith::MulFOp::create(b, loc, x, maskScale));
   }
 
   Value warpAllReduce(Value x, bool isMax) {
@@ -356,7 +366,7 @@ private:
     Value ps = smemView(base, off, cfg.pFloats());
 
     // Q tile, pre-scaled; rows past Sq are zeros (never stored).
-    stageTile(q, bi, h, q0, Sq, cfg.qTile, cfg.D, cfg.D, qs, cfg.D, scale);
+    stageTile(q, bi, h, q0, Sq, cfg.qTile, cfg.D, cfg.D, qs, cfg.D, scaleNat);
 
     Value zero = cst(0);
     Value rowW = mul(warp, R);     // first row of this warp in the tile
@@ -436,7 +446,7 @@ private:
                 if (keepMask)
                   x = select(mv, x, negInf);
                 else
-                  x = fma(toF32(mv), maskScale, x);
+                  x = arith::AddFOp::create(b, loc, x, toF32(mv));
               }
             }
           }
@@ -487,12 +497,13 @@ private:
             Value dead = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
                                                mNew, negInf);
             Value mSafe = select(dead, fzero, mNew);
-            alpha[r] = math::Exp2Op::create(
-                b, loc, arith::SubFOp::create(b, loc, m, mSafe));
+            // Natural units until after the max is subtracted, so that
+            // s - m is exact for large scores (CASES S2: 1000 vs 1001 in f32).
+            alpha[r] = exp2Of(arith::SubFOp::create(b, loc, m, mSafe));
             Value lNew = arith::MulFOp::create(b, loc, l, alpha[r]);
             for (int64_t kk = 0; kk < KPL; ++kk) {
-              Value p = math::Exp2Op::create(
-                  b, loc, arith::SubFOp::create(b, loc, s[r * KPL + kk], mSafe));
+              Value p =
+                  exp2Of(arith::SubFOp::create(b, loc, s[r * KPL + kk], mSafe));
               lNew = arith::AddFOp::create(b, loc, lNew, p);
               Value pOff = add(mul(add(rowW, r), N), add(lane, 32 * kk));
               memref::StoreOp::create(b, loc, p, ps, pOff);
@@ -929,7 +940,7 @@ private:
   Location loc;
   FlashConfig cfg;
   Type f32, elt;
-  Value q, k, v, mask, out, scale, maskScale;
+  Value q, k, v, mask, out, scale, scaleNat, maskScale;
   Value B, H, Sq, Sk, G, tid;
   bool keepMask = false, maskBatchBcast = false, maskHeadBcast = false;
 };
