@@ -19,6 +19,9 @@ def ConvertTxToLinalg : Pass<"convert-tx-to-linalg"> {
       masked row all zeros, the row sum, `O = P·V`, and `O / sum`. Query heads
       are grouped by a `tensor.expand_shape` of Q into `[B, Hkv, H/Hkv, Sq, D]`
       so that K/V heads are read in place (no copies for GQA).
+    - `tx.online_attention` (left by `tx-tile-attention{decompose=false}`)
+      becomes its decomposition into `linalg.generic` ops (one online-softmax
+      step); it needs a static `H / Hkv`.
 
     Dynamic shapes lower to `tensor.dim`-based sizes. The pass fails with a
     diagnostic on the op if it meets a case it cannot lower.
