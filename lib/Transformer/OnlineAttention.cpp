@@ -235,7 +235,15 @@ FailureOr<TilingResult> OnlineAttentionOp::generateResultTileValue(
   if (failed(getIterationDomainTileFromResultTile(
           b, resultNumber, offsets, sizes, iterOffsets, iterSizes)))
     return failure();
-  return getTiledImplementation(b, iterOffsets, iterSizes);
+  FailureOr<TilingResult> tiled =
+      getTiledImplementation(b, iterOffsets, iterSizes);
+  if (failed(tiled))
+    return failure();
+  // By convention (as linalg's implementation), tiledValues holds only the
+  // requested result: fusion uses tiledValues[0] in place of the slice.
+  return TilingResult{tiled->tiledOps,
+                      SmallVector<Value>{tiled->tiledValues[resultNumber]},
+                      tiled->generatedSlices};
 }
 
 //===----------------------------------------------------------------------===//
