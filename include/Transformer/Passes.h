@@ -121,7 +121,25 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
 };
 
 /// Options of the `tx-cpu-pipeline` named pipeline.
-struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {};
+struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
+  Option<std::string> attention{
+      *this, "attention",
+      llvm::cl::desc("Attention strategy: simple (reference lowering; scores "
+                     "materialized) or tiled (tx-tile-attention: "
+                     "FlashAttention-2 tiles, no Sq x Sk buffer); default "
+                     "simple"),
+      llvm::cl::init("simple")};
+  Option<int64_t> attentionQTile{
+      *this, "attention-q-tile",
+      llvm::cl::desc("tx-tile-attention q-tile: query rows per tile "
+                     "(attention=tiled; default 64)"),
+      llvm::cl::init(64)};
+  Option<int64_t> attentionKvTile{
+      *this, "attention-kv-tile",
+      llvm::cl::desc("tx-tile-attention kv-tile: keys per online-softmax "
+                     "step (attention=tiled; default 64)"),
+      llvm::cl::init(64)};
+};
 
 /// Appends tx -> linalg -> bufferized memrefs (shared by both pipelines).
 void buildTxToBufferizedLinalgPipeline(OpPassManager &pm);

@@ -19,6 +19,9 @@ def ConvertTxToLinalg : Pass<"convert-tx-to-linalg"> {
       masked row all zeros, the row sum, `O = P·V`, and `O / sum`. Query heads
       are grouped by a `tensor.expand_shape` of Q into `[B, Hkv, H/Hkv, Sq, D]`
       so that K/V heads are read in place (no copies for GQA).
+    - `tx.online_attention` (left by `tx-tile-attention{decompose=false}`)
+      becomes its decomposition into `linalg.generic` ops (one online-softmax
+      step); it needs a static `H / Hkv`.
 
     Dynamic shapes lower to `tensor.dim`-based sizes. The pass fails with a
     diagnostic on the op if it meets a case it cannot lower.
@@ -235,6 +238,66 @@ def TxCheckGPUTarget : Pass<"tx-check-gpu-target", "::mlir::ModuleOp"> {
            "Softmax strategy: fast or simple">,
     Option<"attention", "attention", "std::string", /*default=*/"\"flash\"",
            "Attention strategy: simple or flash">,
+  ];
+}
+
+def TxTileAttention : Pass<"tx-tile-attention", "::mlir::func::FuncOp"> {
+  let summary = "Tile tx.attention into FlashAttention-2 loops over tx.online_attention (target-independent)";
+  let description = [{
+    The target-independent flash attention path, in the style of IREE's
+    LinalgExt. Every `tx.attention` becomes, on tensors:
+
+    1. the run-time shape checks of the reference lowering
+       (`emitAttentionSizesAndChecks`);
+    2. the running state `acc = 0` (`[B, H, Sq, Dv]`), `max = -inf`,
+       `sum = 0` (`[B, H, Sq]`), all `f32` (`linalg.fill` on `tensor.empty`);
+    3. one `tx.online_attention` over the whole problem, with
+       `causal_offset = Sk - Sq` when causal and `scale` = the op's scale or
+       `1/sqrt(D)` (when D is dynamic and no scale is given, Q is pre-scaled
+       by `rsqrt(D)` at run time and `scale = 1`);
+    4. tiled by upstream `scf::tileUsingSCF` into an `scf.forall` over
+       `(B, H, Sq)` with tiles `(1, 1, q-tile)`; with one query head per tile,
+       a GQA tile reads K/V head `h / (H / Hkv)` in place (no copy);
+    5. the tile tiled again by `scf::tileUsingSCF` along the keys: an
+       `scf.for` of step `kv-tile` whose `iter_args` carry `(acc, max, sum)`:
+       the FlashAttention-2 loop (Dao 2023);
+    6. causal: the `scf.for` upper bound is shrunk to
+       `min(Sk, max(0, rows + causal_offset))` of the query tile (the last
+       visible key + 1; tile sizes still come from Sk, so a partial last tile
+       stays correct): key tiles entirely above the diagonal are never
+       visited, tiles on the diagonal are masked by the op;
+    7. `decompose=true` (default): each tile's `tx.online_attention` becomes
+       `linalg.generic` ops (its `AggregatedOpInterface` decomposition);
+    8. `O = (sum == 0) ? 0 : acc / sum`, rounded once to the element type.
+
+    No tensor of `Sq x Sk` elements exists at any size: the largest
+    temporary is one `q-tile x kv-tile` block of scores. The state is
+    `B * H * Sq * (Dv + 2)` floats.
+
+    What is upstream and what is ours: `TilingInterface` and
+    `scf::tileUsingSCF` produce the loops (`scf.forall`, `scf.for` with the
+    state in `iter_args`, the slices, the partial-tile sizes). The op
+    `tx.online_attention`, its tiling (slices, GQA head mapping, causal
+    offset), its decomposition, the causal tile skipping and the
+    finalization are tx's.
+
+    Tile sizes: `q-tile` and `kv-tile` default to 64 whatever the head dim
+    (a 64 x 64 f32 score block is 16 KiB, and FlashAttention-2 uses 64 or
+    128 row/column blocks for D <= 128); both must be >= 1.
+  }];
+  let options = [
+    Option<"qTile", "q-tile", "int64_t", /*default=*/"64",
+           "Query rows per tile (>= 1; default 64)">,
+    Option<"kvTile", "kv-tile", "int64_t", /*default=*/"64",
+           "Keys per step of the online-softmax loop (>= 1; default 64)">,
+    Option<"decompose", "decompose", "bool", /*default=*/"true",
+           "Decompose each tiled tx.online_attention into linalg.generic ops (default true)">,
+  ];
+  let dependentDialects = [
+    "::mlir::tx::TxDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect", "::mlir::scf::SCFDialect",
+    "::mlir::affine::AffineDialect", "::mlir::cf::ControlFlowDialect"
   ];
 }
 

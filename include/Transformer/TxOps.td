@@ -6,6 +6,9 @@
 include "Transformer/TxDialect.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/DestinationStyleOpInterface.td"
+include "mlir/Interfaces/TilingInterface.td"
+include "mlir/Dialect/Linalg/IR/LinalgInterfaces.td"
 include "mlir/IR/BuiltinAttributes.td"
 
 def Tx_FloatTensor : RankedTensorOf<[F16, BF16, F32]>;
@@ -124,6 +127,127 @@ def Tx_AttentionOp : Tx_Op<"attention", [
     /// is absent. Requires a static D when `scale` is absent; returns
     /// std::nullopt when D is dynamic (the lowering then computes it).
     std::optional<double> getStaticScale();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// tx.online_attention
+//===----------------------------------------------------------------------===//
+
+def Tx_F32Tensor : RankedTensorOf<[F32]>;
+
+def Tx_OnlineAttentionOp : Tx_Op<"online_attention", [
+    Pure, AttrSizedOperandSegments,
+    DestinationStyleOpInterface,
+    // The results have the inits' types (checked first, with its message, by
+    // DestinationStyleOpInterface). Not AllTypesMatch: ODS's inferred builder
+    // ignores the operand segments of the optional operands.
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<TilingInterface, [
+        "getLoopIteratorTypes", "getIterationDomain", "getTiledImplementation",
+        "getResultTilePosition", "getIterationDomainTileFromResultTile",
+        "generateResultTileValue"]>,
+    DeclareOpInterfaceMethods<AggregatedOpInterface, ["decomposeOperation"]>]> {
+  let summary = "one online-softmax update step of FlashAttention-2 (running acc, max, sum)";
+  let description = [{
+    The building block of the tiled (flash) attention path. It takes a block
+    of queries and a block of keys/values and *updates* a running state
+    `(acc, max, sum)`, the online softmax of FlashAttention-2 (Tri Dao, 2023,
+    "FlashAttention-2: Faster Attention with Better Parallelism and Work
+    Partitioning", Algorithm 1). The op is modelled on IREE's LinalgExt
+    `iree_linalg_ext.online_attention`.
+
+    Shapes (any dimension may be dynamic):
+
+    | operand | shape | element type |
+    |---------|-------|--------------|
+    | `query` (Q) | `[B, H, M, D]` | `f16`, `bf16` or `f32` |
+    | `key` (K) | `[B, Hkv, N, D]` | Q's |
+    | `value` (V) | `[B, Hkv, N, Dv]` | Q's |
+    | `mask` (optional) | `[B or 1, H or 1, M, N]` | `i1` (keep) or Q's (additive) |
+    | `causal_offset` (optional) | `index` | |
+    | `acc` (init) / result 0 | `[B, H, M, Dv]` | `f32` |
+    | `max` (init) / result 1 | `[B, H, M]` | `f32` |
+    | `sum` (init) / result 2 | `[B, H, M]` | `f32` |
+
+    Semantics, for every `(b, h, i)` (query head `h` reads K/V head
+    `h / (H / Hkv)`, as in `tx.attention`), in `f32`:
+
+    ```
+    s[j]   = scale * sum_d Q[b,h,i,d] * K[b,h/(H/Hkv),j,d]
+             (+ mask[b,h,i,j] | -inf where the i1 mask is false)
+             (-inf where causal and j > i + causal_offset)
+    m_new  = max(max[b,h,i], max_j s[j])
+    m_safe = (m_new == -inf) ? 0 : m_new
+    p[j]   = exp(s[j] - m_safe)
+    alpha  = exp(max[b,h,i] - m_safe)
+    new_sum[b,h,i]   = alpha * sum[b,h,i] + sum_j p[j]
+    new_acc[b,h,i,e] = alpha * acc[b,h,i,e] + sum_j p[j] * V[b,h/(H/Hkv),j,e]
+    new_max[b,h,i]   = m_new
+    ```
+
+    Starting from `acc = 0`, `max = -inf`, `sum = 0` and applying the op to
+    consecutive key blocks gives, after the last block, the attention output
+    `acc / sum` (`0` where `sum == 0`: a row that saw no visible key). The
+    `m_safe` guard keeps rows that have seen no visible key yet free of NaN
+    (`exp(-inf - -inf)`).
+
+    - `scale`: required, positive and finite (`tx-tile-attention` puts
+      `1/sqrt(D)` there when the `tx.attention` has none).
+    - `causal` and `causal_offset` come together: key `j` is visible to
+      query `i` iff `j <= i + causal_offset`. For a whole `tx.attention`
+      (bottom-right alignment) `causal_offset = Sk - Sq`; the tile of rows
+      `[m0, ...)` and keys `[n0, ...)` gets `causal_offset + m0 - n0`.
+    - `mask`: a static `1` in its first two dimensions broadcasts; other
+      sizes must equal `B` / `H`.
+
+    Destination-passing style: `acc`, `max`, `sum` are the inits
+    (`DestinationStyleOpInterface`); the results have their types.
+
+    **Tiling** (`TilingInterface`): the iteration domain is `(B, H, M, N)`,
+    iterator types `parallel, parallel, parallel, reduction`. Tiling `N`
+    with upstream `scf::tileUsingSCF` (an `scf.for` that threads the state
+    through `iter_args`) *is* the FlashAttention-2 loop over key blocks,
+    because the op's result is "the state updated by these keys". A tile of
+    `H` must be 1 (K/V head `h / (H / Hkv)`, read in place), the whole `H`,
+    or anything when `H == Hkv` is static; other head tiles are refused.
+    **Decomposition** (`linalg::AggregatedOpInterface`): into `linalg.generic`
+    ops on tensors (scores of the tile, running max, `exp`, rescale, sums,
+    `P·V`); it needs a static `H / Hkv` (1 after head tiling).
+
+    Example:
+
+    ```mlir
+    %r:3 = tx.online_attention %q, %k, %v scale = 0.125 causal causal_offset(%c)
+        outs(%acc, %max, %sum)
+        : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>
+        -> tensor<1x1x64x64xf32>, tensor<1x1x64xf32>, tensor<1x1x64xf32>
+    ```
+  }];
+  let arguments = (ins Tx_FloatTensor:$query, Tx_FloatTensor:$key,
+                       Tx_FloatTensor:$value,
+                       Optional<RankedTensorOf<[I1, F16, BF16, F32]>>:$mask,
+                       Optional<Index>:$causal_offset,
+                       Tx_F32Tensor:$acc, Tx_F32Tensor:$max, Tx_F32Tensor:$sum,
+                       F32Attr:$scale, UnitAttr:$causal);
+  let results = (outs Tx_F32Tensor:$new_acc, Tx_F32Tensor:$new_max,
+                      Tx_F32Tensor:$new_sum);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value
+    (`mask` `(` $mask^ `:` type($mask) `)`)?
+    `scale` `=` $scale (`causal` $causal^)?
+    (`causal_offset` `(` $causal_offset^ `)`)?
+    `outs` `(` $acc `,` $max `,` $sum `)` attr-dict
+    `:` type($query) `,` type($key) `,` type($value)
+    `->` type($acc) `,` type($max) `,` type($sum)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// DestinationStyleOpInterface: the inits are (acc, max, sum).
+    ::mlir::MutableOperandRange getDpsInitsMutable() {
+      unsigned n = getOperation()->getNumOperands();
+      return ::mlir::MutableOperandRange(getOperation(), n - 3, 3);
+    }
   }];
 }
 

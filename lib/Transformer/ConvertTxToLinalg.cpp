@@ -374,12 +374,26 @@ struct AttentionLowering : OpRewritePattern<AttentionOp> {
   }
 };
 
+/// tx.online_attention -> its decomposition (linalg.generic ops on tensors).
+struct OnlineAttentionLowering : OpRewritePattern<OnlineAttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(OnlineAttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    FailureOr<SmallVector<Value>> parts = op.decomposeOperation(rewriter);
+    if (failed(parts))
+      return failure();
+    rewriter.replaceOp(op, *parts);
+    return success();
+  }
+};
+
 struct ConvertTxToLinalgPass
     : public tx::impl::ConvertTxToLinalgBase<ConvertTxToLinalgPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
-    patterns.add<SoftmaxLowering, AttentionLowering>(ctx);
+    patterns.add<SoftmaxLowering, AttentionLowering, OnlineAttentionLowering>(
+        ctx);
     ConversionTarget target(*ctx);
     target.addIllegalDialect<TxDialect>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });

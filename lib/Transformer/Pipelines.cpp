@@ -9,10 +9,12 @@
 #include "Transformer/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -339,9 +341,47 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
   return success();
 }
 
+namespace {
+/// Fails with one diagnostic: how tx-cpu-pipeline reports a bad option (the
+/// pipeline builder itself cannot fail).
+struct TxCPUPipelineOptionErrorPass
+    : public PassWrapper<TxCPUPipelineOptionErrorPass,
+                         OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TxCPUPipelineOptionErrorPass)
+  explicit TxCPUPipelineOptionErrorPass(std::string message)
+      : message(std::move(message)) {}
+  StringRef getArgument() const override { return "tx-cpu-pipeline-option-error"; }
+  void runOnOperation() override {
+    mlir::emitError(getOperation().getLoc(), "tx-cpu-pipeline: ") << message;
+    signalPassFailure();
+  }
+  std::string message;
+};
+} // namespace
+
 void mlir::tx::buildTxCPUPipeline(OpPassManager &pm,
-                                  const CPUPipelineOptions &) {
+                                  const CPUPipelineOptions &options) {
+  bool tiled = options.attention == "tiled";
+  if (!tiled && options.attention != "simple") {
+    pm.addPass(std::make_unique<TxCPUPipelineOptionErrorPass>(
+        "unknown attention strategy '" + options.attention +
+        "'; expected simple or tiled"));
+    return;
+  }
+  if (tiled) {
+    TxTileAttentionOptions tile;
+    tile.qTile = options.attentionQTile;
+    tile.kvTile = options.attentionKvTile;
+    pm.addNestedPass<func::FuncOp>(createTxTileAttention(tile));
+  }
   buildTxToBufferizedLinalgPipeline(pm);
+  // The tiled attention's scf.forall runs sequentially on the CPU.
+  pm.addPass(createForallToForLoopPass());
+  // The tiles' temporaries are allocated inside the loops: free them (upstream
+  // ownership-based deallocation) so that memory does not grow with the
+  // number of tiles.
+  if (tiled)
+    bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(memref::createExpandStridedMetadataPass());

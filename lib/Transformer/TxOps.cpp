@@ -211,3 +211,144 @@ LogicalResult AttentionOp::reifyResultShapes(
   reifiedReturnShapes.push_back({q[0], q[1], q[2], dv});
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// OnlineAttentionOp (verifier; tiling and decomposition in
+// OnlineAttention.cpp)
+//===----------------------------------------------------------------------===//
+
+LogicalResult OnlineAttentionOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands, DictionaryAttr,
+    OpaqueProperties, RegionRange, SmallVectorImpl<Type> &inferred) {
+  // The inits (acc, max, sum) are always the last three operands.
+  if (operands.size() < 6)
+    return failure();
+  inferred.clear();
+  for (Value v : operands.take_back(3))
+    inferred.push_back(v.getType());
+  return success();
+}
+
+LogicalResult OnlineAttentionOp::verify() {
+  auto qTy = getQuery().getType();
+  auto kTy = getKey().getType();
+  auto vTy = getValue().getType();
+  auto aTy = getAcc().getType();
+  auto mxTy = getMax().getType();
+  auto smTy = getSum().getType();
+
+  auto checkRank = [&](RankedTensorType ty, int64_t rank, StringRef name,
+                       StringRef layout) -> LogicalResult {
+    if (ty.getRank() == rank)
+      return success();
+    return emitOpError() << "expects " << name << " of rank " << rank << " "
+                         << layout << ", got rank " << ty.getRank();
+  };
+  if (failed(checkRank(qTy, 4, "query", "[B, H, M, D]")) ||
+      failed(checkRank(kTy, 4, "key", "[B, Hkv, N, D]")) ||
+      failed(checkRank(vTy, 4, "value", "[B, Hkv, N, Dv]")) ||
+      failed(checkRank(aTy, 4, "acc", "[B, H, M, Dv]")) ||
+      failed(checkRank(mxTy, 3, "max", "[B, H, M]")) ||
+      failed(checkRank(smTy, 3, "sum", "[B, H, M]")))
+    return failure();
+
+  Type elt = qTy.getElementType();
+  if (kTy.getElementType() != elt || vTy.getElementType() != elt)
+    return emitOpError() << "expects query, key and value to have the same "
+                            "element type, got "
+                         << elt << ", " << kTy.getElementType() << " and "
+                         << vTy.getElementType();
+
+  auto q = qTy.getShape(), k = kTy.getShape(), v = vTy.getShape();
+  if (!compatible(q[0], k[0]) || !compatible(q[0], v[0]) ||
+      !compatible(k[0], v[0]))
+    return emitOpError() << "batch size (B) mismatch: query has "
+                         << dimStr(q[0]) << ", key has " << dimStr(k[0])
+                         << ", value has " << dimStr(v[0]);
+  if (!compatible(q[3], k[3]))
+    return emitOpError() << "head dimension (D) of query (" << dimStr(q[3])
+                         << ") and key (" << dimStr(k[3]) << ") must match";
+  if (!compatible(k[1], v[1]))
+    return emitOpError() << "number of K/V heads (Hkv) of key ("
+                         << dimStr(k[1]) << ") and value (" << dimStr(v[1])
+                         << ") must match";
+  if (!compatible(k[2], v[2]))
+    return emitOpError() << "key block length (N) of key (" << dimStr(k[2])
+                         << ") and value (" << dimStr(v[2]) << ") must match";
+  int64_t h = q[1];
+  int64_t hkv = ShapedType::isDynamic(k[1]) ? v[1] : k[1];
+  if (!ShapedType::isDynamic(h) && !ShapedType::isDynamic(hkv)) {
+    if (hkv == 0 && h != 0)
+      return emitOpError() << "number of K/V heads (Hkv) is 0 but the query "
+                              "has H = "
+                           << h << " heads";
+    if (hkv != 0 && h % hkv != 0)
+      return emitOpError() << "number of query heads (H = " << h
+                           << ") must be a multiple of the number of K/V "
+                              "heads (Hkv = "
+                           << hkv << ")";
+  }
+
+  // The running state: acc [B, H, M, Dv], max and sum [B, H, M].
+  int64_t b = ShapedType::isDynamic(q[0]) ? k[0] : q[0];
+  int64_t dv = v[3];
+  SmallVector<int64_t> wantAcc = {b, q[1], q[2], dv};
+  SmallVector<int64_t> wantRow = {b, q[1], q[2]};
+  for (int i = 0; i < 4; ++i)
+    if (!compatible(aTy.getDimSize(i), wantAcc[i]))
+      return emitOpError() << "acc shape " << shapeStr(aTy.getShape())
+                           << " does not match [B, H, M, Dv] = "
+                           << shapeStr(wantAcc);
+  auto checkRow = [&](RankedTensorType ty, StringRef name) -> LogicalResult {
+    for (int i = 0; i < 3; ++i)
+      if (!compatible(ty.getDimSize(i), wantRow[i]))
+        return emitOpError() << name << " shape " << shapeStr(ty.getShape())
+                             << " does not match [B, H, M] = "
+                             << shapeStr(wantRow);
+    return success();
+  };
+  if (failed(checkRow(mxTy, "max")) || failed(checkRow(smTy, "sum")))
+    return failure();
+
+  if (Value mask = getMask()) {
+    auto mTy = cast<RankedTensorType>(mask.getType());
+    if (mTy.getRank() != 4)
+      return emitOpError() << "expects a mask of rank 4 [B|1, H|1, M, N], "
+                              "got rank "
+                           << mTy.getRank();
+    Type mElt = mTy.getElementType();
+    if (!mElt.isInteger(1) && mElt != elt)
+      return emitOpError() << "expects an i1 keep-mask or an additive mask "
+                              "with the query element type "
+                           << elt << ", got a mask of " << mElt;
+    auto m = mTy.getShape();
+    int64_t n = ShapedType::isDynamic(k[2]) ? v[2] : k[2];
+    const char *names[] = {"B", "H", "M", "N"};
+    int64_t want[] = {b, q[1], q[2], n};
+    for (int i = 0; i < 4; ++i) {
+      if (compatible(m[i], want[i]) || (i < 2 && m[i] == 1))
+        continue;
+      auto diag = emitOpError() << "mask dimension " << i << " (" << names[i]
+                                << ") has size " << m[i] << ", expected ";
+      if (i < 2)
+        diag << "1 or " << want[i];
+      else
+        diag << want[i];
+      return diag;
+    }
+  }
+
+  if (getCausal() && !getCausalOffset())
+    return emitOpError("is causal but has no causal_offset operand (key j is "
+                       "visible to query i iff j <= i + causal_offset)");
+  if (!getCausal() && getCausalOffset())
+    return emitOpError("has a causal_offset operand but is not causal");
+
+  double s = getScale().convertToDouble();
+  if (!(s > 0.0) || !std::isfinite(s))
+    return emitOpError() << "scale must be positive and finite, got "
+                         << (std::isnan(s)   ? std::string("nan")
+                             : std::isinf(s) ? std::string(s > 0 ? "inf" : "-inf")
+                                             : llvm::formatv("{0}", s).str());
+  return success();
+}

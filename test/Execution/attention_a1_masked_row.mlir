@@ -3,6 +3,11 @@
 // masked (keys 2-3 visible) is NOT zeroed; same in f16 and with causal + mask.
 //
 // RUN: tx-opt %s --tx-cpu-pipeline | %run_cpu | FileCheck %s
+// The tiled path (tx-tile-attention): key tiles of 2, so that the row whose
+// keys 0-1 are masked has a whole first key tile masked and is still not
+// zeroed; query tiles of 1 and 2.
+// RUN: tx-opt %s --tx-cpu-pipeline="attention=tiled attention-kv-tile=2 attention-q-tile=1" | %run_cpu | FileCheck %s
+// RUN: tx-opt %s --tx-cpu-pipeline="attention=tiled attention-kv-tile=2 attention-q-tile=2" | %run_cpu | FileCheck %s
 //
 // Random variants checked against the float64 reference (exact zeros included):
 // RUN: %python %S/Inputs/numeric_case.py attention --B 1 --H 1 --Sq 3 --Sk 4 --D 2 --mask keep --masked-row 1 --first-keys-masked 2 --seed 501 --name a1_f32 | tx-opt --tx-cpu-pipeline | %run_cpu | FileCheck %s --check-prefix=GEN32
@@ -17,6 +22,11 @@
 // keys 0-1 masked only.
 // RUN: %python %S/Inputs/numeric_case.py attention --B 1 --H 2 --Sq 16 --Sk 40 --D 8 --mask keep --mask-bcast B,H --keep-prob 0.9 --masked-row 1 --masked-row 15 --first-keys-masked 7 --seed 504 --name a1_larger | tx-opt --tx-cpu-pipeline | %run_cpu | FileCheck %s --check-prefix=GENL
 // GENL: case a1_larger: relerr {{.*}} ok 1
+// The random variants through the tiled path (key tiles of 2):
+// RUN: %python %S/Inputs/numeric_case.py attention --B 1 --H 1 --Sq 3 --Sk 4 --D 2 --mask keep --masked-row 1 --first-keys-masked 2 --seed 501 --name a1_f32 | tx-opt --tx-cpu-pipeline="attention=tiled attention-kv-tile=2" | %run_cpu | FileCheck %s --check-prefix=GEN32
+// RUN: %python %S/Inputs/numeric_case.py attention --dtype f16 --B 1 --H 1 --Sq 3 --Sk 4 --D 2 --mask keep --masked-row 1 --first-keys-masked 2 --seed 502 --name a1_f16 | tx-opt --tx-cpu-pipeline="attention=tiled attention-kv-tile=2" | %run_cpu | FileCheck %s --check-prefix=GEN16
+// RUN: %python %S/Inputs/numeric_case.py attention --B 1 --H 1 --Sq 3 --Sk 4 --D 2 --causal --mask keep --keep-prob 1.0 --first-keys-masked 0 --first-keys-masked 2 --seed 503 --name a1_causal_mask | tx-opt --tx-cpu-pipeline="attention=tiled attention-kv-tile=2 attention-q-tile=2" | %run_cpu | FileCheck %s --check-prefix=GENC
+// RUN: %python %S/Inputs/numeric_case.py attention --B 1 --H 2 --Sq 16 --Sk 40 --D 8 --mask keep --mask-bcast B,H --keep-prob 0.9 --masked-row 1 --masked-row 15 --first-keys-masked 7 --seed 504 --name a1_larger | tx-opt --tx-cpu-pipeline="attention=tiled attention-kv-tile=2 attention-q-tile=5" | %run_cpu | FileCheck %s --check-prefix=GENL
 
 func.func private @printMemrefF32(tensor<*xf32>)
 

@@ -6,6 +6,10 @@
 // Each also through a fully dynamic function (Sk - Sq at run time).
 //
 // RUN: tx-opt %s --tx-cpu-pipeline | %run_cpu | FileCheck %s
+// The tiled path, with tiles that split the diagonal (and skip key tiles):
+// RUN: tx-opt %s --tx-cpu-pipeline="attention=tiled" | %run_cpu | FileCheck %s
+// RUN: tx-opt %s --tx-cpu-pipeline="attention=tiled attention-q-tile=1 attention-kv-tile=1" | %run_cpu | FileCheck %s
+// RUN: tx-opt %s --tx-cpu-pipeline="attention=tiled attention-q-tile=2 attention-kv-tile=3" | %run_cpu | FileCheck %s
 
 func.func private @printMemrefF32(tensor<*xf32>)
 

@@ -49,6 +49,17 @@
 // RUN: sed s/SEL/7/ %s | tx-opt --tx-cpu-pipeline | %run_cpu 2>&1 | FileCheck %s --check-prefix=OKM
 // OKM: case 7
 // OKM-NEXT: returned
+//
+// The same run-time checks guard the tiled path (tx-tile-attention emits them
+// with the same messages, before any loop):
+// RUN: sed s/SEL/0/ %s | tx-opt --tx-cpu-pipeline="attention=tiled" | %run_cpu 2>&1 | FileCheck %s --check-prefix=OK
+// RUN: sed s/SEL/1/ %s | tx-opt --tx-cpu-pipeline="attention=tiled" | not --crash stdbuf -o0 %run_cpu 2>&1 | FileCheck %s --check-prefix=D
+// RUN: sed s/SEL/2/ %s | tx-opt --tx-cpu-pipeline="attention=tiled" | not --crash stdbuf -o0 %run_cpu 2>&1 | FileCheck %s --check-prefix=SK
+// RUN: sed s/SEL/3/ %s | tx-opt --tx-cpu-pipeline="attention=tiled" | not --crash stdbuf -o0 %run_cpu 2>&1 | FileCheck %s --check-prefix=B
+// RUN: sed s/SEL/4/ %s | tx-opt --tx-cpu-pipeline="attention=tiled" | not --crash stdbuf -o0 %run_cpu 2>&1 | FileCheck %s --check-prefix=GQA
+// RUN: sed s/SEL/5/ %s | tx-opt --tx-cpu-pipeline="attention=tiled" | not --crash stdbuf -o0 %run_cpu 2>&1 | FileCheck %s --check-prefix=MB
+// RUN: sed s/SEL/6/ %s | tx-opt --tx-cpu-pipeline="attention=tiled" | not --crash stdbuf -o0 %run_cpu 2>&1 | FileCheck %s --check-prefix=MK
+// RUN: sed s/SEL/7/ %s | tx-opt --tx-cpu-pipeline="attention=tiled" | %run_cpu 2>&1 | FileCheck %s --check-prefix=OKM
 
 !t = tensor<?x?x?x?xf32>
 !m = tensor<?x1x?x?xi1>

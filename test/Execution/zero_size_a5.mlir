@@ -7,6 +7,10 @@
 // 0: the mean of V), and softmax on 0x16 and 4x0 (empty).
 //
 // RUN: tx-opt %s --tx-cpu-pipeline | %run_cpu | FileCheck %s
+// The same through the tiled attention path (statically empty problems are
+// resolved without loops; dynamic ones run zero-trip loops):
+// RUN: tx-opt %s --tx-cpu-pipeline="attention=tiled" | %run_cpu | FileCheck %s
+// RUN: tx-opt %s --tx-cpu-pipeline="attention=tiled attention-q-tile=3 attention-kv-tile=1" | %run_cpu | FileCheck %s
 
 func.func private @printMemrefF32(tensor<*xf32>)
 

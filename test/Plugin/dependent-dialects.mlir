@@ -2,7 +2,7 @@
 // math, arith, scf or tensor op in the input) goes through every tx pass and
 // both pipelines under mlir-opt + plugin, threaded and not, with the same
 // output as tx-opt and no "unregistered dialect" error.
-// RUN: for p in "convert-tx-to-linalg" "func.func(tx-softmax-to-gpu)" "tx-decompose-softmax" "tx-emit-c-interface" "tx-check-gpu-target" "tx-cpu-pipeline" "tx-gpu-pipeline{format=isa}"; do \
+// RUN: for p in "convert-tx-to-linalg" "func.func(tx-softmax-to-gpu)" "tx-decompose-softmax" "tx-emit-c-interface" "tx-check-gpu-target" "tx-cpu-pipeline" "tx-gpu-pipeline{format=isa}" "func.func(tx-tile-attention)" "func.func(tx-tile-attention{decompose=false})" "tx-cpu-pipeline{attention=tiled}"; do \
 // RUN:   tx-opt %s --pass-pipeline="builtin.module($p)" -o %t.a.mlir 2>&1 || exit 1; \
 // RUN:   mlir-opt --load-dialect-plugin=%tx_plugin %s --pass-pipeline="builtin.module($p)" -o %t.b.mlir 2>&1 || exit 1; \
 // RUN:   mlir-opt --load-dialect-plugin=%tx_plugin %s --pass-pipeline="builtin.module($p)" --mlir-disable-threading -o %t.c.mlir 2>&1 || exit 1; \

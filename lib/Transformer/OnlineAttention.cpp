@@ -1,0 +1,447 @@
+//===- OnlineAttention.cpp - tx.online_attention: tiling, decomposition ---===//
+//
+// tx.online_attention is one online-softmax step of FlashAttention-2 (Dao
+// 2023) on a block of queries and a block of keys, in destination-passing
+// style: it updates the running state (acc, max, sum). Modelled on IREE's
+// LinalgExt online_attention.
+//
+//  - TilingInterface: iteration domain (B, H, M, N), N a reduction. Tiling N
+//    with upstream scf::tileUsingSCF threads the state through the scf.for
+//    iter_args, which is the FlashAttention-2 loop over key blocks.
+//  - linalg::AggregatedOpInterface: one step as linalg.generic ops on tensors
+//    (no tensor larger than the op's own M x N scores).
+//
+// The verifier lives in TxOps.cpp with the other verifiers.
+//
+//===----------------------------------------------------------------------===//
+#include "Transformer/TxOps.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::tx;
+using utils::IteratorType;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// True when `size` is known to equal dimension `dim` of `tensor`: the same
+/// constant, or a `tensor.dim` of that very tensor and dimension.
+static bool isSizeOf(OpFoldResult size, Value tensor, int64_t dim) {
+  int64_t st = cast<RankedTensorType>(tensor.getType()).getDimSize(dim);
+  if (std::optional<int64_t> c = getConstantIntValue(size))
+    return !ShapedType::isDynamic(st) && *c == st;
+  auto dimOp = dyn_cast_or_null<tensor::DimOp>(
+      dyn_cast<Value>(size) ? cast<Value>(size).getDefiningOp() : nullptr);
+  if (!dimOp || dimOp.getSource() != tensor)
+    return false;
+  std::optional<int64_t> idx = dimOp.getConstantIndex();
+  return idx && *idx == dim;
+}
+
+/// Offsets into a dimension of static size 0 are passed as SSA values:
+/// tensor.extract_slice / insert_slice reject a static offset 0 into a
+/// zero-size dimension ("offset ... is out-of-bounds: 0 >= 0"), even for an
+/// empty slice, and the folders keep such offsets dynamic.
+static SmallVector<OpFoldResult> zeroDimSafe(OpBuilder &b, Location loc,
+                                             ArrayRef<OpFoldResult> offsets,
+                                             ArrayRef<int64_t> shape) {
+  SmallVector<OpFoldResult> r(offsets);
+  for (auto [i, off] : llvm::enumerate(r))
+    if (shape[i] == 0 && isa<Attribute>(off))
+      off = getValueOrCreateConstantIndexOp(b, loc, off);
+  return r;
+}
+
+/// Static H / Hkv of the op, if known (H == Hkv == 0 counts as 1).
+static std::optional<int64_t> staticGroup(OnlineAttentionOp op) {
+  int64_t h = op.getQuery().getType().getDimSize(1);
+  int64_t hkv = op.getKey().getType().getDimSize(1);
+  if (ShapedType::isDynamic(hkv))
+    hkv = op.getValue().getType().getDimSize(1);
+  if (ShapedType::isDynamic(h) || ShapedType::isDynamic(hkv))
+    return std::nullopt;
+  if (hkv == 0)
+    return 1;
+  return h / hkv;
+}
+
+/// The K/V head range [offset, offset + size) read by the query heads
+/// [h0, h0 + hs). Supported: hs == 1 (K/V head h0 / G), the whole head range,
+/// and any head tile when G == H / Hkv is statically 1.
+static FailureOr<std::pair<OpFoldResult, OpFoldResult>>
+kvHeadTile(OnlineAttentionOp op, OpBuilder &b, OpFoldResult h0,
+           OpFoldResult hs) {
+  Location loc = op.getLoc();
+  std::optional<int64_t> g = staticGroup(op);
+  if (g && *g == 1)
+    return std::make_pair(h0, hs);
+  if (isConstantIntValue(hs, 1)) {
+    if (g) {
+      AffineExpr d0 = b.getAffineDimExpr(0);
+      OpFoldResult kh = affine::makeComposedFoldedAffineApply(
+          b, loc, d0.floorDiv(*g), {h0});
+      return std::make_pair(kh, hs);
+    }
+    // Run-time G = H / max(Hkv, 1), at least 1 (never a division by zero;
+    // H == 0 gives an empty iteration space anyway).
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value h = tensor::DimOp::create(b, loc, op.getQuery(), 1);
+    Value hkv = tensor::DimOp::create(b, loc, op.getKey(), 1);
+    Value divisor = arith::MaxUIOp::create(b, loc, hkv, one);
+    Value gv = arith::MaxUIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, h, divisor), one);
+    Value kh = arith::DivUIOp::create(
+        b, loc, getValueOrCreateConstantIndexOp(b, loc, h0), gv);
+    return std::make_pair(OpFoldResult(kh), hs);
+  }
+  if (isConstantIntValue(h0, 0) && isSizeOf(hs, op.getQuery(), 1)) {
+    OpFoldResult hkv = tensor::getMixedSize(b, loc, op.getKey(), 1);
+    return std::make_pair(OpFoldResult(b.getIndexAttr(0)), hkv);
+  }
+  std::string tile = "a dynamic number of";
+  if (std::optional<int64_t> c = getConstantIntValue(hs))
+    tile = std::to_string(*c);
+  return op.emitOpError()
+         << "cannot tile the query head dimension H with a tile of " << tile
+         << " heads: with grouped-query attention (H / Hkv = "
+         << (g ? std::to_string(*g) : std::string("?"))
+         << ") a head tile must be 1 or the whole H";
+}
+
+//===----------------------------------------------------------------------===//
+// TilingInterface
+//===----------------------------------------------------------------------===//
+
+SmallVector<IteratorType> OnlineAttentionOp::getLoopIteratorTypes() {
+  return {IteratorType::parallel, IteratorType::parallel,
+          IteratorType::parallel, IteratorType::reduction};
+}
+
+SmallVector<Range> OnlineAttentionOp::getIterationDomain(OpBuilder &b) {
+  Location loc = getLoc();
+  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
+  SmallVector<OpFoldResult> q = tensor::getMixedSizes(b, loc, getQuery());
+  OpFoldResult n = tensor::getMixedSize(b, loc, getKey(), 2);
+  return {Range{zero, q[0], one}, Range{zero, q[1], one},
+          Range{zero, q[2], one}, Range{zero, n, one}};
+}
+
+FailureOr<TilingResult>
+OnlineAttentionOp::getTiledImplementation(OpBuilder &b,
+                                          ArrayRef<OpFoldResult> offsets,
+                                          ArrayRef<OpFoldResult> sizes) {
+  Location loc = getLoc();
+  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
+  OpFoldResult b0 = offsets[0], h0 = offsets[1], m0 = offsets[2],
+               n0 = offsets[3];
+  OpFoldResult bs = sizes[0], hs = sizes[1], ms = sizes[2], ns = sizes[3];
+
+  FailureOr<std::pair<OpFoldResult, OpFoldResult>> kvh =
+      kvHeadTile(*this, b, h0, hs);
+  if (failed(kvh))
+    return failure();
+  auto [kh0, khs] = *kvh;
+
+  SmallVector<Operation *> slices;
+  auto slice = [&](Value t, ArrayRef<OpFoldResult> offs,
+                   ArrayRef<OpFoldResult> szs) -> Value {
+    SmallVector<OpFoldResult> strides(offs.size(), one);
+    auto shape = cast<RankedTensorType>(t.getType()).getShape();
+    auto s = tensor::ExtractSliceOp::create(
+        b, loc, t, zeroDimSafe(b, loc, offs, shape), szs, strides);
+    slices.push_back(s);
+    return s.getResult();
+  };
+  OpFoldResult d = tensor::getMixedSize(b, loc, getQuery(), 3);
+  OpFoldResult dv = tensor::getMixedSize(b, loc, getValue(), 3);
+  Value q = slice(getQuery(), {b0, h0, m0, zero}, {bs, hs, ms, d});
+  Value k = slice(getKey(), {b0, kh0, n0, zero}, {bs, khs, ns, d});
+  Value v = slice(getValue(), {b0, kh0, n0, zero}, {bs, khs, ns, dv});
+  Value mask;
+  if (Value m = getMask()) {
+    auto mTy = cast<RankedTensorType>(m.getType());
+    bool bcastB = mTy.getDimSize(0) == 1, bcastH = mTy.getDimSize(1) == 1;
+    mask = slice(m, {bcastB ? zero : b0, bcastH ? zero : h0, m0, n0},
+                 {bcastB ? one : bs, bcastH ? one : hs, ms, ns});
+  }
+  Value causalOffset;
+  if (Value c = getCausalOffset()) {
+    // Key j of the tile is key n0 + j of the op, query i is m0 + i: visible
+    // iff n0 + j <= m0 + i + c, i.e. j <= i + (c + m0 - n0).
+    AffineExpr s0, s1, s2;
+    bindSymbols(b.getContext(), s0, s1, s2);
+    OpFoldResult off = affine::makeComposedFoldedAffineApply(
+        b, loc, s0 + s1 - s2, {c, m0, n0});
+    causalOffset = getValueOrCreateConstantIndexOp(b, loc, off);
+  }
+  Value acc = slice(getAcc(), {b0, h0, m0, zero}, {bs, hs, ms, dv});
+  Value mx = slice(getMax(), {b0, h0, m0}, {bs, hs, ms});
+  Value sm = slice(getSum(), {b0, h0, m0}, {bs, hs, ms});
+
+  auto tiled = OnlineAttentionOp::create(
+      b, loc, acc.getType(), mx.getType(), sm.getType(), q, k, v, mask, causalOffset, acc, mx, sm, getScaleAttr(),
+      getCausalAttr());
+  return TilingResult{{tiled.getOperation()},
+                      SmallVector<Value>(tiled->getResults()), slices};
+}
+
+LogicalResult OnlineAttentionOp::getResultTilePosition(
+    OpBuilder &b, unsigned resultNumber, ArrayRef<OpFoldResult> offsets,
+    ArrayRef<OpFoldResult> sizes, SmallVector<OpFoldResult> &resultOffsets,
+    SmallVector<OpFoldResult> &resultSizes) {
+  resultOffsets.assign(offsets.begin(), offsets.begin() + 3);
+  resultSizes.assign(sizes.begin(), sizes.begin() + 3);
+  if (resultNumber == 0) {
+    resultOffsets.push_back(b.getIndexAttr(0));
+    resultSizes.push_back(tensor::getMixedSize(b, getLoc(), getValue(), 3));
+  }
+  resultOffsets = zeroDimSafe(
+      b, getLoc(), resultOffsets,
+      cast<RankedTensorType>(getOperation()->getResult(resultNumber).getType())
+          .getShape());
+  return success();
+}
+
+LogicalResult OnlineAttentionOp::getIterationDomainTileFromResultTile(
+    OpBuilder &b, unsigned resultNumber, ArrayRef<OpFoldResult> offsets,
+    ArrayRef<OpFoldResult> sizes, SmallVectorImpl<OpFoldResult> &iterOffsets,
+    SmallVectorImpl<OpFoldResult> &iterSizes) {
+  // A tile of acc must span the whole Dv (it is not an iteration dim).
+  if (resultNumber == 0 &&
+      (!isConstantIntValue(offsets[3], 0) ||
+       !(isSizeOf(sizes[3], getValue(), 3) ||
+         isSizeOf(sizes[3], getAcc(), 3))))
+    return failure();
+  iterOffsets.assign(offsets.begin(), offsets.begin() + 3);
+  iterSizes.assign(sizes.begin(), sizes.begin() + 3);
+  iterOffsets.push_back(b.getIndexAttr(0));
+  iterSizes.push_back(tensor::getMixedSize(b, getLoc(), getKey(), 2));
+  return success();
+}
+
+FailureOr<TilingResult> OnlineAttentionOp::generateResultTileValue(
+    OpBuilder &b, unsigned resultNumber, ArrayRef<OpFoldResult> offsets,
+    ArrayRef<OpFoldResult> sizes) {
+  SmallVector<OpFoldResult> iterOffsets, iterSizes;
+  if (failed(getIterationDomainTileFromResultTile(
+          b, resultNumber, offsets, sizes, iterOffsets, iterSizes)))
+    return failure();
+  FailureOr<TilingResult> tiled =
+      getTiledImplementation(b, iterOffsets, iterSizes);
+  if (failed(tiled))
+    return failure();
+  // By convention (as linalg's implementation), tiledValues holds only the
+  // requested result: fusion uses tiledValues[0] in place of the slice.
+  return TilingResult{tiled->tiledOps,
+                      SmallVector<Value>{tiled->tiledValues[resultNumber]},
+                      tiled->generatedSlices};
+}
+
+//===----------------------------------------------------------------------===//
+// Decomposition (linalg::AggregatedOpInterface)
+//===----------------------------------------------------------------------===//
+
+static Value toF32(OpBuilder &b, Location loc, Value v) {
+  if (v.getType().isF32())
+    return v;
+  return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+}
+
+/// One online-softmax step as linalg.generic ops on tensors:
+///   S     = scale * Q.K^T (+ mask, causal -> -inf)     [B, H, M, N]
+///   rmax  = max_n S                                    [B, H, M]
+///   m_new = max(m_old, rmax); alpha = exp(m_old - m_safe); l = alpha * l_old
+///   P     = exp(S - m_safe)                            (in place of S)
+///   l    += sum_n P;  acc = alpha * acc + P.V
+/// with m_safe = (m_new == -inf) ? 0 : m_new. K/V head h / G is read through
+/// the indexing map (no copy).
+FailureOr<SmallVector<Value>>
+OnlineAttentionOp::decomposeOperation(OpBuilder &b) {
+  Location loc = getLoc();
+  MLIRContext *ctx = getContext();
+  Type f32 = b.getF32Type();
+  std::optional<int64_t> g = staticGroup(*this);
+  if (!g)
+    return emitOpError(
+        "decomposition needs a static ratio H / Hkv of query to K/V heads "
+        "(tile the head dimension by 1 first)");
+
+  Value q = getQuery(), k = getKey(), v = getValue(), mask = getMask();
+  SmallVector<OpFoldResult> qs = tensor::getMixedSizes(b, loc, q);
+  OpFoldResult n = tensor::getMixedSize(b, loc, k, 2);
+  SmallVector<OpFoldResult> sShape = {qs[0], qs[1], qs[2], n};
+  SmallVector<OpFoldResult> rowShape = {qs[0], qs[1], qs[2]};
+
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  auto map = [&](unsigned nd, ArrayRef<AffineExpr> r) {
+    return AffineMap::get(nd, 0, r, ctx);
+  };
+  AffineExpr kvHead = *g == 1 ? d(1) : d(1).floorDiv(*g);
+  auto par = IteratorType::parallel, red = IteratorType::reduction;
+  Value negInf = arith::ConstantOp::create(
+      b, loc, b.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
+  Value zeroF = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+  auto filled = [&](ArrayRef<OpFoldResult> shape, Value cst) -> Value {
+    Value e = tensor::EmptyOp::create(b, loc, shape, f32);
+    return linalg::FillOp::create(b, loc, cst, e).getResult(0);
+  };
+  // m_safe = (m == -inf) ? 0 : m.
+  auto safe = [&](OpBuilder &nb, Location nl, Value m) -> Value {
+    Value dead =
+        arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ, m, negInf);
+    return arith::SelectOp::create(nb, nl, dead, zeroF, m);
+  };
+
+  // S[b,h,m,n] = sum_d Q[b,h,m,d] * K[b,h/G,n,d]. Dims (b, h, m, n, d).
+  Value sInit = filled(sShape, zeroF);
+  Value s =
+      linalg::GenericOp::create(
+          b, loc, sInit.getType(),
+          ValueRange{q, k}, ValueRange{sInit},
+          ArrayRef<AffineMap>{map(5, {d(0), d(1), d(2), d(4)}),
+                              map(5, {d(0), kvHead, d(3), d(4)}),
+                              map(5, {d(0), d(1), d(2), d(3)})},
+          ArrayRef<IteratorType>{par, par, par, par, red},
+          [&](OpBuilder &nb, Location nl, ValueRange a) {
+            Value p = arith::MulFOp::create(nb, nl, toF32(nb, nl, a[0]),
+                                            toF32(nb, nl, a[1]));
+            linalg::YieldOp::create(
+                nb, nl, Value(arith::AddFOp::create(nb, nl, a[2], p)));
+          })
+          .getResult(0);
+
+  // Scale, mask and causal visibility, in place. Dims (b, h, m, n).
+  Value scale = arith::ConstantOp::create(b, loc, getScaleAttr());
+  AffineMap id4 = b.getMultiDimIdentityMap(4);
+  AffineMap row4 = map(4, {d(0), d(1), d(2)});
+  SmallVector<Value> ins;
+  SmallVector<AffineMap> maps;
+  bool keepMask = false;
+  if (mask) {
+    auto mTy = cast<RankedTensorType>(mask.getType());
+    keepMask = mTy.getElementType().isInteger(1);
+    AffineExpr zero = getAffineConstantExpr(0, ctx);
+    ins.push_back(mask);
+    maps.push_back(map(4, {mTy.getDimSize(0) == 1 ? zero : d(0),
+                           mTy.getDimSize(1) == 1 ? zero : d(1), d(2), d(3)}));
+  }
+  maps.push_back(id4);
+  Value causalOffset = getCausalOffset();
+  s = linalg::GenericOp::create(
+          b, loc, s.getType(), ins, s, maps,
+          ArrayRef<IteratorType>{par, par, par, par},
+          [&](OpBuilder &nb, Location nl, ValueRange a) {
+            Value x = arith::MulFOp::create(nb, nl, a.back(), scale);
+            if (mask) {
+              if (keepMask)
+                x = arith::SelectOp::create(nb, nl, a[0], x, negInf);
+              else
+                x = arith::AddFOp::create(nb, nl, x, toF32(nb, nl, a[0]));
+            }
+            if (causalOffset) {
+              Value i = linalg::IndexOp::create(nb, nl, 2);
+              Value j = linalg::IndexOp::create(nb, nl, 3);
+              Value last = arith::AddIOp::create(nb, nl, i, causalOffset);
+              Value visible = arith::CmpIOp::create(
+                  nb, nl, arith::CmpIPredicate::sle, j, last);
+              x = arith::SelectOp::create(nb, nl, visible, x, negInf);
+            }
+            linalg::YieldOp::create(nb, nl, x);
+          })
+          .getResult(0);
+
+  // Row max of this block, from -inf.
+  Value rmaxInit = filled(rowShape, negInf);
+  Value rmax = linalg::GenericOp::create(
+                   b, loc, rmaxInit.getType(), ValueRange{s},
+                   ValueRange{rmaxInit},
+                   ArrayRef<AffineMap>{id4, row4},
+                   ArrayRef<IteratorType>{par, par, par, red},
+                   [&](OpBuilder &nb, Location nl, ValueRange a) {
+                     linalg::YieldOp::create(
+                         nb, nl,
+                         Value(arith::MaximumFOp::create(nb, nl, a[0], a[1])));
+                   })
+                   .getResult(0);
+
+  // m_new = max(m_old, rmax), alpha = exp(m_old - m_safe), l = alpha * l_old;
+  // m_new and l are written in place of m_old and l_old.
+  AffineMap id3 = b.getMultiDimIdentityMap(3);
+  Value alphaInit = tensor::EmptyOp::create(b, loc, rowShape, f32);
+  auto state = linalg::GenericOp::create(
+      b, loc, TypeRange{getMax().getType(), getSum().getType(), alphaInit.getType()},
+      ValueRange{rmax}, ValueRange{getMax(), getSum(), alphaInit},
+      ArrayRef<AffineMap>{id3, id3, id3, id3},
+      ArrayRef<IteratorType>{par, par, par},
+      [&](OpBuilder &nb, Location nl, ValueRange a) {
+        Value mOld = a[1];
+        Value mNew = arith::MaximumFOp::create(nb, nl, mOld, a[0]);
+        Value diff = arith::SubFOp::create(nb, nl, mOld, safe(nb, nl, mNew));
+        Value alpha = math::ExpOp::create(nb, nl, diff);
+        Value l = arith::MulFOp::create(nb, nl, alpha, a[2]);
+        linalg::YieldOp::create(nb, nl, ValueRange{mNew, l, alpha});
+      });
+  Value mNew = state.getResult(0), lScaled = state.getResult(1),
+        alpha = state.getResult(2);
+
+  // P = exp(S - m_safe), in place of S.
+  Value p = linalg::GenericOp::create(
+                b, loc, s.getType(), ValueRange{mNew}, ValueRange{s},
+                ArrayRef<AffineMap>{row4, id4},
+                ArrayRef<IteratorType>{par, par, par, par},
+                [&](OpBuilder &nb, Location nl, ValueRange a) {
+                  Value diff =
+                      arith::SubFOp::create(nb, nl, a[1], safe(nb, nl, a[0]));
+                  linalg::YieldOp::create(
+                      nb, nl, Value(math::ExpOp::create(nb, nl, diff)));
+                })
+                .getResult(0);
+
+  // l_new = alpha * l_old + sum_n P.
+  Value lNew = linalg::GenericOp::create(
+                   b, loc, lScaled.getType(), ValueRange{p}, ValueRange{lScaled},
+                   ArrayRef<AffineMap>{id4, row4},
+                   ArrayRef<IteratorType>{par, par, par, red},
+                   [&](OpBuilder &nb, Location nl, ValueRange a) {
+                     linalg::YieldOp::create(
+                         nb, nl, Value(arith::AddFOp::create(nb, nl, a[0], a[1])));
+                   })
+                   .getResult(0);
+
+  // acc = alpha * acc_old (in place), then acc += P.V. Dims (b, h, m, e[, n]).
+  Value accScaled =
+      linalg::GenericOp::create(
+          b, loc, getAcc().getType(), ValueRange{alpha}, ValueRange{getAcc()},
+          ArrayRef<AffineMap>{row4, id4},
+          ArrayRef<IteratorType>{par, par, par, par},
+          [&](OpBuilder &nb, Location nl, ValueRange a) {
+            linalg::YieldOp::create(
+                nb, nl, Value(arith::MulFOp::create(nb, nl, a[0], a[1])));
+          })
+          .getResult(0);
+  Value accNew =
+      linalg::GenericOp::create(
+          b, loc, getAcc().getType(), ValueRange{p, v}, ValueRange{accScaled},
+          ArrayRef<AffineMap>{map(5, {d(0), d(1), d(2), d(4)}),
+                              map(5, {d(0), kvHead, d(4), d(3)}),
+                              map(5, {d(0), d(1), d(2), d(3)})},
+          ArrayRef<IteratorType>{par, par, par, par, red},
+          [&](OpBuilder &nb, Location nl, ValueRange a) {
+            Value prod =
+                arith::MulFOp::create(nb, nl, a[0], toF32(nb, nl, a[1]));
+            linalg::YieldOp::create(
+                nb, nl, Value(arith::AddFOp::create(nb, nl, a[2], prod)));
+          })
+          .getResult(0);
+
+  return SmallVector<Value>{accNew, mNew, lNew};
+}

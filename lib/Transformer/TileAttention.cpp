@@ -1,0 +1,249 @@
+//===- TileAttention.cpp - tx-tile-attention: FlashAttention-2 tiling ------===//
+//
+// tx.attention -> state init + tx.online_attention over the whole problem
+// -> scf::tileUsingSCF (scf.forall over (B, H, Sq), tiles (1, 1, q-tile))
+// -> scf::tileUsingSCF of the tile (scf.for over the keys, step kv-tile,
+//    the state in iter_args: the FlashAttention-2 loop)
+// -> causal: the scf.for stops after the query tile's last visible key
+// -> [decompose each tile into linalg.generic ops]
+// -> O = (sum == 0) ? 0 : acc / sum, rounded once.
+//
+// The loops come from upstream (TilingInterface + scf::tileUsingSCF); the
+// op, its tiling and decomposition (OnlineAttention.cpp), the causal tile
+// skipping and the finalization are ours.
+//
+//===----------------------------------------------------------------------===//
+#include "Transformer/AttentionShapes.h"
+#include "Transformer/Passes.h"
+#include "Transformer/TxDialect.h"
+#include "Transformer/TxOps.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/IR/PatternMatch.h"
+#include <limits>
+
+namespace mlir {
+namespace tx {
+#define GEN_PASS_DEF_TXTILEATTENTION
+#include "Transformer/Passes.h.inc"
+} // namespace tx
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::tx;
+using utils::IteratorType;
+
+namespace {
+
+Value filledF32(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
+                double value) {
+  Type f32 = b.getF32Type();
+  Value empty = tensor::EmptyOp::create(b, loc, sizes, f32);
+  Value cst = arith::ConstantOp::create(b, loc, b.getFloatAttr(f32, value));
+  return linalg::FillOp::create(b, loc, cst, empty).getResult(0);
+}
+
+/// Q * factor (f32 product, rounded back to Q's element type).
+Value scaleQuery(OpBuilder &b, Location loc, Value q, Value factor) {
+  auto ty = cast<RankedTensorType>(q.getType());
+  Type elt = ty.getElementType();
+  Value init = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, q),
+                                       elt);
+  SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(4));
+  SmallVector<IteratorType> iters(4, IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), q, init, maps, iters,
+             [&](OpBuilder &nb, Location nl, ValueRange a) {
+               Value x = a[0];
+               if (!elt.isF32())
+                 x = arith::ExtFOp::create(nb, nl, nb.getF32Type(), x);
+               x = arith::MulFOp::create(nb, nl, x, factor);
+               if (!elt.isF32())
+                 x = arith::TruncFOp::create(nb, nl, elt, x);
+               linalg::YieldOp::create(nb, nl, x);
+             })
+      .getResult(0);
+}
+
+struct TxTileAttentionPass
+    : public tx::impl::TxTileAttentionBase<TxTileAttentionPass> {
+  using Base::Base;
+
+  LogicalResult checkOptions(Operation *op) {
+    auto bad = [&](const Twine &msg) {
+      mlir::emitError(op->getLoc(), "tx-tile-attention: ") << msg;
+      return failure();
+    };
+    if (qTile < 1)
+      return bad("q-tile must be >= 1, got " +
+                 Twine(static_cast<int64_t>(qTile)));
+    if (kvTile < 1)
+      return bad("kv-tile must be >= 1, got " +
+                 Twine(static_cast<int64_t>(kvTile)));
+    return success();
+  }
+
+  LogicalResult rewrite(AttentionOp op) {
+    IRRewriter rewriter(op.getContext());
+    OpBuilder &b = rewriter;
+    rewriter.setInsertionPoint(op);
+    Location loc = op.getLoc();
+    Type f32 = b.getF32Type();
+    Type elt = op.getQuery().getType().getElementType();
+
+    AttentionSizes sz = emitAttentionSizesAndChecks(b, op);
+
+    // Statically empty problems need no loops (and upstream's slice verifiers
+    // reject static offsets into zero-size dimensions): an empty result when
+    // B, H, Sq or Dv is 0, zeros when Sk is 0 (no row sees a key).
+    auto isZero = [](OpFoldResult v) { return isConstantIntValue(v, 0); };
+    SmallVector<OpFoldResult> oShape = {sz.B, sz.H, sz.Sq, sz.Dv};
+    if (isZero(sz.B) || isZero(sz.H) || isZero(sz.Sq) || isZero(sz.Dv) ||
+        isZero(sz.Sk)) {
+      Value out = tensor::EmptyOp::create(b, loc, oShape, elt);
+      if (isZero(sz.Sk)) {
+        Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(elt, 0.0));
+        out = linalg::FillOp::create(b, loc, zero, out).getResult(0);
+      }
+      if (out.getType() != op.getType())
+        out = tensor::CastOp::create(b, loc, op.getType(), out);
+      rewriter.replaceOp(op, out);
+      return success();
+    }
+
+    // Scale: the attribute, 1/sqrt(D) for a static D, else Q pre-scaled by
+    // rsqrt(D) at run time.
+    Value q = op.getQuery();
+    double scale = 1.0;
+    if (std::optional<double> st = op.getStaticScale()) {
+      scale = *st;
+    } else {
+      Value dV = getValueOrCreateConstantIndexOp(b, loc, sz.D);
+      Value dI = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), dV);
+      Value dF = arith::UIToFPOp::create(b, loc, f32, dI);
+      q = scaleQuery(b, loc, q, math::RsqrtOp::create(b, loc, dF));
+    }
+
+    Value acc = filledF32(b, loc, {sz.B, sz.H, sz.Sq, sz.Dv}, 0.0);
+    Value mx = filledF32(b, loc, {sz.B, sz.H, sz.Sq},
+                         -std::numeric_limits<double>::infinity());
+    Value sm = filledF32(b, loc, {sz.B, sz.H, sz.Sq}, 0.0);
+    Value causalOffset;
+    if (op.getCausal()) {
+      AffineExpr s0, s1;
+      bindSymbols(b.getContext(), s0, s1);
+      causalOffset = getValueOrCreateConstantIndexOp(
+          b, loc,
+          affine::makeComposedFoldedAffineApply(b, loc, s0 - s1,
+                                                {sz.Sk, sz.Sq}));
+    }
+    auto whole = OnlineAttentionOp::create(
+        b, loc, acc.getType(), mx.getType(), sm.getType(), q, op.getKey(), op.getValue(), op.getMask(), causalOffset, acc,
+        mx, sm, b.getF32FloatAttr(static_cast<float>(scale)),
+        op.getCausal() ? b.getUnitAttr() : UnitAttr());
+
+    // (B, H, Sq) -> scf.forall with tiles (1, 1, q-tile).
+    scf::SCFTilingOptions outer;
+    outer.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+    outer.setTileSizes({b.getIndexAttr(1), b.getIndexAttr(1),
+                        b.getIndexAttr(qTile), b.getIndexAttr(0)});
+    FailureOr<scf::SCFTilingResult> rows = scf::tileUsingSCF(
+        rewriter, cast<TilingInterface>(whole.getOperation()), outer);
+    if (failed(rows))
+      return op.emitError("tx-tile-attention: tiling the query rows of the "
+                          "tx.online_attention failed");
+    rewriter.replaceOp(whole, rows->replacements);
+    auto rowTile = cast<OnlineAttentionOp>(rows->tiledOps.back());
+
+    // Causal: the last key any row of the tile sees is rows - 1 + offset (in
+    // the tile's coordinates); keys past it are never visited.
+    rewriter.setInsertionPoint(rowTile);
+    Value kvEnd;
+    if (Value c = rowTile.getCausalOffset()) {
+      Location tl = rowTile.getLoc();
+      OpFoldResult m = tensor::getMixedSize(b, tl, rowTile.getQuery(), 2);
+      OpFoldResult n = tensor::getMixedSize(b, tl, rowTile.getKey(), 2);
+      AffineExpr d0, d1, d2;
+      bindDims(b.getContext(), d0, d1, d2);
+      MLIRContext *ctx = b.getContext();
+      OpFoldResult end = affine::makeComposedFoldedAffineMin(
+          b, tl, AffineMap::get(3, 0, {d0, d1 + d2}, ctx), {n, m, c});
+      end = affine::makeComposedFoldedAffineMax(
+          b, tl, AffineMap::get(1, 0, {d0, getAffineConstantExpr(0, ctx)}, ctx),
+          {end});
+      kvEnd = getValueOrCreateConstantIndexOp(b, tl, end);
+    }
+
+    // Keys -> scf.for with step kv-tile, the state in iter_args.
+    scf::SCFTilingOptions inner;
+    inner.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
+    inner.setTileSizes({b.getIndexAttr(0), b.getIndexAttr(0),
+                        b.getIndexAttr(0), b.getIndexAttr(kvTile)});
+    FailureOr<scf::SCFTilingResult> keys = scf::tileUsingSCF(
+        rewriter, cast<TilingInterface>(rowTile.getOperation()), inner);
+    if (failed(keys))
+      return op.emitError("tx-tile-attention: tiling the keys of the "
+                          "tx.online_attention failed");
+    rewriter.replaceOp(rowTile, keys->replacements);
+    if (kvEnd) {
+      auto loop = cast<scf::ForOp>(keys->loops.front().getOperation());
+      rewriter.modifyOpInPlace(loop, [&] { loop.setUpperBound(kvEnd); });
+    }
+
+    if (decompose) {
+      auto step = cast<OnlineAttentionOp>(keys->tiledOps.back());
+      rewriter.setInsertionPoint(step);
+      FailureOr<SmallVector<Value>> parts = step.decomposeOperation(b);
+      if (failed(parts))
+        return failure();
+      rewriter.replaceOp(step, *parts);
+    }
+
+    // O = (sum == 0) ? 0 : acc / sum, rounded once.
+    rewriter.setInsertionPoint(op);
+    Value accF = rows->replacements[0], sumF = rows->replacements[2];
+    Value oInit = tensor::EmptyOp::create(b, loc, oShape, elt);
+    MLIRContext *ctx = b.getContext();
+    AffineMap id4 = b.getMultiDimIdentityMap(4);
+    AffineMap row4 = AffineMap::get(
+        4, 0,
+        {getAffineDimExpr(0, ctx), getAffineDimExpr(1, ctx),
+         getAffineDimExpr(2, ctx)},
+        ctx);
+    Value zeroF = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+    Value out =
+        linalg::GenericOp::create(
+            b, loc, oInit.getType(), ValueRange{accF, sumF}, oInit,
+            ArrayRef<AffineMap>{id4, row4, id4},
+            SmallVector<IteratorType>(4, IteratorType::parallel),
+            [&](OpBuilder &nb, Location nl, ValueRange a) {
+              Value div = arith::DivFOp::create(nb, nl, a[0], a[1]);
+              Value none = arith::CmpFOp::create(
+                  nb, nl, arith::CmpFPredicate::OEQ, a[1], zeroF);
+              Value r = arith::SelectOp::create(nb, nl, none, zeroF, div);
+              if (elt != f32)
+                r = arith::TruncFOp::create(nb, nl, elt, r);
+              linalg::YieldOp::create(nb, nl, r);
+            })
+            .getResult(0);
+    if (out.getType() != op.getType())
+      out = tensor::CastOp::create(b, loc, op.getType(), out);
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+
+  void runOnOperation() override {
+    // Options are checked even when there is nothing to rewrite.
+    if (failed(checkOptions(getOperation())))
+      return signalPassFailure();
+    SmallVector<AttentionOp> ops;
+    getOperation().walk([&](AttentionOp op) { ops.push_back(op); });
+    for (AttentionOp op : ops)
+      if (failed(rewrite(op)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace
