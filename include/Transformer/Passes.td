@@ -129,8 +129,8 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     Shared memory: `2 * (q-tile*(D+8) + kv-tile*(D+8) + kv-tile*(Dv+8))`
     bytes. K and V are separate cp.async groups in a software pipeline:
     K(t+1) is copied during the softmax and P V of tile t, V(t+1) during
-    S of tile t+1. Q's fragments stay in registers for D <= 64 and are
-    re-read from shared memory per tile above (no spills at D = 128).
+    S of tile t+1. Q's fragments stay in registers for D <= 32 and are
+    re-read from shared memory per tile above (no spills at D = 64 and 128).
     Defaults (tensor-core kernel): `warps = 8` (128 query rows per CTA),
     `kv-tile = 64`, chosen on the H200 (bench/RESULTS.md, "choosing the
     tensor-core tiles": 8 warps beat 4 by 1.0-1.45x; kv-tile 128 spills
@@ -157,6 +157,7 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
     "::mlir::memref::MemRefDialect", "::mlir::cf::ControlFlowDialect",
     "::mlir::vector::VectorDialect", "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::LLVM::LLVMDialect",
     "::mlir::bufferization::BufferizationDialect"
   ];
 }

@@ -39,6 +39,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include <limits>
@@ -639,6 +640,31 @@ private:
                                      b.getBoolAttr(trans),
                                      b.getI32IntegerAttr(tiles));
   }
+  /// 2^x with PTX ex2.approx.ftz.f32 (one MUFU.EX2; the libdevice exp2f
+  /// behind math.exp2 adds denormal handling around it). Flushing results
+  /// below 2^-126 to 0 is harmless for softmax weights.
+  Value fastExp2(Value x) {
+    return LLVM::CallIntrinsicOp::create(
+               b, loc, f32, b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f32"),
+               ValueRange{x})
+        .getResult(0);
+  }
+  /// The two B fragments (rows 0-1 and 2-3) of an ldmatrix x4 result.
+  std::pair<Value, Value> splitX4(Value x4) {
+    Value halves[2];
+    for (int64_t hf = 0; hf < 2; ++hf) {
+      VectorType ty = vec2(2, 2, elt);
+      Value v = arith::ConstantOp::create(
+          b, loc, ty, DenseElementsAttr::get(ty, b.getZeroAttr(elt)));
+      for (int64_t r = 0; r < 2; ++r)
+        v = vector::InsertOp::create(
+            b, loc,
+            vector::ExtractOp::create(b, loc, x4, ArrayRef<int64_t>{2 * hf + r}),
+            v, ArrayRef<int64_t>{r});
+      halves[hf] = v;
+    }
+    return {halves[0], halves[1]};
+  }
   Value mmaSync(Value a, Value bb, Value c) {
     return nvgpu::MmaSyncOp::create(b, loc, a, bb, c,
                                     ArrayRef<int64_t>{16, 8, 16});
@@ -717,9 +743,10 @@ private:
     Value lane16 = arith::RemUIOp::create(b, loc, lane, cst(16));
     Value laneHi8 = mul(arith::DivUIOp::create(b, loc, lane, cst(16)), 8);
     Value warpRow = mul(warp, 16);
-    // Q's A fragments: loaded once and kept in registers for D <= 64; for
+    // Q's A fragments: loaded once and kept in registers for D <= 32; for
     // larger D re-read from shared memory per K/V tile (D/16 ldmatrix x4),
-    // which frees 4*D/16 registers for the S and O fragments (no spills).
+    // which frees 4*D/16 registers for the S and O fragments (without it
+    // ptxas spills at D = 64 causal and D = 128).
     auto loadQ = [&]() {
       SmallVector<Value> frags;
       for (int64_t kk = 0; kk < KD; ++kk)
@@ -727,7 +754,7 @@ private:
                                  add(laneHi8, kk * 16), /*trans=*/false, 4));
       return frags;
     };
-    const bool qInRegisters = D <= 64;
+    const bool qInRegisters = D <= 32;
     SmallVector<Value> qa;
     if (qInRegisters)
       qa = loadQ();
@@ -760,6 +787,9 @@ private:
                           b, loc, arith::DivUIOp::create(b, loc, lane, cst(8)),
                           cst(2)),
                       8);
+    Value kCol8x4 = mul(arith::DivUIOp::create(b, loc, lane, cst(8)), 8);
+    // 1/scale: an additive mask joins the raw scores as mask / scale.
+    Value invScale = arith::DivFOp::create(b, loc, maskScale, scale);
 
     // Software pipeline (FlashAttention-2's): K and V tiles are separate
     // cp.async groups; K(t+1) is copied while the softmax and P V of tile t
@@ -787,20 +817,28 @@ private:
           // S = Q K^T on tensor cores; s[nt*4 + e] in the exp2 domain.
           if (!qInRegisters)
             qa = loadQ();
+          // Raw scores (the scale is applied inside the exponent below);
+          // K's B fragments two k16 chunks per ldmatrix x4.
           SmallVector<Value> s(NT * 4);
           for (int64_t nt = 0; nt < NT; ++nt) {
             Value acc = accZero;
-            for (int64_t kk = 0; kk < KD; ++kk)
-              acc = mmaSync(qa[kk],
-                            ldmatrix(ks, add(kRow8, nt * 8), add(kCol8, kk * 16),
-                                     /*trans=*/false, 2),
-                            acc);
+            for (int64_t kk = 0; kk < KD; kk += 2) {
+              if (kk + 1 < KD) {
+                auto [b0, b1] = splitX4(ldmatrix(ks, add(kRow8, nt * 8),
+                                                 add(kCol8x4, kk * 16),
+                                                 /*trans=*/false, 4));
+                acc = mmaSync(qa[kk], b0, acc);
+                acc = mmaSync(qa[kk + 1], b1, acc);
+              } else {
+                acc = mmaSync(qa[kk],
+                              ldmatrix(ks, add(kRow8, nt * 8),
+                                       add(kCol8, kk * 16), /*trans=*/false, 2),
+                              acc);
+              }
+            }
             for (int64_t e = 0; e < 4; ++e)
-              s[nt * 4 + e] = arith::MulFOp::create(
-                  b, loc,
-                  vector::ExtractOp::create(b, loc, acc,
-                                            ArrayRef<int64_t>{e / 2, e % 2}),
-                  scale);
+              s[nt * 4 + e] = vector::ExtractOp::create(
+                  b, loc, acc, ArrayRef<int64_t>{e / 2, e % 2});
           }
           // Every warp is done with K(t): start copying K(t+1).
           gpu::BarrierOp::create(b, loc);
@@ -822,7 +860,7 @@ private:
                 if (keepMask)
                   x = select(mv, x, negInf);
                 else
-                  x = fma(toF32(mv), maskScale, x);
+                  x = fma(toF32(mv), invScale, x);
               }
           }
           Value need = cmpi(arith::CmpIPredicate::ugt, add(k0, N), Sk);
@@ -870,13 +908,15 @@ private:
             Value dead = arith::CmpFOp::create(
                 b, loc, arith::CmpFPredicate::OEQ, mNew[hh], negInf);
             Value mSafe = select(dead, fzero, mNew[hh]);
-            alpha[hh] = math::Exp2Op::create(
-                b, loc, arith::SubFOp::create(b, loc, carried[hh], mSafe));
+            // exp(scale * (x - m)) = 2^(x * c - m * c), c = scale * log2(e):
+            // one FFMA and one EX2 per score (FlashAttention-2's form).
+            Value mc = arith::MulFOp::create(b, loc, mSafe, scale);
+            Value negMc = arith::NegFOp::create(b, loc, mc);
+            alpha[hh] = fastExp2(fma(carried[hh], scale, negMc));
             lNew[hh] = arith::MulFOp::create(b, loc, carried[2 + hh], alpha[hh]);
             for (int64_t nt = 0; nt < NT; ++nt)
               for (int64_t e = 2 * hh; e < 2 * hh + 2; ++e) {
-                p[nt * 4 + e] = math::Exp2Op::create(
-                    b, loc, arith::SubFOp::create(b, loc, s[nt * 4 + e], mSafe));
+                p[nt * 4 + e] = fastExp2(fma(s[nt * 4 + e], scale, negMc));
                 lNew[hh] = arith::AddFOp::create(b, loc, lNew[hh], p[nt * 4 + e]);
               }
           }
@@ -894,11 +934,20 @@ private:
                              p[(2 * kc + 1) * 4 + 0], p[(2 * kc + 1) * 4 + 1],
                              p[(2 * kc + 1) * 4 + 2], p[(2 * kc + 1) * 4 + 3]},
                             elt);
-            for (int64_t dt = 0; dt < DT; ++dt)
-              o[dt] = mmaSync(pa,
-                              ldmatrix(vs, add(lane16, kc * 16), cst(dt * 8),
-                                       /*trans=*/true, 2),
-                              o[dt]);
+            for (int64_t dt = 0; dt < DT; dt += 2) {
+              if (dt + 1 < DT) {
+                auto [b0, b1] =
+                    splitX4(ldmatrix(vs, add(lane16, kc * 16),
+                                     add(laneHi8, dt * 8), /*trans=*/true, 4));
+                o[dt] = mmaSync(pa, b0, o[dt]);
+                o[dt + 1] = mmaSync(pa, b1, o[dt + 1]);
+              } else {
+                o[dt] = mmaSync(pa,
+                                ldmatrix(vs, add(lane16, kc * 16), cst(dt * 8),
+                                         /*trans=*/true, 2),
+                                o[dt]);
+              }
+            }
           }
           next.append(o.begin(), o.end());
           // Every warp is done with V(t): start copying V(t+1).

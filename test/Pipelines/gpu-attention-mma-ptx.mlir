@@ -2,7 +2,7 @@
 // The tensor-core flash kernel (tx-attention-to-gpu, tensor-cores=true, the
 // default for f16 with head dims multiples of 16 up to 128) in PTX:
 // mma.sync m16n8k16 with f32 accumulators for S = Q K^T and O += P V,
-// ldmatrix (x4 for the Q fragments, .trans for V), cp.async global->shared
+// ldmatrix x4 (Q and K fragments; .trans for V), ex2.approx.ftz for exp, cp.async global->shared
 // copies, P converted to f16 pairs in registers; no local memory and no
 // spills reported by ptxas. With tensor-cores=false the same op takes the
 // CUDA-core kernel (no mma).
@@ -18,17 +18,16 @@
 // F16-DAG: cp.async.cg.shared.global
 // F16-DAG: cp.async.wait
 // F16-DAG: ldmatrix.sync.aligned.m8n8.x4.shared.b16
-// F16-DAG: ldmatrix.sync.aligned.m8n8.x2.shared.b16
 // F16-DAG: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // F16-DAG: shfl.sync.bfly.b32
-// F16-DAG: ex2.approx.f32
+// F16-DAG: ex2.approx.ftz.f32
 // F16-DAG: cvt.rn.f16x2.f32
-// F16-DAG: ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
+// F16-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // F16-DAG: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // D128-NOT: .local
 // D128-DAG: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // D128-DAG: cvt.rn.f16x2.f32
-// D128-DAG: ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
+// D128-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // bf16 stays on the CUDA-core kernel (upstream's nvgpu.mma.sync lowering
 // does not type bf16 operands in LLVM 22).
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads

@@ -10,7 +10,7 @@
 // BAD-WARPS: error: tx-attention-to-gpu: warps must be 0 (from the kernel) or in [1, 32], got 33
 // BAD-KV: error: tx-attention-to-gpu: kv-tile must be 0 (from the head dim) or a multiple of 32 in [32, 256], got 48
 // BAD-Q: error: tx-attention-to-gpu: q-tile must be 0 (8 rows per warp) or a multiple of warps (2) with at most 16 rows per warp, got 5
-// BAD-SMEM: attention-to-gpu.mlir:[[@LINE+77]]:8: error: tx-attention-to-gpu: the tiles need 36864 bytes of shared memory (q-tile 128, kv-tile 64, D 64, Dv 64), more than max-shared-memory = 1000
+// BAD-SMEM: attention-to-gpu.mlir:[[@LINE+79]]:8: error: tx-attention-to-gpu: the tiles need 36864 bytes of shared memory (q-tile 128, kv-tile 64, D 64, Dv 64), more than max-shared-memory = 1000
 
 // One CTA per (b, h, query tile): 1 x 8 x ceil(16 / 4) = 32 CTAs of 2 warps,
 // each warp 2 query rows. Dynamic shared memory, 16-byte aligned views:
@@ -63,24 +63,26 @@
 // CHECK-NOT: tx.attention
 // Tensor cores (the default for f16): 2 warps x 16 rows per CTA,
 // 1 x 8 x ceil(16 / 32) = 8 CTAs; Q/K/V tiles in f16 with rows padded by 8
-// elements: (32 + 32 + 32) x 72 x 2 bytes = 13824. cp.async copies, Q A
-// fragments by ldmatrix x4, S = Q K^T and O += P V by mma.sync m16n8k16,
-// quad (xor 1, 2) row reductions, V fragments by ldmatrix.trans.
+// elements: (32 + 32 + 32) x 72 x 2 bytes = 13824. cp.async copies (K and V
+// of the next tile in flight while this one is used), Q and K fragments by
+// ldmatrix x4, S = Q K^T and O += P V by mma.sync m16n8k16, quad (xor 1, 2)
+// row reductions, exp via ex2.approx.ftz, V fragments by ldmatrix x4 .trans.
 // MMA-LABEL: func.func @causal_gqa
 // MMA: gpu.launch blocks({{.*}}) in ({{.*}} = %c8, {{.*}}) threads({{.*}}) in ({{.*}} = %c64, {{.*}}) dynamic_shared_memory_size %c13824_i32
 // MMA: memref.view {{.*}} to memref<32x72xf16, #gpu.address_space<workgroup>>
 // MMA: nvgpu.device_async_copy {{.*}} : memref<1x8x16x64xf16> to memref<32x72xf16, #gpu.address_space<workgroup>>
 // MMA: nvgpu.device_async_create_group
 // MMA: nvgpu.device_async_wait {{.*}} {numGroups = 0 : i32}
-// MMA: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false} : memref<32x72xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// MMA: nvgpu.device_async_copy {{.*}} : memref<1x2x16x64xf16> to memref<32x72xf16, #gpu.address_space<workgroup>>
 // MMA: scf.for
-// MMA:   nvgpu.device_async_copy {{.*}} : memref<1x2x16x64xf16> to memref<32x72xf16, #gpu.address_space<workgroup>>
-// MMA:   nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = false}
+// MMA:   nvgpu.device_async_wait {{.*}} {numGroups = 2 : i32}
+// MMA:   nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false} : memref<32x72xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
 // MMA:   nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // MMA:   gpu.shuffle  xor %{{.*}}, %c1_i32
 // MMA:   gpu.shuffle  xor %{{.*}}, %c2_i32
+// MMA:   llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // MMA:   arith.truncf {{.*}} : vector<2xf32> to vector<2xf16>
-// MMA:   nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = true}
+// MMA:   nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
 // MMA:   nvgpu.mma.sync
 // MMA: vector.store {{.*}} : memref<1x8x16x64xf16>, vector<2xf16>
 // CUDA-core defaults: 4 warps x 8 rows, 64 keys per step.
