@@ -75,10 +75,10 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   Option<std::string> attention{
       *this, "attention",
       llvm::cl::desc("Attention strategy: simple (reference lowering; scores "
-                     "materialized) or flash (tx-attention-to-gpu: online "
-                     "softmax, a warp per query row; head dims that are not "
-                     "multiples of 32 up to 256 fall back to simple); default "
-                     "flash"),
+                     "materialized) or flash (tx-attention-to-gpu: "
+                     "FlashAttention-2 tiles, a CTA per query tile, tensor "
+                     "cores for f16 on sm_80+; dynamic head dims or above 256 "
+                     "fall back to simple); default flash"),
       llvm::cl::init("flash")};
   Option<int64_t> softmaxBlockSize{
       *this, "softmax-block-size",
@@ -97,12 +97,15 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   Option<int64_t> attentionWarps{
       *this, "attention-warps",
       llvm::cl::desc("tx-attention-to-gpu warps: warps per CTA (0 = 4 for "
-                     "the CUDA-core kernel, 8 for the tensor-core kernel)"),
+                     "the CUDA-core kernel; 4 or 8 for the tensor-core kernel "
+                     "by head dim)"),
       llvm::cl::init(0)};
   Option<int64_t> attentionQTile{
       *this, "attention-q-tile",
-      llvm::cl::desc("tx-attention-to-gpu q-tile: query rows per CTA "
-                     "(0 = 8 per warp)"),
+      llvm::cl::desc("tx-attention-to-gpu q-tile: query rows per CTA of the "
+                     "CUDA-core kernel (0 = 8 per warp, 4 above head dim "
+                     "128); the tensor-core kernel uses 16 * "
+                     "attention-mma-row-tiles * warps"),
       llvm::cl::init(0)};
   Option<bool> attentionTensorCores{
       *this, "attention-tensor-cores",
@@ -110,6 +113,12 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "f16 with head dims multiples of 16 up to 128 "
                      "(default true)"),
       llvm::cl::init(true)};
+  Option<int64_t> attentionMmaRowTiles{
+      *this, "attention-mma-row-tiles",
+      llvm::cl::desc("tx-attention-to-gpu mma-row-tiles: m16 row tiles per "
+                     "warp in the tensor-core kernel (0 = 2 for head dims <= "
+                     "64, else 1)"),
+      llvm::cl::init(0)};
   Option<int64_t> attentionKvTile{
       *this, "attention-kv-tile",
       llvm::cl::desc("tx-attention-to-gpu kv-tile: keys per K/V step "

@@ -118,7 +118,7 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     Tensor cores (`tensor-cores=true`, the default): for f16 with D and Dv
     multiples of 16 up to 128, the kernel keeps the same structure on
     `nvgpu.mma.sync` m16n8k16 (f32 accumulators), FlashAttention-2's register
-    layout: each warp owns 16 query rows (`q-tile` is then `16 * warps`); Q,
+    layout: each warp owns 16 or 32 query rows (`mma-row-tiles`); Q,
     K and V tiles stay in f16 in shared memory (rows padded by 16 bytes
     against ldmatrix bank conflicts), copied with `nvgpu.device_async_copy`
     (cp.async, zero-filled past Sq/Sk); Q's A fragments are loaded once
@@ -131,10 +131,12 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     K(t+1) is copied during the softmax and P V of tile t, V(t+1) during
     S of tile t+1. Q's fragments stay in registers for D <= 32 and are
     re-read from shared memory per tile above (no spills at D = 64 and 128).
-    Defaults (tensor-core kernel): `warps = 8` (128 query rows per CTA),
-    `kv-tile = 64`, chosen on the H200 (bench/RESULTS.md, "choosing the
-    tensor-core tiles": 8 warps beat 4 by 1.0-1.45x; kv-tile 128 spills
-    registers, 32 is slower at D = 128). bf16 stays on the CUDA-core kernel: upstream's `nvgpu.mma.sync`
+    Defaults (tensor-core kernel), chosen on the H200 (bench/RESULTS.md):
+    head dims <= 64: `mma-row-tiles = 2` (32 rows per warp, each K/V
+    fragment feeding two mma) with `warps = 4`, 1.2-1.3x over one tile;
+    above 64: `mma-row-tiles = 1` with `warps = 8` (two tiles spill at
+    D = 128); `kv-tile = 64` (128 spills registers, 32 is slower at D = 128).
+    `q-tile` is then `16 * mma-row-tiles * warps`. bf16 stays on the CUDA-core kernel: upstream's `nvgpu.mma.sync`
     lowering (LLVM 22) cannot type bf16 operands.
 
     Ops whose D or Dv is dynamic or above 256 are left to the reference
@@ -142,13 +144,17 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
   }];
   let options = [
     Option<"warps", "warps", "int64_t", /*default=*/"0",
-           "Warps per CTA (0 = 4 for the CUDA-core kernel, 8 for the tensor-core kernel; else 1..32)">,
+           "Warps per CTA (0 = 4 for the CUDA-core kernel; 4 or 8 for the tensor-core kernel, see mma-row-tiles; else 1..32)">,
     Option<"qTile", "q-tile", "int64_t", /*default=*/"0",
-           "Query rows per CTA (0 = 8 per warp, 4 above head dim 128; else a multiple of warps, at most 16 rows per warp)">,
+           "CUDA-core kernel: query rows per CTA (0 = 8 per warp, 4 above head dim 128; the tensor-core kernel uses 16 * mma-row-tiles * warps); else a multiple of warps, at most 16 rows per warp)">,
     Option<"kvTile", "kv-tile", "int64_t", /*default=*/"0",
            "Keys per K/V step (0 = 64, or 32 when a head dim exceeds 128; else a multiple of 32 up to 256)">,
     Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
            "Use the mma.sync kernel (f16, D and Dv multiples of 16 up to 128; 16 query rows per warp)">,
+    Option<"sm", "sm", "int64_t", /*default=*/"90",
+           "Target compute capability as a number (sm_80 -> 80); the tensor-core kernel needs >= 80">,
+    Option<"mmaRowTiles", "mma-row-tiles", "int64_t", /*default=*/"0",
+           "Tensor-core kernel: m16 row tiles per warp (0 = 2 for head dims <= 64, else 1; 2 reuses each K/V fragment for 32 rows)">,
     Option<"maxSharedMemory", "max-shared-memory", "int64_t", /*default=*/"232448",
            "Largest dynamic shared memory per CTA in bytes (227 KiB on sm_90)">,
   ];

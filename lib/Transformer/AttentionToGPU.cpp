@@ -62,7 +62,8 @@ struct FlashConfig {
   int64_t qTile = 32;    // query rows per CTA
   int64_t kvTile = 64;   // keys per K/V step (a multiple of 32)
   int64_t D = 0, Dv = 0; // head dims of Q/K and of V
-  bool mma = false;      // tensor-core kernel (16 rows per warp)
+  bool mma = false;      // tensor-core kernel (16 * mTiles rows per warp)
+  int64_t mTiles = 1;    // tensor-core kernel: m16 tiles per warp
   int64_t eltBytes = 4;  // element size of Q/K/V
   // Derived.
   int64_t rowsPerWarp() const { return qTile / warps; }
@@ -697,6 +698,7 @@ private:
   void emitMmaLaunch(Value blocks, Value nQT) {
     const int64_t W = cfg.warps, N = cfg.kvTile, D = cfg.D, Dv = cfg.Dv;
     const int64_t NT = N / 8, KD = D / 16, DT = Dv / 8, KC = N / 16;
+    const int64_t MT = cfg.mTiles; // m16 tiles per warp (rows 16 * MT)
     Value one = cst(1), zero = cst(0);
     Value smemBytes = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
                                                    cfg.smemBytes());
@@ -742,16 +744,17 @@ private:
     gpu::BarrierOp::create(b, loc);
     Value lane16 = arith::RemUIOp::create(b, loc, lane, cst(16));
     Value laneHi8 = mul(arith::DivUIOp::create(b, loc, lane, cst(16)), 8);
-    Value warpRow = mul(warp, 16);
+    Value warpRow = mul(warp, 16 * MT);
     // Q's A fragments: loaded once and kept in registers for D <= 32; for
     // larger D re-read from shared memory per K/V tile (D/16 ldmatrix x4),
     // which frees 4*D/16 registers for the S and O fragments (without it
     // ptxas spills at D = 64 causal and D = 128).
-    auto loadQ = [&]() {
+    auto loadQ = [&]() { // frags[mt * KD + kk]
       SmallVector<Value> frags;
-      for (int64_t kk = 0; kk < KD; ++kk)
-        frags.push_back(ldmatrix(qs, add(warpRow, lane16),
-                                 add(laneHi8, kk * 16), /*trans=*/false, 4));
+      for (int64_t mt = 0; mt < MT; ++mt)
+        for (int64_t kk = 0; kk < KD; ++kk)
+          frags.push_back(ldmatrix(qs, add(add(warpRow, lane16), 16 * mt),
+                                   add(laneHi8, kk * 16), /*trans=*/false, 4));
       return frags;
     };
     const bool qInRegisters = D <= 32;
@@ -760,7 +763,11 @@ private:
       qa = loadQ();
 
     Value rowBase = add(q0, warpRow); // query index of the warp's row 0
-    Value rowG[2] = {add(rowBase, g), add(add(rowBase, g), 8)};
+    // The thread's rows: rowG[mt * 2 + hh] = rowBase + 16 mt + g + 8 hh.
+    SmallVector<Value> rowG;
+    for (int64_t mt = 0; mt < MT; ++mt)
+      for (int64_t hh = 0; hh < 2; ++hh)
+        rowG.push_back(add(add(rowBase, g), 16 * mt + 8 * hh));
     Value shift = sub(Sk, Sq);
     Value kvEnd = Sk;
     if (op.getCausal()) {
@@ -773,9 +780,10 @@ private:
     VectorType accTy = vec2(2, 2, f32);
     Value accZero = arith::ConstantOp::create(
         b, loc, accTy, DenseElementsAttr::get(accTy, 0.0f));
-    SmallVector<Value> init = {negInf, negInf, fzero, fzero};
-    for (int64_t dt = 0; dt < DT; ++dt)
-      init.push_back(accZero);
+    // Carried: m[2 MT], l[2 MT], O[MT * DT] (O[mt * DT + dt]).
+    SmallVector<Value> init(2 * MT, negInf);
+    init.append(2 * MT, fzero);
+    init.append(MT * DT, accZero);
     Value mb, mh;
     if (mask) {
       mb = maskBatchBcast ? zero : bi;
@@ -819,26 +827,30 @@ private:
             qa = loadQ();
           // Raw scores (the scale is applied inside the exponent below);
           // K's B fragments two k16 chunks per ldmatrix x4.
-          SmallVector<Value> s(NT * 4);
+          // s[(mt * NT + nt) * 4 + e]; each K fragment feeds MT mma.
+          SmallVector<Value> s(MT * NT * 4);
           for (int64_t nt = 0; nt < NT; ++nt) {
-            Value acc = accZero;
+            SmallVector<Value> acc(MT, accZero);
             for (int64_t kk = 0; kk < KD; kk += 2) {
               if (kk + 1 < KD) {
                 auto [b0, b1] = splitX4(ldmatrix(ks, add(kRow8, nt * 8),
                                                  add(kCol8x4, kk * 16),
                                                  /*trans=*/false, 4));
-                acc = mmaSync(qa[kk], b0, acc);
-                acc = mmaSync(qa[kk + 1], b1, acc);
+                for (int64_t mt = 0; mt < MT; ++mt) {
+                  acc[mt] = mmaSync(qa[mt * KD + kk], b0, acc[mt]);
+                  acc[mt] = mmaSync(qa[mt * KD + kk + 1], b1, acc[mt]);
+                }
               } else {
-                acc = mmaSync(qa[kk],
-                              ldmatrix(ks, add(kRow8, nt * 8),
-                                       add(kCol8, kk * 16), /*trans=*/false, 2),
-                              acc);
+                Value b0 = ldmatrix(ks, add(kRow8, nt * 8), add(kCol8, kk * 16),
+                                    /*trans=*/false, 2);
+                for (int64_t mt = 0; mt < MT; ++mt)
+                  acc[mt] = mmaSync(qa[mt * KD + kk], b0, acc[mt]);
               }
             }
-            for (int64_t e = 0; e < 4; ++e)
-              s[nt * 4 + e] = vector::ExtractOp::create(
-                  b, loc, acc, ArrayRef<int64_t>{e / 2, e % 2});
+            for (int64_t mt = 0; mt < MT; ++mt)
+              for (int64_t e = 0; e < 4; ++e)
+                s[(mt * NT + nt) * 4 + e] = vector::ExtractOp::create(
+                    b, loc, acc[mt], ArrayRef<int64_t>{e / 2, e % 2});
           }
           // Every warp is done with K(t): start copying K(t+1).
           gpu::BarrierOp::create(b, loc);
@@ -850,13 +862,14 @@ private:
           };
           if (mask) {
             Value sqLast = sub(Sq, one), skLast = sub(Sk, one);
+            for (int64_t mt = 0; mt < MT; ++mt)
             for (int64_t nt = 0; nt < NT; ++nt)
               for (int64_t e = 0; e < 4; ++e) {
-                Value i = minsi(rowG[e / 2], sqLast);
+                Value i = minsi(rowG[mt * 2 + e / 2], sqLast);
                 Value j = minsi(colOf(nt, e), skLast);
                 Value mv = memref::LoadOp::create(b, loc, mask,
                                                   ValueRange{mb, mh, i, j});
-                Value &x = s[nt * 4 + e];
+                Value &x = s[(mt * NT + nt) * 4 + e];
                 if (keepMask)
                   x = select(mv, x, negInf);
                 else
@@ -870,11 +883,12 @@ private:
                 cmpi(arith::CmpIPredicate::sgt, add(k0, N - 1),
                      add(rowBase, shift)));
           {
-            SmallVector<Type> types(NT * 4, f32);
+            SmallVector<Type> types(MT * NT * 4, f32);
             auto ifNeed = scf::IfOp::create(b, loc, types, need, true);
             OpBuilder::InsertionGuard gd(b);
             b.setInsertionPointToStart(ifNeed.thenBlock());
             SmallVector<Value> masked;
+            for (int64_t mt = 0; mt < MT; ++mt)
             for (int64_t nt = 0; nt < NT; ++nt)
               for (int64_t e = 0; e < 4; ++e) {
                 Value j = colOf(nt, e);
@@ -883,69 +897,89 @@ private:
                   ok = arith::AndIOp::create(
                       b, loc, ok,
                       cmpi(arith::CmpIPredicate::sle, j,
-                           add(rowG[e / 2], shift)));
-                masked.push_back(select(ok, s[nt * 4 + e], negInf));
+                           add(rowG[mt * 2 + e / 2], shift)));
+                masked.push_back(select(ok, s[(mt * NT + nt) * 4 + e], negInf));
               }
             scf::YieldOp::create(b, loc, masked);
             b.setInsertionPointToStart(ifNeed.elseBlock());
             scf::YieldOp::create(b, loc, s);
             b.setInsertionPointAfter(ifNeed);
-            for (int64_t x = 0; x < NT * 4; ++x)
+            for (int64_t x = 0; x < MT * NT * 4; ++x)
               s[x] = ifNeed.getResult(x);
           }
 
-          // Online softmax for the thread's two rows (g and g + 8).
-          SmallVector<Value> next;
-          Value alpha[2], lNew[2], mNew[2];
-          SmallVector<Value> p(NT * 4);
-          for (int64_t hh = 0; hh < 2; ++hh) {
-            Value mt = negInf;
-            for (int64_t nt = 0; nt < NT; ++nt)
-              for (int64_t e = 2 * hh; e < 2 * hh + 2; ++e)
-                mt = arith::MaximumFOp::create(b, loc, mt, s[nt * 4 + e]);
-            mt = quadAllReduce(mt, /*isMax=*/true);
-            mNew[hh] = arith::MaximumFOp::create(b, loc, carried[hh], mt);
-            Value dead = arith::CmpFOp::create(
-                b, loc, arith::CmpFPredicate::OEQ, mNew[hh], negInf);
-            Value mSafe = select(dead, fzero, mNew[hh]);
-            // exp(scale * (x - m)) = 2^(x * c - m * c), c = scale * log2(e):
-            // one FFMA and one EX2 per score (FlashAttention-2's form).
-            Value mc = arith::MulFOp::create(b, loc, mSafe, scale);
-            Value negMc = arith::NegFOp::create(b, loc, mc);
-            alpha[hh] = fastExp2(fma(carried[hh], scale, negMc));
-            lNew[hh] = arith::MulFOp::create(b, loc, carried[2 + hh], alpha[hh]);
-            for (int64_t nt = 0; nt < NT; ++nt)
-              for (int64_t e = 2 * hh; e < 2 * hh + 2; ++e) {
-                p[nt * 4 + e] = fastExp2(fma(s[nt * 4 + e], scale, negMc));
-                lNew[hh] = arith::AddFOp::create(b, loc, lNew[hh], p[nt * 4 + e]);
-              }
+          // Online softmax for the thread's rows (g and g + 8 of each m16
+          // tile); r = mt * 2 + hh indexes them.
+          SmallVector<Value> mNew(2 * MT), lNew(2 * MT), alpha(2 * MT);
+          SmallVector<Value> p(MT * NT * 4);
+          for (int64_t mt = 0; mt < MT; ++mt)
+            for (int64_t hh = 0; hh < 2; ++hh) {
+              int64_t r = mt * 2 + hh;
+              Value mx = negInf;
+              for (int64_t nt = 0; nt < NT; ++nt)
+                for (int64_t e = 2 * hh; e < 2 * hh + 2; ++e)
+                  mx = arith::MaximumFOp::create(b, loc, mx,
+                                                 s[(mt * NT + nt) * 4 + e]);
+              mx = quadAllReduce(mx, /*isMax=*/true);
+              mNew[r] = arith::MaximumFOp::create(b, loc, carried[r], mx);
+              Value dead = arith::CmpFOp::create(
+                  b, loc, arith::CmpFPredicate::OEQ, mNew[r], negInf);
+              Value mSafe = select(dead, fzero, mNew[r]);
+              // exp(scale * (x - m)) = 2^(x * c - m * c), c = scale * log2(e):
+              // one FFMA and one EX2 per score (FlashAttention-2's form).
+              Value mc = arith::MulFOp::create(b, loc, mSafe, scale);
+              Value negMc = arith::NegFOp::create(b, loc, mc);
+              alpha[r] = fastExp2(fma(carried[r], scale, negMc));
+              lNew[r] =
+                  arith::MulFOp::create(b, loc, carried[2 * MT + r], alpha[r]);
+              for (int64_t nt = 0; nt < NT; ++nt)
+                for (int64_t e = 2 * hh; e < 2 * hh + 2; ++e) {
+                  int64_t x = (mt * NT + nt) * 4 + e;
+                  p[x] = fastExp2(fma(s[x], scale, negMc));
+                  lNew[r] = arith::AddFOp::create(b, loc, lNew[r], p[x]);
+                }
+            }
+          SmallVector<Value> next(mNew.begin(), mNew.end());
+          next.append(lNew.begin(), lNew.end());
+          SmallVector<Value> o; // o[mt * DT + dt]
+          for (int64_t mt = 0; mt < MT; ++mt) {
+            Value alphaVec = pack({alpha[mt * 2], alpha[mt * 2],
+                                   alpha[mt * 2 + 1], alpha[mt * 2 + 1]},
+                                  f32);
+            for (int64_t dt = 0; dt < DT; ++dt)
+              o.push_back(arith::MulFOp::create(
+                  b, loc, carried[4 * MT + mt * DT + dt], alphaVec));
           }
-          next = {mNew[0], mNew[1], lNew[0], lNew[1]};
-          Value alphaVec = pack({alpha[0], alpha[0], alpha[1], alpha[1]}, f32);
-          SmallVector<Value> o;
-          for (int64_t dt = 0; dt < DT; ++dt)
-            o.push_back(arith::MulFOp::create(b, loc, carried[4 + dt], alphaVec));
-          // O += P V on tensor cores, once V(t) has landed.
+          // O += P V on tensor cores, once V(t) has landed; each V fragment
+          // feeds MT mma.
           asyncWait(asyncCommit(), 2);
           gpu::BarrierOp::create(b, loc);
           for (int64_t kc = 0; kc < KC; ++kc) {
-            Value pa = pack({p[(2 * kc) * 4 + 0], p[(2 * kc) * 4 + 1],
-                             p[(2 * kc) * 4 + 2], p[(2 * kc) * 4 + 3],
-                             p[(2 * kc + 1) * 4 + 0], p[(2 * kc + 1) * 4 + 1],
-                             p[(2 * kc + 1) * 4 + 2], p[(2 * kc + 1) * 4 + 3]},
-                            elt);
+            SmallVector<Value> pa;
+            for (int64_t mt = 0; mt < MT; ++mt) {
+              auto P = [&](int64_t nt, int64_t e) {
+                return p[(mt * NT + nt) * 4 + e];
+              };
+              pa.push_back(pack({P(2 * kc, 0), P(2 * kc, 1), P(2 * kc, 2),
+                                 P(2 * kc, 3), P(2 * kc + 1, 0),
+                                 P(2 * kc + 1, 1), P(2 * kc + 1, 2),
+                                 P(2 * kc + 1, 3)},
+                                elt));
+            }
             for (int64_t dt = 0; dt < DT; dt += 2) {
               if (dt + 1 < DT) {
                 auto [b0, b1] =
                     splitX4(ldmatrix(vs, add(lane16, kc * 16),
                                      add(laneHi8, dt * 8), /*trans=*/true, 4));
-                o[dt] = mmaSync(pa, b0, o[dt]);
-                o[dt + 1] = mmaSync(pa, b1, o[dt + 1]);
+                for (int64_t mt = 0; mt < MT; ++mt) {
+                  o[mt * DT + dt] = mmaSync(pa[mt], b0, o[mt * DT + dt]);
+                  o[mt * DT + dt + 1] = mmaSync(pa[mt], b1, o[mt * DT + dt + 1]);
+                }
               } else {
-                o[dt] = mmaSync(pa,
-                                ldmatrix(vs, add(lane16, kc * 16), cst(dt * 8),
-                                         /*trans=*/true, 2),
-                                o[dt]);
+                Value b0 = ldmatrix(vs, add(lane16, kc * 16), cst(dt * 8),
+                                    /*trans=*/true, 2);
+                for (int64_t mt = 0; mt < MT; ++mt)
+                  o[mt * DT + dt] = mmaSync(pa[mt], b0, o[mt * DT + dt]);
               }
             }
           }
@@ -960,23 +994,25 @@ private:
 
     // O / l, two elements per store.
     Value fone = fcst(1.0);
-    for (int64_t hh = 0; hh < 2; ++hh) {
-      Value l = quadAllReduce(kvLoop.getResult(2 + hh), /*isMax=*/false);
+    for (int64_t r = 0; r < 2 * MT; ++r) {
+      int64_t mt = r / 2, hh = r % 2;
+      Value l = quadAllReduce(kvLoop.getResult(2 * MT + r), /*isMax=*/false);
       Value none =
           arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, fzero);
       Value inv = select(none, fzero, arith::DivFOp::create(b, loc, fone, l));
       Value invVec = vector::BroadcastOp::create(b, loc, vec(2, f32), inv);
       auto ifRow = scf::IfOp::create(
-          b, loc, cmpi(arith::CmpIPredicate::ult, rowG[hh], Sq), false);
+          b, loc, cmpi(arith::CmpIPredicate::ult, rowG[r], Sq), false);
       OpBuilder::InsertionGuard gd(b);
       b.setInsertionPointToStart(ifRow.thenBlock());
       for (int64_t dt = 0; dt < DT; ++dt) {
-        Value row = vector::ExtractOp::create(b, loc, kvLoop.getResult(4 + dt),
-                                              ArrayRef<int64_t>{hh});
+        Value row = vector::ExtractOp::create(
+            b, loc, kvLoop.getResult(4 * MT + mt * DT + dt),
+            ArrayRef<int64_t>{hh});
         Value y = arith::MulFOp::create(b, loc, row, invVec);
         y = arith::TruncFOp::create(b, loc, vec(2, elt), y);
         vector::StoreOp::create(b, loc, y, out,
-                                ValueRange{bi, h, rowG[hh], add(col2, dt * 8)},
+                                ValueRange{bi, h, rowG[r], add(col2, dt * 8)},
                                 /*nontemporal=*/false,
                                 llvm::MaybeAlign(2 * cfg.eltBytes));
       }
@@ -1017,7 +1053,8 @@ struct TxAttentionToGPUPass
   std::optional<FlashConfig> mmaConfigFor(Type elt, int64_t D, int64_t Dv) {
     // bf16: upstream's nvgpu.mma.sync lowering (LLVM 22) cannot deduce the
     // PTX types of bf16 operands, so bf16 stays on the CUDA-core kernel.
-    if (!tensorCores || !elt.isF16() || D % 16 != 0 ||
+    // mma.sync m16n8k16 with f16 and cp.async need sm_80.
+    if (!tensorCores || sm < 80 || !elt.isF16() || D % 16 != 0 ||
         Dv % 16 != 0 || D > 128 || Dv > 128)
       return std::nullopt;
     FlashConfig c;
@@ -1025,8 +1062,13 @@ struct TxAttentionToGPUPass
     c.eltBytes = 2;
     c.D = D;
     c.Dv = Dv;
-    c.warps = warps ? int64_t(warps) : 8;
-    c.qTile = 16 * c.warps;
+    // Defaults measured on the H200 (bench/RESULTS.md): head dims <= 64 take
+    // 2 m16 tiles per warp (each K/V fragment feeds 2 mma) with 4 warps;
+    // above, 1 tile per warp with 8 warps (2 tiles spill at D = 128).
+    bool narrow = std::max(D, Dv) <= 64;
+    c.mTiles = mmaRowTiles ? int64_t(mmaRowTiles) : (narrow ? 2 : 1);
+    c.warps = warps ? int64_t(warps) : (c.mTiles == 2 ? 4 : 8);
+    c.qTile = 16 * c.mTiles * c.warps;
     c.kvTile = kvTile ? int64_t(kvTile) : 64;
     return c;
   }
@@ -1036,6 +1078,9 @@ struct TxAttentionToGPUPass
       mlir::emitError(getOperation().getLoc(), "tx-attention-to-gpu: ") << msg;
       signalPassFailure();
     };
+    if (mmaRowTiles < 0 || mmaRowTiles > 2)
+      return fail("mma-row-tiles must be 0 (from the head dim), 1 or 2, got " +
+                  Twine(int64_t(mmaRowTiles)));
     if (warps < 0 || warps > 32)
       return fail("warps must be 0 (from the kernel) or in [1, 32], got " +
                   Twine(int64_t(warps)));
@@ -1062,6 +1107,20 @@ struct TxAttentionToGPUPass
       }
       Type elt = op.getQuery().getType().getElementType();
       FlashConfig cfg = mmaConfigFor(elt, D, Dv).value_or(configFor(D, Dv));
+      // Default tiles that do not fit the chip's shared memory shrink (32
+      // keys, then 4 rows per warp on CUDA cores); forced ones are an error.
+      if (cfg.smemBytes() > maxSharedMemory && !kvTile && cfg.kvTile > 32)
+        cfg.kvTile = 32;
+      if (cfg.smemBytes() > maxSharedMemory && !qTile && !cfg.mma &&
+          cfg.rowsPerWarp() > 4)
+        cfg.qTile = 4 * cfg.warps;
+      if (cfg.smemBytes() > maxSharedMemory && !kvTile && !qTile) {
+        op.emitRemark("tx-attention-to-gpu: the smallest default tiles need ")
+            << cfg.smemBytes() << " bytes of shared memory, more than "
+            << int64_t(maxSharedMemory)
+            << "; this op is left to the reference lowering";
+        continue;
+      }
       if (cfg.smemBytes() > maxSharedMemory) {
         op.emitError("tx-attention-to-gpu: the tiles need ")
             << cfg.smemBytes() << " bytes of shared memory (q-tile "

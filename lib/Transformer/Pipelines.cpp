@@ -276,6 +276,20 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
     at.qTile = options.attentionQTile;
     at.kvTile = options.attentionKvTile;
     at.tensorCores = options.attentionTensorCores;
+    at.mmaRowTiles = options.attentionMmaRowTiles;
+    // The chip decides the tensor-core kernel (sm_80+) and the largest
+    // dynamic shared memory per CTA (opt-in maximum of each architecture).
+    char suffix = 0;
+    int sm = parseChip(options.chip, suffix);
+    if (sm > 0) {
+      at.sm = sm;
+      at.maxSharedMemory = sm >= 90              ? 232448
+                           : sm == 80 || sm == 87 ? 166912
+                           : sm >= 86             ? 101376
+                           : sm == 75             ? 65536
+                           : sm >= 70             ? 98304
+                                                  : 49152;
+    }
     pm.addNestedPass<func::FuncOp>(createTxAttentionToGPU(at));
   }
   if (options.softmax == "fast") {

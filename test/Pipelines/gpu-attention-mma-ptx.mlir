@@ -14,6 +14,13 @@
 // RUN: %cuda_toolkit/bin/ptxas -arch=sm_90 -v %t.ptx/f16_d128_kernel.ptx -o %t.2.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: tx-opt %s --tx-gpu-pipeline="format=isa attention-tensor-cores=false" | %python %tx_src/scripts/extract_ptx.py %t.cc.ptx
 // RUN: FileCheck %s --check-prefix=CUDACORE < %t.cc.ptx/f16_d64_causal_kernel.ptx
+// Below sm_80 (no mma.sync f16 m16n8k16, no cp.async) the CUDA-core kernel is
+// chosen; this used to abort in LLVM's instruction selection.
+// RUN: tx-opt %s --tx-gpu-pipeline="format=isa chip=sm_75" | %python %tx_src/scripts/extract_ptx.py %t.sm75.ptx
+// RUN: FileCheck %s --check-prefix=SM75 < %t.sm75.ptx/f16_d64_causal_kernel.ptx
+// SM75-NOT: mma.sync
+// SM75-NOT: cp.async
+// SM75: .target sm_75
 // F16-NOT: .local
 // F16-DAG: cp.async.cg.shared.global
 // F16-DAG: cp.async.wait

@@ -1,16 +1,19 @@
 // RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{warps=2 q-tile=4 kv-tile=32 tensor-cores=false}),canonicalize)" 2>/dev/null | FileCheck %s
-// RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{warps=2 kv-tile=32}),canonicalize)" 2>/dev/null | FileCheck %s --check-prefix=MMA
+// RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{warps=2 kv-tile=32 mma-row-tiles=1}),canonicalize)" 2>/dev/null | FileCheck %s --check-prefix=MMA
+// RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{kv-tile=32}),canonicalize)" 2>/dev/null | FileCheck %s --check-prefix=MMA2
 // RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{tensor-cores=false}),canonicalize)" 2>/dev/null | FileCheck %s --check-prefix=DEF
 // RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu))" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{warps=33}))" 2>&1 | FileCheck %s --check-prefix=BAD-WARPS
 // RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{kv-tile=48}))" 2>&1 | FileCheck %s --check-prefix=BAD-KV
 // RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{warps=2 q-tile=5}))" 2>&1 | FileCheck %s --check-prefix=BAD-Q
-// RUN: not tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{max-shared-memory=1000}))" 2>&1 | FileCheck %s --check-prefix=BAD-SMEM
+// RUN: not tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{kv-tile=64 max-shared-memory=1000}))" 2>&1 | FileCheck %s --check-prefix=BAD-SMEM
+// RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{max-shared-memory=1000}))" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SMALL-SMEM
 
 // BAD-WARPS: error: tx-attention-to-gpu: warps must be 0 (from the kernel) or in [1, 32], got 33
 // BAD-KV: error: tx-attention-to-gpu: kv-tile must be 0 (from the head dim) or a multiple of 32 in [32, 256], got 48
 // BAD-Q: error: tx-attention-to-gpu: q-tile must be 0 (8 rows per warp) or a multiple of warps (2) with at most 16 rows per warp, got 5
-// BAD-SMEM: attention-to-gpu.mlir:[[@LINE+79]]:8: error: tx-attention-to-gpu: the tiles need 36864 bytes of shared memory (q-tile 128, kv-tile 64, D 64, Dv 64), more than max-shared-memory = 1000
+// SMALL-SMEM: remark: tx-attention-to-gpu: the smallest default tiles need 27648 bytes of shared memory, more than 1000; this op is left to the reference lowering
+// BAD-SMEM: attention-to-gpu.mlir:[[@LINE+89]]:8: error: tx-attention-to-gpu: the tiles need 36864 bytes of shared memory (q-tile 128, kv-tile 64, D 64, Dv 64), more than max-shared-memory = 1000
 
 // One CTA per (b, h, query tile): 1 x 8 x ceil(16 / 4) = 32 CTAs of 2 warps,
 // each warp 2 query rows. Dynamic shared memory, 16-byte aligned views:
@@ -85,6 +88,16 @@
 // MMA:   nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
 // MMA:   nvgpu.mma.sync
 // MMA: vector.store {{.*}} : memref<1x8x16x64xf16>, vector<2xf16>
+// Default for head dims <= 64: 4 warps x 2 m16 tiles = 128 rows per CTA
+// (1 x 8 x ceil(16 / 128) = 8 CTAs); each K fragment (ldmatrix x4) feeds two
+// mma.sync, one per m16 tile.
+// MMA2-LABEL: func.func @causal_gqa
+// MMA2: gpu.launch blocks({{.*}}) in ({{.*}} = %c8, {{.*}}) threads({{.*}}) in ({{.*}} = %c128, {{.*}}) dynamic_shared_memory_size %c27648_i32
+// MMA2: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
+// MMA2: nvgpu.mma.sync
+// MMA2-NEXT: nvgpu.mma.sync
+// MMA2-NEXT: nvgpu.mma.sync
+// MMA2-NEXT: nvgpu.mma.sync
 // CUDA-core defaults: 4 warps x 8 rows, 64 keys per step.
 // DEF-LABEL: func.func @causal_gqa
 // DEF: gpu.launch blocks({{.*}}) in ({{.*}} = %c8, {{.*}}) threads({{.*}}) in ({{.*}} = %c128, {{.*}}) dynamic_shared_memory_size %c50176_i32
