@@ -325,12 +325,16 @@ private:
   }
 
   // ---- the kernels ------------------------------------------------------
-  void emitLaunch(Value blocks, Value nQT) {
-    if (cfg.mma)
-      return emitMmaLaunch(blocks, nQT);
-    const int64_t R = cfg.rowsPerWarp(), KPL = cfg.keysPerLane(),
-                  T = cfg.outPerLane(), N = cfg.kvTile;
-    Value one = cst(1);
+  /// What both kernels compute first, inside the launch: the CTA's (batch,
+  /// head, K/V head, first query row), the lane and warp, the dynamic shared
+  /// memory base, the causal shift Sk - Sq, the number of K/V tiles the CTA
+  /// visits (causal CTAs stop after the last visible one) and the mask's
+  /// broadcast indices.
+  struct Cta {
+    Value lane, warp, h, bi, kh, q0, smem, shift, nKT, mb, mh;
+  };
+  Cta emitCta(Value blocks, Value nQT) {
+    Value one = cst(1), zero = cst(0);
     Value smemBytes = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
                                                    cfg.smemBytes());
     auto launch = gpu::LaunchOp::create(b, loc, blocks, one, one,
@@ -340,24 +344,49 @@ private:
     gpu::TerminatorOp::create(b, loc);
     b.setInsertionPointToStart(&launch.getBody().front());
 
+    Cta c;
     tid = launch.getThreadIds().x;
     Value bid = launch.getBlockIds().x;
-    Value lane = arith::RemUIOp::create(b, loc, tid, cst(32));
-    Value warp = arith::DivUIOp::create(b, loc, tid, cst(32));
+    c.lane = arith::RemUIOp::create(b, loc, tid, cst(32));
+    c.warp = arith::DivUIOp::create(b, loc, tid, cst(32));
     Value qt = arith::RemUIOp::create(b, loc, bid, nQT);
     Value bh = arith::DivUIOp::create(b, loc, bid, nQT);
-    Value h = arith::RemUIOp::create(b, loc, bh, H);
-    Value bi = arith::DivUIOp::create(b, loc, bh, H);
-    Value kh = arith::DivUIOp::create(b, loc, h, G);
-    Value q0 = mul(qt, cfg.qTile);
-
-    // Shared memory: Q | K | V | P, each 16-byte aligned.
+    c.h = arith::RemUIOp::create(b, loc, bh, H);
+    c.bi = arith::DivUIOp::create(b, loc, bh, H);
+    c.kh = arith::DivUIOp::create(b, loc, c.h, G);
+    c.q0 = mul(qt, cfg.qTile);
     auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
                                          gpu::AddressSpace::Workgroup);
-    Value base = gpu::DynamicSharedMemoryOp::create(
+    c.smem = gpu::DynamicSharedMemoryOp::create(
         b, loc,
         MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                         MemRefLayoutAttrInterface(), wg));
+    c.shift = sub(Sk, Sq); // causal: key j visible iff j <= i + shift
+    Value kvEnd = Sk;
+    if (op.getCausal()) {
+      Value lastRow = sub(minsi(add(c.q0, cfg.qTile), Sq), one);
+      kvEnd = minsi(maxsi(add(add(lastRow, c.shift), one), zero), Sk);
+    }
+    c.nKT = arith::CeilDivUIOp::create(b, loc, kvEnd, cst(cfg.kvTile));
+    if (mask) {
+      c.mb = maskBatchBcast ? zero : c.bi;
+      c.mh = maskHeadBcast ? zero : c.h;
+    }
+    return c;
+  }
+
+  void emitLaunch(Value blocks, Value nQT) {
+    if (cfg.mma)
+      return emitMmaLaunch(blocks, nQT);
+    const int64_t R = cfg.rowsPerWarp(), KPL = cfg.keysPerLane(),
+                  T = cfg.outPerLane(), N = cfg.kvTile;
+    Value one = cst(1);
+    Cta c = emitCta(blocks, nQT);
+    Value lane = c.lane, warp = c.warp, h = c.h, bi = c.bi, kh = c.kh,
+          q0 = c.q0, base = c.smem, shift = c.shift, nKT = c.nKT, mb = c.mb,
+          mh = c.mh;
+
+    // Shared memory: Q | K | V | P, each 16-byte aligned.
     int64_t off = 0;
     Value qs = smemView(base, off, cfg.qFloats());
     off += 4 * FlashConfig::align4(cfg.qFloats());
@@ -373,13 +402,6 @@ private:
     Value zero = cst(0);
     Value rowW = mul(warp, R);     // first row of this warp in the tile
     Value iW = add(q0, rowW);      // its query index
-    Value shift = sub(Sk, Sq);     // causal: key j visible iff j <= i + shift
-    Value kvEnd = Sk;
-    if (op.getCausal()) {
-      Value lastRow = sub(minsi(add(q0, cfg.qTile), Sq), one);
-      kvEnd = minsi(maxsi(add(add(lastRow, shift), one), zero), Sk);
-    }
-    Value nKT = arith::CeilDivUIOp::create(b, loc, kvEnd, cst(N));
 
     Value negInf = fcst(-std::numeric_limits<double>::infinity());
     Value fzero = fcst(0.0);
@@ -390,12 +412,6 @@ private:
       init.push_back(fzero); // l (this lane's partial sum)
     for (int64_t x = 0; x < R * T; ++x)
       init.push_back(fzero); // O
-
-    Value mb, mh;
-    if (mask) {
-      mb = maskBatchBcast ? zero : bi;
-      mh = maskHeadBcast ? zero : h;
-    }
 
     auto kvLoop = scf::ForOp::create(
         b, loc, zero, nKT, one, init,
@@ -696,37 +712,18 @@ private:
   }
 
   void emitMmaLaunch(Value blocks, Value nQT) {
-    const int64_t W = cfg.warps, N = cfg.kvTile, D = cfg.D, Dv = cfg.Dv;
+    const int64_t N = cfg.kvTile, D = cfg.D, Dv = cfg.Dv;
     const int64_t NT = N / 8, KD = D / 16, DT = Dv / 8, KC = N / 16;
     const int64_t MT = cfg.mTiles; // m16 tiles per warp (rows 16 * MT)
     Value one = cst(1), zero = cst(0);
-    Value smemBytes = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
-                                                   cfg.smemBytes());
-    auto launch = gpu::LaunchOp::create(b, loc, blocks, one, one, cst(W * 32),
-                                        one, one, smemBytes);
-    b.setInsertionPointToStart(&launch.getBody().front());
-    gpu::TerminatorOp::create(b, loc);
-    b.setInsertionPointToStart(&launch.getBody().front());
-
-    tid = launch.getThreadIds().x;
-    Value bid = launch.getBlockIds().x;
-    Value lane = arith::RemUIOp::create(b, loc, tid, cst(32));
-    Value warp = arith::DivUIOp::create(b, loc, tid, cst(32));
+    Cta c = emitCta(blocks, nQT);
+    Value lane = c.lane, warp = c.warp, h = c.h, bi = c.bi, kh = c.kh,
+          q0 = c.q0, base = c.smem, shift = c.shift, nKT = c.nKT, mb = c.mb,
+          mh = c.mh;
     Value g = arith::DivUIOp::create(b, loc, lane, cst(4));
     Value t4 = arith::RemUIOp::create(b, loc, lane, cst(4));
-    Value qt = arith::RemUIOp::create(b, loc, bid, nQT);
-    Value bh = arith::DivUIOp::create(b, loc, bid, nQT);
-    Value h = arith::RemUIOp::create(b, loc, bh, H);
-    Value bi = arith::DivUIOp::create(b, loc, bh, H);
-    Value kh = arith::DivUIOp::create(b, loc, h, G);
-    Value q0 = mul(qt, cfg.qTile);
-
     auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
                                          gpu::AddressSpace::Workgroup);
-    Value base = gpu::DynamicSharedMemoryOp::create(
-        b, loc,
-        MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
-                        MemRefLayoutAttrInterface(), wg));
     int64_t off = 0;
     auto view2d = [&](int64_t rows, int64_t cols) -> Value {
       auto ty = MemRefType::get({rows, cols}, elt, MemRefLayoutAttrInterface(), wg);
@@ -768,13 +765,6 @@ private:
     for (int64_t mt = 0; mt < MT; ++mt)
       for (int64_t hh = 0; hh < 2; ++hh)
         rowG.push_back(add(add(rowBase, g), 16 * mt + 8 * hh));
-    Value shift = sub(Sk, Sq);
-    Value kvEnd = Sk;
-    if (op.getCausal()) {
-      Value lastRow = sub(minsi(add(q0, cfg.qTile), Sq), one);
-      kvEnd = minsi(maxsi(add(add(lastRow, shift), one), zero), Sk);
-    }
-    Value nKT = arith::CeilDivUIOp::create(b, loc, kvEnd, cst(N));
     Value negInf = fcst(-std::numeric_limits<double>::infinity());
     Value fzero = fcst(0.0);
     VectorType accTy = vec2(2, 2, f32);
@@ -784,11 +774,6 @@ private:
     SmallVector<Value> init(2 * MT, negInf);
     init.append(2 * MT, fzero);
     init.append(MT * DT, accZero);
-    Value mb, mh;
-    if (mask) {
-      mb = maskBatchBcast ? zero : bi;
-      mh = maskHeadBcast ? zero : h;
-    }
     Value col2 = mul(t4, 2);
     Value kRow8 = arith::RemUIOp::create(b, loc, lane, cst(8));
     Value kCol8 = mul(arith::RemUIOp::create(
