@@ -34,13 +34,13 @@
 // CHECK: %[[HEAD:.*]] = arith.remui %{{.*}}, %c8 : index
 // CHECK: %[[KVHEAD:.*]] = arith.divui %[[HEAD]], %c4 : index
 // CHECK: gpu.dynamic_shared_memory
+// CHECK: %[[NKT:.*]] = arith.ceildivui %{{.*}}, %c32 : index
 // CHECK: memref.view {{.*}} to memref<256xf32, #gpu.address_space<workgroup>>
 // CHECK: memref.view {{.*}} to memref<2176xf32, #gpu.address_space<workgroup>>
 // CHECK: memref.view {{.*}} to memref<2048xf32, #gpu.address_space<workgroup>>
 // CHECK: memref.view {{.*}} to memref<128xf32, #gpu.address_space<workgroup>>
 // CHECK: vector.load {{.*}} : memref<1x8x16x64xf16>, vector<8xf16>
 // CHECK: arith.mulf {{.*}}, %[[SCALE]] : vector<8xf32>
-// CHECK: %[[NKT:.*]] = arith.ceildivui %{{.*}}, %c32 : index
 // CHECK: scf.for %{{.*}} = %c0 to %[[NKT]] step %c1 iter_args(
 // CHECK:   gpu.barrier
 // CHECK:   vector.load %{{.*}}[%{{.*}}, %[[KVHEAD]], %{{.*}}, %{{.*}}] {{.*}} : memref<1x2x16x64xf16>, vector<8xf16>
