@@ -29,6 +29,12 @@ struct AttentionSizes {
 /// message, never wrong numbers. G never divides by zero.
 AttentionSizes emitAttentionSizesAndChecks(OpBuilder &b, AttentionOp op);
 
+/// The last step of every attention lowering, for one element: `acc / sum`,
+/// or 0 when `sum` is 0 (a row that saw no key), rounded once to `elt`.
+/// Emitted inside a linalg.generic body.
+Value emitNormalizedOutput(OpBuilder &b, Location loc, Value acc, Value sum,
+                           Type elt);
+
 } // namespace tx
 } // namespace mlir
 

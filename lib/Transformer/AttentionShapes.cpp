@@ -71,3 +71,15 @@ AttentionSizes mlir::tx::emitAttentionSizesAndChecks(OpBuilder &b,
   }
   return sz;
 }
+
+Value mlir::tx::emitNormalizedOutput(OpBuilder &b, Location loc, Value acc,
+                                     Value sum, Type elt) {
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+  Value div = arith::DivFOp::create(b, loc, acc, sum);
+  Value none =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, sum, zero);
+  Value r = arith::SelectOp::create(b, loc, none, zero, div);
+  if (elt != r.getType())
+    r = arith::TruncFOp::create(b, loc, elt, r);
+  return r;
+}

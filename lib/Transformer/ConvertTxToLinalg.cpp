@@ -354,13 +354,8 @@ struct AttentionLowering : OpRewritePattern<AttentionOp> {
             ValueRange{o5, l}, emptyTensor(b, loc, oShape, elt),
             {oFull, row, oFull}, iters(eDims, false),
             [&](OpBuilder &nb_, Location nl, ValueRange a) {
-              Value div = arith::DivFOp::create(nb_, nl, a[0], a[1]);
-              Value none = arith::CmpFOp::create(
-                  nb_, nl, arith::CmpFPredicate::OEQ, a[1], zeroF);
-              Value r = arith::SelectOp::create(nb_, nl, none, zeroF, div);
-              if (elt != f32)
-                r = arith::TruncFOp::create(nb_, nl, elt, r);
-              linalg::YieldOp::create(nb_, nl, r);
+              linalg::YieldOp::create(
+                  nb_, nl, emitNormalizedOutput(nb_, nl, a[0], a[1], elt));
             })
             .getResult(0);
 

@@ -212,20 +212,14 @@ struct TxTileAttentionPass
         {getAffineDimExpr(0, ctx), getAffineDimExpr(1, ctx),
          getAffineDimExpr(2, ctx)},
         ctx);
-    Value zeroF = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
     Value out =
         linalg::GenericOp::create(
             b, loc, oInit.getType(), ValueRange{accF, sumF}, oInit,
             ArrayRef<AffineMap>{id4, row4, id4},
             SmallVector<IteratorType>(4, IteratorType::parallel),
             [&](OpBuilder &nb, Location nl, ValueRange a) {
-              Value div = arith::DivFOp::create(nb, nl, a[0], a[1]);
-              Value none = arith::CmpFOp::create(
-                  nb, nl, arith::CmpFPredicate::OEQ, a[1], zeroF);
-              Value r = arith::SelectOp::create(nb, nl, none, zeroF, div);
-              if (elt != f32)
-                r = arith::TruncFOp::create(nb, nl, elt, r);
-              linalg::YieldOp::create(nb, nl, r);
+              linalg::YieldOp::create(
+                  nb, nl, emitNormalizedOutput(nb, nl, a[0], a[1], elt));
             })
             .getResult(0);
     if (out.getType() != op.getType())

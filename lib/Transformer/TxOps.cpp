@@ -37,6 +37,53 @@ static bool compatible(int64_t a, int64_t b) {
   return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
 }
 
+/// The Q/K/V rules shared by tx.attention and tx.online_attention (rank-4
+/// operands already checked): one element type, equal B and D across Q/K,
+/// equal Hkv and key length across K/V (`keyLen` names it in messages), and
+/// H a multiple of Hkv when both are static.
+static LogicalResult verifyQKV(Operation *op, RankedTensorType qTy,
+                               RankedTensorType kTy, RankedTensorType vTy,
+                               StringRef keyLen) {
+  Type elt = qTy.getElementType();
+  if (kTy.getElementType() != elt || vTy.getElementType() != elt)
+    return op->emitOpError()
+           << "expects query, key and value to have the same element type, got "
+           << elt << ", " << kTy.getElementType() << " and "
+           << vTy.getElementType();
+  auto q = qTy.getShape(), k = kTy.getShape(), v = vTy.getShape();
+  if (!compatible(q[0], k[0]) || !compatible(q[0], v[0]) ||
+      !compatible(k[0], v[0]))
+    return op->emitOpError() << "batch size (B) mismatch: query has "
+                             << dimStr(q[0]) << ", key has " << dimStr(k[0])
+                             << ", value has " << dimStr(v[0]);
+  if (!compatible(q[3], k[3]))
+    return op->emitOpError() << "head dimension (D) of query (" << dimStr(q[3])
+                             << ") and key (" << dimStr(k[3]) << ") must match";
+  if (!compatible(k[1], v[1]))
+    return op->emitOpError() << "number of K/V heads (Hkv) of key ("
+                             << dimStr(k[1]) << ") and value (" << dimStr(v[1])
+                             << ") must match";
+  if (!compatible(k[2], v[2]))
+    return op->emitOpError() << keyLen << " of key (" << dimStr(k[2])
+                             << ") and value (" << dimStr(v[2])
+                             << ") must match";
+  // Grouped-query attention: H must be a multiple of Hkv.
+  int64_t h = q[1];
+  int64_t hkv = ShapedType::isDynamic(k[1]) ? v[1] : k[1];
+  if (!ShapedType::isDynamic(h) && !ShapedType::isDynamic(hkv)) {
+    if (hkv == 0 && h != 0)
+      return op->emitOpError()
+             << "number of K/V heads (Hkv) is 0 but the query has H = " << h
+             << " heads";
+    if (hkv != 0 && h % hkv != 0)
+      return op->emitOpError()
+             << "number of query heads (H = " << h
+             << ") must be a multiple of the number of K/V heads (Hkv = "
+             << hkv << ")";
+  }
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // SoftmaxOp
 //===----------------------------------------------------------------------===//
@@ -99,52 +146,15 @@ LogicalResult AttentionOp::verify() {
       failed(checkRank(oTy, "result", "[B, H, Sq, Dv]")))
     return failure();
 
-  // Element types.
+  if (failed(verifyQKV(*this, qTy, kTy, vTy, "key length (Sk)")))
+    return failure();
   Type elt = qTy.getElementType();
-  if (kTy.getElementType() != elt || vTy.getElementType() != elt)
-    return emitOpError() << "expects query, key and value to have the same "
-                            "element type, got "
-                         << elt << ", " << kTy.getElementType() << " and "
-                         << vTy.getElementType();
   if (oTy.getElementType() != elt)
     return emitOpError() << "expects the result element type "
                          << oTy.getElementType()
                          << " to equal the query element type " << elt;
-
   auto q = qTy.getShape(), k = kTy.getShape(), v = vTy.getShape(),
        o = oTy.getShape();
-  // Batch.
-  if (!compatible(q[0], k[0]) || !compatible(q[0], v[0]) ||
-      !compatible(k[0], v[0]))
-    return emitOpError() << "batch size (B) mismatch: query has "
-                         << dimStr(q[0]) << ", key has " << dimStr(k[0])
-                         << ", value has " << dimStr(v[0]);
-  // Head dimension of Q and K.
-  if (!compatible(q[3], k[3]))
-    return emitOpError() << "head dimension (D) of query (" << dimStr(q[3])
-                         << ") and key (" << dimStr(k[3]) << ") must match";
-  // K/V heads and key length.
-  if (!compatible(k[1], v[1]))
-    return emitOpError() << "number of K/V heads (Hkv) of key ("
-                         << dimStr(k[1]) << ") and value (" << dimStr(v[1])
-                         << ") must match";
-  if (!compatible(k[2], v[2]))
-    return emitOpError() << "key length (Sk) of key (" << dimStr(k[2])
-                         << ") and value (" << dimStr(v[2]) << ") must match";
-  // Grouped-query attention: H must be a multiple of Hkv.
-  int64_t h = q[1];
-  int64_t hkv = ShapedType::isDynamic(k[1]) ? v[1] : k[1];
-  if (!ShapedType::isDynamic(h) && !ShapedType::isDynamic(hkv)) {
-    if (hkv == 0 && h != 0)
-      return emitOpError() << "number of K/V heads (Hkv) is 0 but the query "
-                              "has H = "
-                           << h << " heads";
-    if (hkv != 0 && h % hkv != 0)
-      return emitOpError() << "number of query heads (H = " << h
-                           << ") must be a multiple of the number of K/V "
-                              "heads (Hkv = "
-                           << hkv << ")";
-  }
   // Result shape [B, H, Sq, Dv].
   int64_t dv = v[3];
   SmallVector<int64_t> expected = {q[0], q[1], q[2], dv};
@@ -252,42 +262,10 @@ LogicalResult OnlineAttentionOp::verify() {
       failed(checkRank(smTy, 3, "sum", "[B, H, M]")))
     return failure();
 
+  if (failed(verifyQKV(*this, qTy, kTy, vTy, "key block length (N)")))
+    return failure();
   Type elt = qTy.getElementType();
-  if (kTy.getElementType() != elt || vTy.getElementType() != elt)
-    return emitOpError() << "expects query, key and value to have the same "
-                            "element type, got "
-                         << elt << ", " << kTy.getElementType() << " and "
-                         << vTy.getElementType();
-
   auto q = qTy.getShape(), k = kTy.getShape(), v = vTy.getShape();
-  if (!compatible(q[0], k[0]) || !compatible(q[0], v[0]) ||
-      !compatible(k[0], v[0]))
-    return emitOpError() << "batch size (B) mismatch: query has "
-                         << dimStr(q[0]) << ", key has " << dimStr(k[0])
-                         << ", value has " << dimStr(v[0]);
-  if (!compatible(q[3], k[3]))
-    return emitOpError() << "head dimension (D) of query (" << dimStr(q[3])
-                         << ") and key (" << dimStr(k[3]) << ") must match";
-  if (!compatible(k[1], v[1]))
-    return emitOpError() << "number of K/V heads (Hkv) of key ("
-                         << dimStr(k[1]) << ") and value (" << dimStr(v[1])
-                         << ") must match";
-  if (!compatible(k[2], v[2]))
-    return emitOpError() << "key block length (N) of key (" << dimStr(k[2])
-                         << ") and value (" << dimStr(v[2]) << ") must match";
-  int64_t h = q[1];
-  int64_t hkv = ShapedType::isDynamic(k[1]) ? v[1] : k[1];
-  if (!ShapedType::isDynamic(h) && !ShapedType::isDynamic(hkv)) {
-    if (hkv == 0 && h != 0)
-      return emitOpError() << "number of K/V heads (Hkv) is 0 but the query "
-                              "has H = "
-                           << h << " heads";
-    if (hkv != 0 && h % hkv != 0)
-      return emitOpError() << "number of query heads (H = " << h
-                           << ") must be a multiple of the number of K/V "
-                              "heads (Hkv = "
-                           << hkv << ")";
-  }
 
   // The running state: acc [B, H, M, Dv], max and sum [B, H, M].
   int64_t b = ShapedType::isDynamic(q[0]) ? k[0] : q[0];
