@@ -5,11 +5,13 @@
 // RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu))" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{warps=33}))" 2>&1 | FileCheck %s --check-prefix=BAD-WARPS
 // RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{kv-tile=48}))" 2>&1 | FileCheck %s --check-prefix=BAD-KV
+// RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{mma-row-tiles=3}))" 2>&1 | FileCheck %s --check-prefix=BAD-MT
 // RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{warps=2 q-tile=5}))" 2>&1 | FileCheck %s --check-prefix=BAD-Q
 // RUN: not tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{kv-tile=64 max-shared-memory=1000}))" 2>&1 | FileCheck %s --check-prefix=BAD-SMEM
 // RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{max-shared-memory=1000}))" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SMALL-SMEM
 
 // BAD-WARPS: error: tx-attention-to-gpu: warps must be 0 (from the kernel) or in [1, 32], got 33
+// BAD-MT: error: tx-attention-to-gpu: mma-row-tiles must be 0 (from the head dim), 1 or 2, got 3
 // BAD-KV: error: tx-attention-to-gpu: kv-tile must be 0 (from the head dim) or a multiple of 32 in [32, 256], got 48
 // BAD-Q: error: tx-attention-to-gpu: q-tile must be 0 (8 rows per warp) or a multiple of warps (2) with at most 16 rows per warp, got 5
 // SMALL-SMEM: remark: tx-attention-to-gpu: the smallest default tiles need 27648 bytes of shared memory, more than 1000; this op is left to the reference lowering
