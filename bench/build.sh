@@ -15,6 +15,15 @@ variants=(
   "cta256:softmax-block-size=256 softmax-threads-per-row=256"
   "cta512:softmax-block-size=512 softmax-threads-per-row=512"
   "stream:softmax-max-cached-vectors=0"
+  "g1056:softmax-grid-ctas=1056"
+  "t4g528:softmax-threads-per-row=4 softmax-grid-ctas=528"
+  "t8g528:softmax-threads-per-row=8 softmax-grid-ctas=528"
+  "t8g1056:softmax-threads-per-row=8 softmax-grid-ctas=1056"
+  "t16g528:softmax-threads-per-row=16 softmax-grid-ctas=528"
+  "t16g1056:softmax-threads-per-row=16 softmax-grid-ctas=1056"
+  "t16g2112:softmax-threads-per-row=16 softmax-grid-ctas=2112"
+  "t16g1056np:softmax-threads-per-row=16 softmax-grid-ctas=1056 softmax-prefetch=false"
+  "t32g1056:softmax-threads-per-row=32 softmax-grid-ctas=1056"
   "simple:softmax=simple"
 )
 for v in "${variants[@]}"; do

@@ -37,6 +37,8 @@ struct KernelConfig {
   int64_t blockSize;     // threads per CTA
   int64_t cached;        // vectors per thread kept in registers (0 = stream)
   bool peel = false;     // rows not vector-aligned: scalar head and tail
+  int64_t gridCtas = 0;  // > 0: at most this many CTAs, grid-stride over rows
+  bool prefetch = true;  // persistent register path: load the next rows early
 };
 
 /// Builds the kernel of one configuration inside `b`'s insertion point (host
@@ -53,6 +55,9 @@ public:
     int64_t warps = cfg.blockSize / 32;
     Value one = cst(1);
     Value grid = arith::CeilDivUIOp::create(b, loc, rows, cst(rowsPerBlock));
+    bool gridStride = cfg.gridCtas > 0;
+    if (gridStride)
+      grid = arith::MinUIOp::create(b, loc, grid, cst(cfg.gridCtas));
     auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
                                          gpu::AddressSpace::Workgroup);
     auto smemTy = MemRefType::get({std::max<int64_t>(warps, 1)}, f32,
@@ -75,9 +80,6 @@ public:
     lane = arith::RemUIOp::create(b, loc, tid, cst(cfg.threadsPerRow));
     Value rowInBlock =
         arith::DivUIOp::create(b, loc, tid, cst(cfg.threadsPerRow));
-    row = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, bid, cst(rowsPerBlock)),
-        rowInBlock);
     if (cfg.threadsPerRow > 32) {
       warp = arith::DivUIOp::create(b, loc, tid, cst(32));
       laneInWarp = arith::RemUIOp::create(b, loc, tid, cst(32));
@@ -88,18 +90,55 @@ public:
                        .getResult();
     negInf = fcst(-std::numeric_limits<float>::infinity());
     zero = fcst(0.0f);
+    Value last = arith::SubIOp::create(b, loc, rows, cst(1));
 
-    // A CTA-per-row kernel has one row per CTA and the grid covers exactly R
-    // rows. With several rows per CTA the last CTA may have threads past R:
-    // they compute on row R-1 (so that every lane of a warp takes part in
-    // the shuffles) and store nothing.
-    if (rowsPerBlock > 1) {
-      rowValid =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, rows);
-      Value last = arith::SubIOp::create(b, loc, rows, cst(1));
-      row = arith::MinUIOp::create(b, loc, row, last);
+    // The row of this thread in the row group starting at `base`. A
+    // CTA-per-row kernel has one row per CTA and the grid covers exactly R
+    // rows. With several rows per CTA (or a persistent grid) threads may run
+    // past R: they compute on row R-1 (so that every lane of a warp takes
+    // part in the shuffles) and store nothing.
+    auto setRow = [&](Value base) {
+      row = arith::AddIOp::create(b, loc, base, rowInBlock);
+      if (rowsPerBlock > 1 || gridStride) {
+        rowValid =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, rows);
+        row = arith::MinUIOp::create(b, loc, row, last);
+      }
+    };
+    Value firstRow = arith::MulIOp::create(b, loc, bid, cst(rowsPerBlock));
+    if (!gridStride) {
+      setRow(firstRow);
+      body();
+    } else {
+      // A persistent grid: CTA `bid` takes row groups bid, bid + grid, ...
+      // The loop bounds are uniform over the CTA, so every lane of a warp
+      // takes part in each iteration's shuffles.
+      Value stride = arith::MulIOp::create(b, loc, grid, cst(rowsPerBlock));
+      if (cfg.cached > 0 && !cfg.peel && cfg.prefetch) {
+        // Software pipelined: the loads of the next row group are issued
+        // before the current one is reduced, so that every warp keeps a
+        // row group of loads in flight.
+        setRow(firstRow);
+        SmallVector<Value> xs0 = cachedLoad();
+        auto loop = scf::ForOp::create(b, loc, firstRow, rows, stride, xs0);
+        b.setInsertionPointToStart(loop.getBody());
+        Value base = loop.getInductionVar();
+        setRow(arith::AddIOp::create(b, loc, base, stride));
+        SmallVector<Value> next = cachedLoad();
+        setRow(base);
+        cachedCompute(loop.getRegionIterArgs());
+        scf::YieldOp::create(b, loc, next);
+      } else {
+        auto loop = scf::ForOp::create(b, loc, firstRow, rows, stride);
+        b.setInsertionPointToStart(loop.getBody());
+        setRow(loop.getInductionVar());
+        body();
+        // The next iteration reuses the shared-memory reduction slots.
+        if (cfg.threadsPerRow > 32)
+          gpu::BarrierOp::create(b, loc);
+      }
     }
-    body();
+    b.setInsertionPointToEnd(&launch.getBody().front());
     gpu::TerminatorOp::create(b, loc);
   }
 
@@ -359,12 +398,17 @@ private:
   }
 
   /// The row in registers: `cached` vectors per thread, fully unrolled.
-  void cachedBody() {
+  void cachedBody() { cachedCompute(cachedLoad()); }
+
+  /// Loads this thread's `cached` vectors of row `row` (as f32; vectors past
+  /// the row end hold -inf) and sets `idx`/`valid` for cachedCompute.
+  SmallVector<Value> cachedLoad() {
     assert(staticCols >= 0 && "the register path needs a static row length");
     int64_t nv = llvm::divideCeil(staticCols, cfg.vectorWidth);
-    SmallVector<Value> xs, idx, valid;
+    SmallVector<Value> xs;
+    idx.clear();
+    valid.clear();
     Value padding = splat(negInf);
-    Value localMax = negInf;
     for (int64_t k = 0; k < cfg.cached; ++k) {
       Value vi = arith::AddIOp::create(b, loc, lane, cst(k * cfg.threadsPerRow));
       idx.push_back(vi);
@@ -389,8 +433,16 @@ private:
         x = ifOp.getResult(0);
       }
       xs.push_back(x);
-      localMax = arith::MaximumFOp::create(b, loc, localMax, reduceMax(x));
     }
+    return xs;
+  }
+
+  /// Row max, exp, row sum, scale and store of the vectors `xs` of row `row`
+  /// (from cachedLoad).
+  void cachedCompute(ValueRange xs) {
+    Value localMax = negInf;
+    for (Value x : xs)
+      localMax = arith::MaximumFOp::create(b, loc, localMax, reduceMax(x));
     Value M = allReduce(localMax, /*isMax=*/true, smemA);
     Value Mv = splat(M);
     SmallVector<Value> es;
@@ -459,6 +511,7 @@ private:
   Value lane, row, warp, laneInWarp, numVec, negInf, zero;
   Value smemA, smemB;
   Value rowValid; // set when threads may run past the last row
+  SmallVector<Value> idx, valid; // of cachedLoad: vector indices, guards
 };
 
 struct TxSoftmaxToGPUPass
@@ -470,13 +523,16 @@ struct TxSoftmaxToGPUPass
     KernelConfig c;
     c.vectorWidth = vw;
     int64_t nv = n < 0 ? -1 : llvm::divideCeil(n, vw);
-    // Short rows: a power-of-two group of at most 32 lanes, about 4 vectors
-    // per lane; long rows: a whole CTA.
+    // Short rows: a power-of-two group of 8 to 32 lanes (fewer for rows of
+    // fewer than 8 vectors), about 4 vectors per lane; long rows: a whole
+    // CTA. (Rows of 128 f16 ran 4% faster on an H200 with 8 lanes of 2
+    // vectors than with 4 lanes of 4: bench/RESULTS.md.)
     if (threadsPerRow > 0)
       c.threadsPerRow = threadsPerRow;
     else if (nv >= 0 && nv <= 32 * 8)
       c.threadsPerRow = std::clamp<int64_t>(
-          llvm::PowerOf2Ceil(llvm::divideCeil(nv, 4)), 2, 32);
+          llvm::PowerOf2Ceil(llvm::divideCeil(nv, 4)),
+          std::clamp<int64_t>(llvm::PowerOf2Ceil(nv), 2, 8), 32);
     else
       c.threadsPerRow = 0;
     if (blockSize > 0)
@@ -499,6 +555,12 @@ struct TxSoftmaxToGPUPass
       c.blockSize = 512;
       c.threadsPerRow = 512;
     }
+    // A persistent grid for rows on warps or lane groups (a CTA per row
+    // keeps one CTA per row: its shared-memory reduction would need a
+    // barrier per iteration).
+    if (c.threadsPerRow <= 32 && gridCtas > 0)
+      c.gridCtas = gridCtas;
+    c.prefetch = prefetch;
     return c;
   }
 
@@ -525,6 +587,9 @@ struct TxSoftmaxToGPUPass
     if (maxCachedVectors < 0 || maxCachedVectors > 64)
       return bad("max-cached-vectors must be in [0, 64], got " +
                  Twine(static_cast<int64_t>(maxCachedVectors)));
+    if (gridCtas < 0 || gridCtas > (int64_t(1) << 31) - 1)
+      return bad("grid-ctas must be 0 or a CTA count in [1, 2^31), got " +
+                 Twine(static_cast<int64_t>(gridCtas)));
     return success();
   }
 
