@@ -94,6 +94,17 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "per-thread share of a row, in 16-byte vectors, kept in "
                      "registers (one read of the input); default 16"),
       llvm::cl::init(16)};
+  Option<int64_t> softmaxGridCtas{
+      *this, "softmax-grid-ctas",
+      llvm::cl::desc("tx-softmax-to-gpu grid-ctas: 0 = one CTA per row "
+                     "group (default), N > 0 = a persistent grid of at most N "
+                     "CTAs looping over row groups"),
+      llvm::cl::init(0)};
+  Option<bool> softmaxPrefetch{
+      *this, "softmax-prefetch",
+      llvm::cl::desc("tx-softmax-to-gpu prefetch: software-pipeline the row "
+                     "loads of a persistent kernel (default true)"),
+      llvm::cl::init(true)};
   Option<int64_t> attentionWarps{
       *this, "attention-warps",
       llvm::cl::desc("tx-attention-to-gpu warps: warps per CTA (0 = 4 for "
@@ -149,6 +160,24 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("tx-tile-attention kv-tile: keys per online-softmax "
                      "step (attention=tiled; default 64)"),
       llvm::cl::init(64)};
+  Option<std::string> softmax{
+      *this, "softmax",
+      llvm::cl::desc("Softmax strategy: simple (reference lowering) or tiled "
+                     "(tx-tile-softmax: row tiles, and with "
+                     "softmax-cols-per-tile an online softmax over chunks of "
+                     "each row); default simple"),
+      llvm::cl::init("simple")};
+  Option<int64_t> softmaxRowsPerTile{
+      *this, "softmax-rows-per-tile",
+      llvm::cl::desc("tx-tile-softmax rows-per-tile (softmax=tiled; default "
+                     "8)"),
+      llvm::cl::init(8)};
+  Option<int64_t> softmaxColsPerTile{
+      *this, "softmax-cols-per-tile",
+      llvm::cl::desc("tx-tile-softmax cols-per-tile: elements per "
+                     "online-softmax chunk (softmax=tiled; default 0 = whole "
+                     "rows)"),
+      llvm::cl::init(0)};
 };
 
 /// Appends tx -> linalg -> bufferized memrefs (shared by both pipelines).

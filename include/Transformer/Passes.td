@@ -57,9 +57,15 @@ def TxSoftmaxToGPU : Pass<"tx-softmax-to-gpu", "::mlir::func::FuncOp"> {
     - f16/bf16 are computed in f32 and rounded once; an all `-inf` row gives
       NaN, as the reference path.
 
+    - `grid-ctas` = N > 0 makes kernels with rows on warps or lane groups
+      persistent (at most N CTAs looping over row groups); with `prefetch`
+      the loads of the next row group are issued before the current one is
+      reduced. On an H200 this was no faster than one CTA per row group for
+      any benchmark shape (bench/RESULTS.md), so it is off by default.
+
     Softmax along another dimension is left to the reference lowering
     (`convert-tx-to-linalg`), which is correct but slower. Options of 0 mean
-    "choose from the shape".
+    "choose from the shape" unless said otherwise.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"0",
@@ -70,6 +76,13 @@ def TxSoftmaxToGPU : Pass<"tx-softmax-to-gpu", "::mlir::func::FuncOp"> {
            "Elements per load/store (0 = 16 bytes; 1 = scalar)">,
     Option<"maxCachedVectors", "max-cached-vectors", "int64_t", /*default=*/"16",
            "Largest per-thread share of a row (in vectors) kept in registers">,
+    Option<"gridCtas", "grid-ctas", "int64_t", /*default=*/"0",
+           "CTAs of a kernel whose rows map to warps or lane groups: 0 = one "
+           "CTA per row group; N > 0 = a persistent grid of at most N CTAs, "
+           "each looping over row groups with a stride of the grid">,
+    Option<"prefetch", "prefetch", "bool", /*default=*/"true",
+           "In a persistent kernel with register-resident rows, issue the "
+           "loads of the next row group before reducing the current one">,
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
@@ -245,6 +258,52 @@ def TxCheckGPUTarget : Pass<"tx-check-gpu-target", "::mlir::ModuleOp"> {
            "Softmax strategy: fast or simple">,
     Option<"attention", "attention", "std::string", /*default=*/"\"flash\"",
            "Attention strategy: simple or flash">,
+  ];
+}
+
+def TxTileSoftmax : Pass<"tx-tile-softmax", "::mlir::func::FuncOp"> {
+  let summary = "Tile tx.softmax into row tiles, and rows into chunks with an online softmax (target-independent)";
+  let description = [{
+    The target-independent tiled form of tx's softmax, on tensors: the loop
+    structure that `tx-softmax-to-gpu` maps onto CTAs and lanes (row tiles;
+    within a row, either the whole row at once or an online max/sum over
+    chunks followed by a normalizing pass), in IR that runs anywhere
+    (`tx-cpu-pipeline softmax=tiled`). Every `tx.softmax` becomes:
+
+    1. an `scf.forall` over row tiles, produced by upstream
+       `scf::tileUsingSCF` from tx.softmax's `TilingInterface`: every
+       parallel dimension is tiled, the innermost parallel one by
+       `rows-per-tile` and the others by 1; the softmax dimension is not
+       tiled (a tile holds whole rows);
+    2. in each tile, `tx.softmax` on the tile (`cols-per-tile` = 0, or a
+       static row no longer than `cols-per-tile`), or else two `scf.for`
+       loops over chunks of `cols-per-tile` elements of the softmax
+       dimension:
+       a. the online normalizer (Milakov & Gimelshein 2018, "Online
+          normalizer calculation for softmax"): per chunk, one
+          `linalg.generic` updates the running `max` and `sum` of each row
+          (f32, in the loop's `iter_args`) element by element,
+          `sum' = sum * exp(max - max') + exp(x - max')`, where a running
+          max of -inf adds 0 and an unchanged max does not rescale (so a
+          leading -inf cannot make NaN);
+       b. per chunk, `exp(x - max) / sum` rounded once to the element type
+          and inserted into the tile's result.
+
+    Results are those of the reference lowering: an all -inf row gives NaN;
+    tensors with a static size of 0 are left untouched (nothing to tile).
+    CASES.md S2 (a chunk of 2 along the softmax dimension) gives
+    `[.25 .25 .25 .25]`, a NaN row and `[0.268941, 0.731059, 0, 0]`.
+  }];
+  let options = [
+    Option<"rowsPerTile", "rows-per-tile", "int64_t", /*default=*/"8",
+           "Rows per tile: the tile size of the innermost parallel dimension (>= 1)">,
+    Option<"colsPerTile", "cols-per-tile", "int64_t", /*default=*/"0",
+           "Elements of the softmax dimension per online-softmax chunk (0 = whole rows)">,
+  ];
+  let dependentDialects = [
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect", "::mlir::affine::AffineDialect"
   ];
 }
 

@@ -19,7 +19,11 @@ def Tx_FloatTensor : RankedTensorOf<[F16, BF16, F32]>;
 
 def Tx_SoftmaxOp : Tx_Op<"softmax", [
     Pure, SameOperandsAndResultType,
-    DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface, ["reifyResultShapes"]>]> {
+    DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface, ["reifyResultShapes"]>,
+    DeclareOpInterfaceMethods<TilingInterface, [
+        "getLoopIteratorTypes", "getIterationDomain", "getTiledImplementation",
+        "getResultTilePosition", "getIterationDomainTileFromResultTile",
+        "generateResultTileValue"]>]> {
   let summary = "softmax of a ranked tensor along one dimension";
   let description = [{
     Computes `result[..., i, ...] = exp(x_i - max_j x_j) / sum_k exp(x_k - max_j x_j)`
@@ -36,6 +40,16 @@ def Tx_SoftmaxOp : Tx_Op<"softmax", [
     the quotient are computed in `f32` and rounded once. A row that is entirely
     `-inf` yields NaN in every element, as in PyTorch and JAX. A row of length
     zero yields an empty result.
+
+    **Tiling** (`TilingInterface`, lib/Transformer/TileSoftmax.cpp): the
+    iteration domain is the operand's shape; `dim` is a reduction, every
+    other dimension is parallel. A tile is `tx.softmax` on an
+    `tensor.extract_slice` of the operand and must span the whole of `dim`
+    (each row is normalized by its own max and sum): tiling `dim` fails
+    with an error naming the dimension. Upstream `scf::tileUsingSCF`, the
+    transform dialect's `tile_using_forall` and producer fusion work on it;
+    `tx-tile-softmax` tiles the rows and, with `cols-per-tile`, splits
+    them into chunks with an online softmax.
 
     Example:
 

@@ -14,6 +14,7 @@
 // The verifier lives in TxOps.cpp with the other verifiers.
 //
 //===----------------------------------------------------------------------===//
+#include "Transformer/TilingUtils.h"
 #include "Transformer/TxOps.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -32,34 +33,6 @@ using utils::IteratorType;
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
-
-/// True when `size` is known to equal dimension `dim` of `tensor`: the same
-/// constant, or a `tensor.dim` of that very tensor and dimension.
-static bool isSizeOf(OpFoldResult size, Value tensor, int64_t dim) {
-  int64_t st = cast<RankedTensorType>(tensor.getType()).getDimSize(dim);
-  if (std::optional<int64_t> c = getConstantIntValue(size))
-    return !ShapedType::isDynamic(st) && *c == st;
-  auto dimOp = dyn_cast_or_null<tensor::DimOp>(
-      dyn_cast<Value>(size) ? cast<Value>(size).getDefiningOp() : nullptr);
-  if (!dimOp || dimOp.getSource() != tensor)
-    return false;
-  std::optional<int64_t> idx = dimOp.getConstantIndex();
-  return idx && *idx == dim;
-}
-
-/// Offsets into a dimension of static size 0 are passed as SSA values:
-/// tensor.extract_slice / insert_slice reject a static offset 0 into a
-/// zero-size dimension ("offset ... is out-of-bounds: 0 >= 0"), even for an
-/// empty slice, and the folders keep such offsets dynamic.
-static SmallVector<OpFoldResult> zeroDimSafe(OpBuilder &b, Location loc,
-                                             ArrayRef<OpFoldResult> offsets,
-                                             ArrayRef<int64_t> shape) {
-  SmallVector<OpFoldResult> r(offsets);
-  for (auto [i, off] : llvm::enumerate(r))
-    if (shape[i] == 0 && isa<Attribute>(off))
-      off = getValueOrCreateConstantIndexOp(b, loc, off);
-  return r;
-}
 
 /// Static H / Hkv of the op, if known (H == Hkv == 0 counts as 1).
 static std::optional<int64_t> staticGroup(OnlineAttentionOp op) {

@@ -297,6 +297,8 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
     sm.blockSize = options.softmaxBlockSize;
     sm.threadsPerRow = options.softmaxThreadsPerRow;
     sm.maxCachedVectors = options.softmaxMaxCachedVectors;
+    sm.gridCtas = options.softmaxGridCtas;
+    sm.prefetch = options.softmaxPrefetch;
     pm.addNestedPass<func::FuncOp>(createTxSoftmaxToGPU(sm));
   }
   buildTxToBufferizedLinalgPipeline(pm);
@@ -382,19 +384,33 @@ void mlir::tx::buildTxCPUPipeline(OpPassManager &pm,
         "'; expected simple or tiled"));
     return;
   }
+  bool tiledSoftmax = options.softmax == "tiled";
+  if (!tiledSoftmax && options.softmax != "simple") {
+    pm.addPass(std::make_unique<TxCPUPipelineOptionErrorPass>(
+        "unknown softmax strategy '" + options.softmax +
+        "'; expected simple or tiled"));
+    return;
+  }
   if (tiled) {
     TxTileAttentionOptions tile;
     tile.qTile = options.attentionQTile;
     tile.kvTile = options.attentionKvTile;
     pm.addNestedPass<func::FuncOp>(createTxTileAttention(tile));
   }
+  if (tiledSoftmax) {
+    TxTileSoftmaxOptions tile;
+    tile.rowsPerTile = options.softmaxRowsPerTile;
+    tile.colsPerTile = options.softmaxColsPerTile;
+    pm.addNestedPass<func::FuncOp>(createTxTileSoftmax(tile));
+  }
   buildTxToBufferizedLinalgPipeline(pm);
-  // The tiled attention's scf.forall runs sequentially on the CPU.
+  // The tiled attention's and softmax's scf.forall run sequentially on the
+  // CPU.
   pm.addPass(createForallToForLoopPass());
   // The tiles' temporaries are allocated inside the loops: free them (upstream
   // ownership-based deallocation) so that memory does not grow with the
   // number of tiles.
-  if (tiled)
+  if (tiled || tiledSoftmax)
     bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createConvertVectorToSCFPass());

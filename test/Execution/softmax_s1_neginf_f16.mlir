@@ -21,3 +21,11 @@
 // DYN: case s1_f16_dyn_33: relerr {{.*}} ok 1
 // RUN: %python %S/Inputs/numeric_case.py softmax --dtype bf16 --shape 3x128 --row allneginf:1 --seed 10 --name s1_bf16_len128 | tx-opt --tx-cpu-pipeline | %run_cpu | FileCheck %s --check-prefix=BF16
 // BF16: case s1_bf16_len128: relerr {{.*}} ok 1
+
+// The same rows through tx-tile-softmax on the CPU (row tiles of 2, online
+// chunks of 16: a -inf row must still give NaN, whatever the chunking).
+// RUN: %python %S/Inputs/numeric_case.py softmax --dtype f16 --shape 3x1 --row allneginf:1 --seed 1 --name s1_f16_len1 | tx-opt --tx-cpu-pipeline="softmax=tiled softmax-rows-per-tile=2 softmax-cols-per-tile=16" | %run_cpu | FileCheck %s --check-prefix=L1
+// RUN: %python %S/Inputs/numeric_case.py softmax --dtype f16 --shape 3x33 --row allneginf:1 --seed 33 --name s1_f16_len33 | tx-opt --tx-cpu-pipeline="softmax=tiled softmax-rows-per-tile=2 softmax-cols-per-tile=16" | %run_cpu | FileCheck %s --check-prefix=L33
+// RUN: %python %S/Inputs/numeric_case.py softmax --dtype f16 --shape 3x127 --row allneginf:1 --seed 127 --name s1_f16_len127 | tx-opt --tx-cpu-pipeline="softmax=tiled softmax-rows-per-tile=2 softmax-cols-per-tile=16" | %run_cpu | FileCheck %s --check-prefix=L127
+// RUN: %python %S/Inputs/numeric_case.py softmax --dtype f16 --shape 3x1025 --row allneginf:1 --seed 1025 --name s1_f16_len1025 | tx-opt --tx-cpu-pipeline="softmax=tiled softmax-rows-per-tile=2 softmax-cols-per-tile=16" | %run_cpu | FileCheck %s --check-prefix=L1025
+// RUN: %python %S/Inputs/numeric_case.py softmax --dtype f16 --shape 3x33 --dynamic --row allneginf:1 --seed 9 --name s1_f16_dyn_33 | tx-opt --tx-cpu-pipeline="softmax=tiled softmax-rows-per-tile=2 softmax-cols-per-tile=16" | %run_cpu | FileCheck %s --check-prefix=DYN

@@ -25,6 +25,14 @@
 // RUN: %python %S/Inputs/numeric_case.py softmax --shape 33x5 --dim 0 --row allneginf:3 --seed 8 --name s1_f32_column | tx-opt --tx-cpu-pipeline | %run_cpu | FileCheck %s --check-prefix=COL
 // COL: case s1_f32_column: relerr {{.*}} ok 1
 
+// The same rows through tx-tile-softmax on the CPU (row tiles of 2, online
+// chunks of 16: a -inf row must still give NaN, whatever the chunking).
+// RUN: %python %S/Inputs/numeric_case.py softmax --dtype f32 --shape 3x1 --row allneginf:1 --seed 1 --name s1_f32_len1 | tx-opt --tx-cpu-pipeline="softmax=tiled softmax-rows-per-tile=2 softmax-cols-per-tile=16" | %run_cpu | FileCheck %s --check-prefix=L1
+// RUN: %python %S/Inputs/numeric_case.py softmax --dtype f32 --shape 3x33 --row allneginf:1 --seed 33 --name s1_f32_len33 | tx-opt --tx-cpu-pipeline="softmax=tiled softmax-rows-per-tile=2 softmax-cols-per-tile=16" | %run_cpu | FileCheck %s --check-prefix=L33
+// RUN: %python %S/Inputs/numeric_case.py softmax --dtype f32 --shape 3x127 --row allneginf:1 --seed 127 --name s1_f32_len127 | tx-opt --tx-cpu-pipeline="softmax=tiled softmax-rows-per-tile=2 softmax-cols-per-tile=16" | %run_cpu | FileCheck %s --check-prefix=L127
+// RUN: %python %S/Inputs/numeric_case.py softmax --dtype f32 --shape 3x1025 --row allneginf:1 --seed 1025 --name s1_f32_len1025 | tx-opt --tx-cpu-pipeline="softmax=tiled softmax-rows-per-tile=2 softmax-cols-per-tile=16" | %run_cpu | FileCheck %s --check-prefix=L1025
+// RUN: %python %S/Inputs/numeric_case.py softmax --shape 3x1025 --dynamic --row allneginf:0 --row allneginf:2 --seed 7 --name s1_f32_dyn_1025 | tx-opt --tx-cpu-pipeline="softmax=tiled softmax-rows-per-tile=2 softmax-cols-per-tile=16" | %run_cpu | FileCheck %s --check-prefix=DYN
+
 // Printed: lengths 1 and 5 (every lane NaN; libc prints -nan or nan).
 func.func private @printMemrefF32(tensor<*xf32>)
 

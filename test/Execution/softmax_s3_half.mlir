@@ -8,6 +8,10 @@
 //   (e) bf16 4096 zeros       -> every lane exactly 2^-12
 //
 // RUN: tx-opt %s --tx-cpu-pipeline | %run_cpu | FileCheck %s
+// Through tx-tile-softmax with online chunks of 1 and of 100 elements (the
+// f32 running sum still gives exactly 2^-12 on 4096 zeros):
+// RUN: tx-opt %s --tx-cpu-pipeline="softmax=tiled softmax-cols-per-tile=1" | %run_cpu | FileCheck %s
+// RUN: tx-opt %s --tx-cpu-pipeline="softmax=tiled softmax-cols-per-tile=100" | %run_cpu | FileCheck %s
 //
 // (c) and (e) again through the generator with tolerance 0 (exact):
 // RUN: %python %S/Inputs/numeric_case.py softmax --dtype f16 --shape 1x4096 --row zeros:0 --tol 0 --name s3c_f16_zeros | tx-opt --tx-cpu-pipeline | %run_cpu | FileCheck %s --check-prefix=GENC
