@@ -170,6 +170,9 @@ def parse_args(argv=None):
     ap.add_argument("--check-rows", type=int, default=50,
                     help="random query rows (besides edges and middle) checked when sampling (default 50)")
     ap.add_argument("--seed", type=int, default=1234)
+    ap.add_argument("--variant", action="append", default=[], metavar="NAME=DIR",
+                    help="another tx flash build (DIR/libattention_shapes.so, e.g. other tile options), "
+                         "checked and timed like tx flash as tx_NAME (repeatable)")
     ap.add_argument("--out", help="also write the results as JSON here")
     return ap.parse_args(argv)
 
@@ -300,6 +303,13 @@ class Bench:
         else:
             self.naive = check.Library(npath)
             self.naive_why = None
+        self.variants = {}
+        for spec in args.variant:
+            name, _, vdir = spec.partition("=")
+            vpath = os.path.join(vdir, "lib%s.so" % STEM)
+            if not name or not os.path.exists(vpath):
+                sys.exit("attention_bench: --variant %s: expected NAME=DIR with DIR/lib%s.so" % (spec, STEM))
+            self.variants["tx_" + name] = check.Library(vpath)
         self.stream = torch.cuda.current_stream().cuda_stream
         self.rows = []
         self.failed = False
@@ -402,6 +412,16 @@ class Bench:
         if not row["check"]["tx_flash"]["pass"]:
             self.failed = True
         del out
+        for key, lib in self.variants.items():
+            out = torch.full_like(q, float("nan"))
+            try:
+                lib.call(fn, [q, k, v], out)
+                if not verify(key, out)["pass"]:
+                    self.failed = True
+            except RuntimeError as ex:
+                row["check"][key] = {"pass": False, "rel_err": float("nan"), "error": str(ex)}
+                self.failed = True
+            del out
 
         # naive: check (its first call) and decide whether to time it
         f_naive = None
@@ -504,6 +524,17 @@ class Bench:
             row["notes"].append("tx runtime error while timing flash: %s" % (msg.decode() if msg else "rc=%d" % rc))
             self.failed = True
         self.record(row, "tx_flash", t, n, method, note)
+        for key, lib in self.variants.items():
+            f_var = self.entry(lib, fn)
+            if f_var is None or "error" in row["check"].get(key, {}):
+                continue
+            lib.rt.txRuntimeSetStream(self.stream, 1)
+            try:
+                t, n, method, note = time_fast(lambda: f_var(*argp), args,
+                                               set_stream=lambda st: lib.rt.txRuntimeSetStream(st, 1 if st else 0))
+            finally:
+                lib.rt.txRuntimeSetStream(None, 0)
+            self.record(row, key, t, n, method, note)
 
         if f_naive is not None:
             # Synchronous calls on PyTorch's stream (the call allocates and frees
@@ -539,7 +570,7 @@ class Bench:
     def print_row(self, row):
         c = row["check"]
         parts = []
-        for key in ("tx_flash", "tx_naive", "sdpa_flash", "sdpa_cudnn"):
+        for key in ["tx_flash", "tx_naive", "sdpa_flash", "sdpa_cudnn"] + sorted(self.variants):
             if key in row["ms"]:
                 parts.append("%s %.3f ms %.1f TFLOP/s (%d %s launches)" % (
                     key, row["ms"][key], row["tflops"][key], row["launches"][key], row["method"][key]))
@@ -618,6 +649,21 @@ def main():
 
     print()
     print(table(bench.rows))
+    if bench.variants:
+        print()
+        print("| shape (B,H,S,D) | causal | " + " | ".join(["tx_flash"] + sorted(bench.variants)) +
+              " | SDPA flash | best / SDPA flash |")
+        print("|---|---|" + "---|" * (len(bench.variants) + 3))
+        for r in bench.rows:
+            keys = ["tx_flash"] + sorted(bench.variants)
+            tf = r["tflops"]
+            cells = ["%.1f%s" % (tf[k], "" if r["check"].get(k, {}).get("pass") else " (FAIL)")
+                     if k in tf else "n/a" for k in keys]
+            best = max((tf[k] for k in keys if k in tf and r["check"].get(k, {}).get("pass")), default=None)
+            print("| %d,%d,%d,%d | %s | %s | %s | %s |" % (
+                r["B"], r["H"], r["S"], r["D"], "yes" if r["causal"] else "no", " | ".join(cells),
+                fmt(tf.get("sdpa_flash"), "%.1f"),
+                fmt(best / tf["sdpa_flash"] if best and "sdpa_flash" in tf else None, "%.3f")))
     notes = [(r["fn"], n) for r in bench.rows for n in r["notes"]]
     methods = {"graph": "CUDA graph replays", "events": "CUDA events around back-to-back launches",
                "sync": "synchronous calls, events around each"}

@@ -24,6 +24,11 @@ variants=(
   "t16g2112:softmax-threads-per-row=16 softmax-grid-ctas=2112"
   "t16g1056np:softmax-threads-per-row=16 softmax-grid-ctas=1056 softmax-prefetch=false"
   "t32g1056:softmax-threads-per-row=32 softmax-grid-ctas=1056"
+  "b64t8:softmax-block-size=64 softmax-threads-per-row=8"
+  "b128t8:softmax-block-size=128 softmax-threads-per-row=8"
+  "b512t8:softmax-block-size=512 softmax-threads-per-row=8"
+  "b128t16:softmax-block-size=128 softmax-threads-per-row=16"
+  "b128t32:softmax-block-size=128 softmax-threads-per-row=32"
   "simple:softmax=simple"
 )
 for v in "${variants[@]}"; do

@@ -108,8 +108,7 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   Option<int64_t> attentionWarps{
       *this, "attention-warps",
       llvm::cl::desc("tx-attention-to-gpu warps: warps per CTA (0 = 4 for "
-                     "the CUDA-core kernel; 4 or 8 for the tensor-core kernel "
-                     "by head dim)"),
+                     "the CUDA-core kernel, 8 for the tensor-core kernel)"),
       llvm::cl::init(0)};
   Option<int64_t> attentionQTile{
       *this, "attention-q-tile",
@@ -127,13 +126,13 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   Option<int64_t> attentionMmaRowTiles{
       *this, "attention-mma-row-tiles",
       llvm::cl::desc("tx-attention-to-gpu mma-row-tiles: m16 row tiles per "
-                     "warp in the tensor-core kernel (0 = 2 for head dims <= "
-                     "64, else 1)"),
+                     "warp in the tensor-core kernel (0 = 2)"),
       llvm::cl::init(0)};
   Option<int64_t> attentionKvTile{
       *this, "attention-kv-tile",
       llvm::cl::desc("tx-attention-to-gpu kv-tile: keys per K/V step "
-                     "(0 = 64, or 32 when a head dim exceeds 128)"),
+                     "(0 = 64, or 32 when a head dim exceeds 128 on CUDA "
+                     "cores or 64 on tensor cores)"),
       llvm::cl::init(0)};
   Option<int64_t> blockSize{*this, "block-size",
                             llvm::cl::desc("Threads per CTA of the simple "

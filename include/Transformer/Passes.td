@@ -145,10 +145,12 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     S of tile t+1. Q's fragments stay in registers for D <= 32 and are
     re-read from shared memory per tile above (no spills at D = 64 and 128).
     Defaults (tensor-core kernel), chosen on the H200 (bench/RESULTS.md):
-    head dims <= 64: `mma-row-tiles = 2` (32 rows per warp, each K/V
-    fragment feeding two mma) with `warps = 4`, 1.2-1.3x over one tile;
-    above 64: `mma-row-tiles = 1` with `warps = 8` (two tiles spill at
-    D = 128); `kv-tile = 64` (128 spills registers, 32 is slower at D = 128).
+    `mma-row-tiles = 2` (32 rows per warp: each K/V fragment read from
+    shared memory feeds two mma, halving shared-memory traffic per FLOP)
+    with `warps = 8` (256 query rows per CTA; 4 when 8 do not fit the
+    chip's shared memory); `kv-tile = 64` for head dims <= 64, 32 above
+    (64 spills registers at D = 128). Against 1 tile x 8 warps (D = 128)
+    this was 1.3-1.4x, against 2 tiles x 4 warps (D = 64) 1.0-1.15x.
     `q-tile` is then `16 * mma-row-tiles * warps`. bf16 stays on the CUDA-core kernel: upstream's `nvgpu.mma.sync`
     lowering (LLVM 22) cannot type bf16 operands.
 
@@ -157,17 +159,17 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
   }];
   let options = [
     Option<"warps", "warps", "int64_t", /*default=*/"0",
-           "Warps per CTA (0 = 4 for the CUDA-core kernel; 4 or 8 for the tensor-core kernel, see mma-row-tiles; else 1..32)">,
+           "Warps per CTA (0 = 4 for the CUDA-core kernel, 8 for the tensor-core kernel (4 when 8 do not fit in shared memory); else 1..32)">,
     Option<"qTile", "q-tile", "int64_t", /*default=*/"0",
            "CUDA-core kernel: query rows per CTA (0 = 8 per warp, 4 above head dim 128; the tensor-core kernel uses 16 * mma-row-tiles * warps); else a multiple of warps, at most 16 rows per warp)">,
     Option<"kvTile", "kv-tile", "int64_t", /*default=*/"0",
-           "Keys per K/V step (0 = 64, or 32 when a head dim exceeds 128; else a multiple of 32 up to 256)">,
+           "Keys per K/V step (0 = 64, or 32 when a head dim exceeds 128 (CUDA cores) or 64 (tensor cores); else a multiple of 32 up to 256)">,
     Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
            "Use the mma.sync kernel (f16, D and Dv multiples of 16 up to 128; 16 query rows per warp)">,
     Option<"sm", "sm", "int64_t", /*default=*/"90",
            "Target compute capability as a number (sm_80 -> 80); the tensor-core kernel needs >= 80">,
     Option<"mmaRowTiles", "mma-row-tiles", "int64_t", /*default=*/"0",
-           "Tensor-core kernel: m16 row tiles per warp (0 = 2 for head dims <= 64, else 1; 2 reuses each K/V fragment for 32 rows)">,
+           "Tensor-core kernel: m16 row tiles per warp (0 = 2: each K/V fragment feeds 32 rows; 1 or 2)">,
     Option<"maxSharedMemory", "max-shared-memory", "int64_t", /*default=*/"232448",
            "Largest dynamic shared memory per CTA in bytes (227 KiB on sm_90)">,
   ];

@@ -1047,14 +1047,17 @@ struct TxAttentionToGPUPass
     c.eltBytes = 2;
     c.D = D;
     c.Dv = Dv;
-    // Defaults measured on the H200 (bench/RESULTS.md): head dims <= 64 take
-    // 2 m16 tiles per warp (each K/V fragment feeds 2 mma) with 4 warps;
-    // above, 1 tile per warp with 8 warps (2 tiles spill at D = 128).
+    // Defaults measured on the H200 (bench/RESULTS.md, session 4 sweep): 2
+    // m16 tiles per warp (32 query rows: each K/V fragment read from shared
+    // memory feeds 2 mma, which halves the shared-memory traffic per FLOP)
+    // and 8 warps (256 query rows per CTA); 64 keys per step for head dims
+    // <= 64, 32 above (64 keys spill at D = 128). This beat 1 tile x 8 warps
+    // by 1.3-1.4x at D = 128 and 2 tiles x 4 warps by 1.1x at D = 64.
     bool narrow = std::max(D, Dv) <= 64;
-    c.mTiles = mmaRowTiles ? int64_t(mmaRowTiles) : (narrow ? 2 : 1);
-    c.warps = warps ? int64_t(warps) : (c.mTiles == 2 ? 4 : 8);
+    c.mTiles = mmaRowTiles ? int64_t(mmaRowTiles) : 2;
+    c.warps = warps ? int64_t(warps) : 8;
     c.qTile = 16 * c.mTiles * c.warps;
-    c.kvTile = kvTile ? int64_t(kvTile) : 64;
+    c.kvTile = kvTile ? int64_t(kvTile) : (narrow ? 64 : 32);
     return c;
   }
 
@@ -1099,6 +1102,12 @@ struct TxAttentionToGPUPass
       if (cfg.smemBytes() > maxSharedMemory && !qTile && !cfg.mma &&
           cfg.rowsPerWarp() > 4)
         cfg.qTile = 4 * cfg.warps;
+      // Tensor cores: 4 warps (half the query rows) when 8 do not fit.
+      if (cfg.smemBytes() > maxSharedMemory && !warps && cfg.mma &&
+          cfg.warps > 4) {
+        cfg.warps = 4;
+        cfg.qTile = 16 * cfg.mTiles * cfg.warps;
+      }
       if (cfg.smemBytes() > maxSharedMemory && !kvTile && !qTile) {
         op.emitRemark("tx-attention-to-gpu: the smallest default tiles need ")
             << cfg.smemBytes() << " bytes of shared memory, more than "

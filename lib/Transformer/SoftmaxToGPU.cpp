@@ -524,21 +524,25 @@ struct TxSoftmaxToGPUPass
     c.vectorWidth = vw;
     int64_t nv = n < 0 ? -1 : llvm::divideCeil(n, vw);
     // Short rows: a power-of-two group of 8 to 32 lanes (fewer for rows of
-    // fewer than 8 vectors), about 4 vectors per lane; long rows: a whole
-    // CTA. (Rows of 128 f16 ran 4% faster on an H200 with 8 lanes of 2
-    // vectors than with 4 lanes of 4: bench/RESULTS.md.)
+    // fewer than 8 vectors), about 2 vectors per lane up to 64 vectors,
+    // about 4 beyond (at most 8 per lane); long rows: a whole CTA. (On an
+    // H200, rows of 128 f16 ran 4% faster with 8 lanes of 2 vectors than
+    // with 4 lanes of 4, and rows of 128 f32 2% faster with 16 lanes of 2
+    // than with 8 lanes of 4: bench/RESULTS.md.)
     if (threadsPerRow > 0)
       c.threadsPerRow = threadsPerRow;
     else if (nv >= 0 && nv <= 32 * 8)
       c.threadsPerRow = std::clamp<int64_t>(
-          llvm::PowerOf2Ceil(llvm::divideCeil(nv, 4)),
+          llvm::PowerOf2Ceil(llvm::divideCeil(nv, nv <= 64 ? 2 : 4)),
           std::clamp<int64_t>(llvm::PowerOf2Ceil(nv), 2, 8), 32);
     else
       c.threadsPerRow = 0;
     if (blockSize > 0)
       c.blockSize = blockSize;
     else if (c.threadsPerRow > 0 && c.threadsPerRow <= 32)
-      c.blockSize = 256;
+      // 128-thread CTAs: 1-2% faster than 256 on rows of 128 f32, the same
+      // elsewhere (bench/RESULTS.md).
+      c.blockSize = 128;
     else if (nv < 0)
       c.blockSize = 256;
     else

@@ -90,11 +90,11 @@
 // MMA:   nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
 // MMA:   nvgpu.mma.sync
 // MMA: vector.store {{.*}} : memref<1x8x16x64xf16>, vector<2xf16>
-// Default for head dims <= 64: 4 warps x 2 m16 tiles = 128 rows per CTA
-// (1 x 8 x ceil(16 / 128) = 8 CTAs); each K fragment (ldmatrix x4) feeds two
-// mma.sync, one per m16 tile.
+// Default: 8 warps x 2 m16 tiles = 256 rows per CTA (1 x 8 x ceil(16 /
+// 256) = 8 CTAs); shared memory 2 * (256 * 72 + 32 * 72 + 32 * 72) bytes;
+// each K fragment (ldmatrix x4) feeds two mma.sync, one per m16 tile.
 // MMA2-LABEL: func.func @causal_gqa
-// MMA2: gpu.launch blocks({{.*}}) in ({{.*}} = %c8, {{.*}}) threads({{.*}}) in ({{.*}} = %c128, {{.*}}) dynamic_shared_memory_size %c27648_i32
+// MMA2: gpu.launch blocks({{.*}}) in ({{.*}} = %c8, {{.*}}) threads({{.*}}) in ({{.*}} = %c256, {{.*}}) dynamic_shared_memory_size %c46080_i32
 // MMA2: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
 // MMA2: nvgpu.mma.sync
 // MMA2-NEXT: nvgpu.mma.sync

@@ -7,13 +7,13 @@
 // RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-softmax-to-gpu))" | FileCheck %s --check-prefix=DEFAULT
 
 // 65536 rows of 128 f16 = 16 vectors of 8: 16 lanes of one vector each,
-// 16 rows per 256-thread CTA, 4096 row groups on min(4096, 1024) CTAs.
+// 8 rows per 128-thread CTA, 8192 row groups on min(8192, 1024) CTAs.
 // CHECK-LABEL: func.func @rows_128_f16
-// CHECK:       %[[GROUPS:.*]] = arith.ceildivui %{{.*}}, %c16
+// CHECK:       %[[GROUPS:.*]] = arith.ceildivui %{{.*}}, %c8
 // CHECK:       %[[GRID:.*]] = arith.minui %[[GROUPS]], %c1024
-// CHECK:       gpu.launch blocks({{.*}}) in (%{{.*}} = %[[GRID]], {{.*}} threads({{.*}}) in (%{{.*}} = %c256,
+// CHECK:       gpu.launch blocks({{.*}}) in (%{{.*}} = %[[GRID]], {{.*}} threads({{.*}}) in (%{{.*}} = %c128,
 // The first row group's vector is loaded before the loop ...
-// CHECK:         %[[STRIDE:.*]] = arith.muli %[[GRID]], %c16{{.*}} : index
+// CHECK:         %[[STRIDE:.*]] = arith.muli %[[GRID]], %c8{{.*}} : index
 // CHECK:         %[[FIRST:.*]] = vector.load {{.*}} : memref<65536x128xf16>, vector<8xf16>
 // CHECK:         %[[F32:.*]] = arith.extf %[[FIRST]]
 // CHECK:         scf.for %[[BASE:.*]] = %{{.*}} to %{{.*}} step %[[STRIDE]] iter_args(%[[CUR:.*]] = %[[F32]]) -> (vector<8xf32>)

@@ -1,8 +1,8 @@
 // RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-softmax-to-gpu))" | FileCheck %s
 // RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-softmax-to-gpu{threads-per-row=256 block-size=256 max-cached-vectors=0}))" | FileCheck %s --check-prefix=STREAM
 
-// Rows of 1024 f32 = 256 vectors of 4: a warp per row (8 rows per CTA of
-// 256), 8 vectors per lane kept in registers, 16-byte vector loads, shuffle
+// Rows of 1024 f32 = 256 vectors of 4: a warp per row (4 rows per CTA of
+// 128), 8 vectors per lane kept in registers, 16-byte vector loads, shuffle
 // reductions of max then sum; a scalar fallback kernel for unaligned buffers.
 // CHECK-LABEL: func.func @rows_1024_f32
 // CHECK: %[[IN:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<64x1024xf32> to memref<64x1024xf32>
@@ -10,7 +10,7 @@
 // CHECK: scf.if
 // CHECK: %[[P:.*]] = memref.extract_aligned_pointer_as_index %[[IN]]
 // CHECK: scf.if
-// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c256
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c128
 // CHECK-COUNT-8: vector.load %[[IN]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<64x1024xf32>, vector<4xf32>
 // CHECK: vector.reduction <maximumf>
 // CHECK-COUNT-5: gpu.shuffle  xor %{{.*}} : f32
