@@ -349,7 +349,12 @@ private:
     Value bid = launch.getBlockIds().x;
     c.lane = arith::RemUIOp::create(b, loc, tid, cst(32));
     c.warp = arith::DivUIOp::create(b, loc, tid, cst(32));
-    Value qt = arith::RemUIOp::create(b, loc, bid, nQT);
+    // Query tiles of a head in reverse order: with a causal mask the last
+    // tiles have the most keys, and launching them first leaves the short
+    // ones to fill the tail of the grid.
+    Value qt = arith::SubIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, nQT, cst(1)),
+        arith::RemUIOp::create(b, loc, bid, nQT));
     Value bh = arith::DivUIOp::create(b, loc, bid, nQT);
     c.h = arith::RemUIOp::create(b, loc, bh, H);
     c.bi = arith::DivUIOp::create(b, loc, bh, H);
@@ -754,7 +759,11 @@ private:
                                    add(laneHi8, kk * 16), /*trans=*/false, 4));
       return frags;
     };
-    const bool qInRegisters = D <= 32;
+    // Q's A fragments (MT * KD * 4 registers) stay in registers when they
+    // are few: D <= 32, or D <= 64 with 32-key tiles (the S tile is then
+    // half as large); otherwise they are re-read from shared memory per
+    // K/V tile, which keeps the kernel within 255 registers.
+    const bool qInRegisters = D <= 32 || (D <= 64 && cfg.kvTile <= 32);
     SmallVector<Value> qa;
     if (qInRegisters)
       qa = loadQ();
