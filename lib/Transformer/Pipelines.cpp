@@ -377,20 +377,20 @@ struct TxCPUPipelineOptionErrorPass
 
 void mlir::tx::buildTxCPUPipeline(OpPassManager &pm,
                                   const CPUPipelineOptions &options) {
+  // Both strategies are "simple" or "tiled"; anything else is one
+  // diagnostic (and nothing else runs).
+  for (auto [what, value] :
+       {std::pair<StringRef, StringRef>{"attention", options.attention},
+        {"softmax", options.softmax}})
+    if (value != "simple" && value != "tiled") {
+      pm.addPass(std::make_unique<TxCPUPipelineOptionErrorPass>(
+          ("unknown " + what + " strategy '" + value +
+           "'; expected simple or tiled")
+              .str()));
+      return;
+    }
   bool tiled = options.attention == "tiled";
-  if (!tiled && options.attention != "simple") {
-    pm.addPass(std::make_unique<TxCPUPipelineOptionErrorPass>(
-        "unknown attention strategy '" + options.attention +
-        "'; expected simple or tiled"));
-    return;
-  }
   bool tiledSoftmax = options.softmax == "tiled";
-  if (!tiledSoftmax && options.softmax != "simple") {
-    pm.addPass(std::make_unique<TxCPUPipelineOptionErrorPass>(
-        "unknown softmax strategy '" + options.softmax +
-        "'; expected simple or tiled"));
-    return;
-  }
   if (tiled) {
     TxTileAttentionOptions tile;
     tile.qTile = options.attentionQTile;

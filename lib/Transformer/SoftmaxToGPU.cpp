@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Transformer/Passes.h"
+#include "Transformer/TilingUtils.h"
 #include "Transformer/TxOps.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -712,11 +713,9 @@ struct TxSoftmaxToGPUPass
     // Options are checked even when there is nothing to rewrite.
     if (failed(checkOptions(getOperation())))
       return signalPassFailure();
-    SmallVector<SoftmaxOp> ops;
-    getOperation().walk([&](SoftmaxOp op) { ops.push_back(op); });
-    for (SoftmaxOp op : ops)
-      if (failed(rewrite(op)))
-        return signalPassFailure();
+    if (failed(rewriteEach<SoftmaxOp>(getOperation(),
+                                [&](SoftmaxOp op) { return rewrite(op); })))
+      return signalPassFailure();
   }
 };
 

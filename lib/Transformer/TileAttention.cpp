@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "Transformer/AttentionShapes.h"
 #include "Transformer/Passes.h"
+#include "Transformer/TilingUtils.h"
 #include "Transformer/TxDialect.h"
 #include "Transformer/TxOps.h"
 
@@ -36,14 +37,6 @@ using namespace mlir::tx;
 using utils::IteratorType;
 
 namespace {
-
-Value filledF32(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
-                double value) {
-  Type f32 = b.getF32Type();
-  Value empty = tensor::EmptyOp::create(b, loc, sizes, f32);
-  Value cst = arith::ConstantOp::create(b, loc, b.getFloatAttr(f32, value));
-  return linalg::FillOp::create(b, loc, cst, empty).getResult(0);
-}
 
 /// Q * factor (f32 product, rounded back to Q's element type).
 Value scaleQuery(OpBuilder &b, Location loc, Value q, Value factor) {
@@ -232,11 +225,9 @@ struct TxTileAttentionPass
     // Options are checked even when there is nothing to rewrite.
     if (failed(checkOptions(getOperation())))
       return signalPassFailure();
-    SmallVector<AttentionOp> ops;
-    getOperation().walk([&](AttentionOp op) { ops.push_back(op); });
-    for (AttentionOp op : ops)
-      if (failed(rewrite(op)))
-        return signalPassFailure();
+    if (failed(rewriteEach<AttentionOp>(getOperation(),
+                                [&](AttentionOp op) { return rewrite(op); })))
+      return signalPassFailure();
   }
 };
 

@@ -118,14 +118,6 @@ SoftmaxOp::generateResultTileValue(OpBuilder &b, unsigned resultNumber,
 
 namespace {
 
-Value filledF32(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
-                double value) {
-  Type f32 = b.getF32Type();
-  Value empty = tensor::EmptyOp::create(b, loc, sizes, f32);
-  Value cst = arith::ConstantOp::create(b, loc, b.getFloatAttr(f32, value));
-  return linalg::FillOp::create(b, loc, cst, empty).getResult(0);
-}
-
 Value expOf(OpBuilder &b, Location loc, Value x) {
   return math::ExpOp::create(b, loc, x);
 }
@@ -315,11 +307,9 @@ struct TxTileSoftmaxPass
     // Options are checked even when there is nothing to rewrite.
     if (failed(checkOptions(getOperation())))
       return signalPassFailure();
-    SmallVector<SoftmaxOp> ops;
-    getOperation().walk([&](SoftmaxOp op) { ops.push_back(op); });
-    for (SoftmaxOp op : ops)
-      if (failed(rewrite(op)))
-        return signalPassFailure();
+    if (failed(rewriteEach<SoftmaxOp>(getOperation(),
+                                [&](SoftmaxOp op) { return rewrite(op); })))
+      return signalPassFailure();
   }
 };
 

@@ -1,7 +1,9 @@
 //===- TilingUtils.cpp - helpers of tx's TilingInterface implementations ---===//
 #include "Transformer/TilingUtils.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
@@ -27,4 +29,12 @@ SmallVector<OpFoldResult> mlir::tx::zeroDimSafe(OpBuilder &b, Location loc,
     if (shape[i] == 0 && isa<Attribute>(off))
       off = getValueOrCreateConstantIndexOp(b, loc, off);
   return r;
+}
+
+Value mlir::tx::filledF32(OpBuilder &b, Location loc,
+                          ArrayRef<OpFoldResult> sizes, double value) {
+  Type f32 = b.getF32Type();
+  Value empty = tensor::EmptyOp::create(b, loc, sizes, f32);
+  Value cst = arith::ConstantOp::create(b, loc, b.getFloatAttr(f32, value));
+  return linalg::FillOp::create(b, loc, cst, empty).getResult(0);
 }
