@@ -9,6 +9,11 @@
 // RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{warps=2 q-tile=5}))" 2>&1 | FileCheck %s --check-prefix=BAD-Q
 // RUN: not tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{kv-tile=64 max-shared-memory=1000}))" 2>&1 | FileCheck %s --check-prefix=BAD-SMEM
 // RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{max-shared-memory=1000}))" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SMALL-SMEM
+// Default tensor-core tiles that do not fit shrink: 32 keys (46080 bytes),
+// then 4 warps (27648 bytes <= 40000).
+// RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{max-shared-memory=40000}),canonicalize)" 2>/dev/null | FileCheck %s --check-prefix=SHRINK
+// SHRINK-LABEL: func.func @causal_gqa
+// SHRINK: gpu.launch blocks({{.*}}) in ({{.*}} = %c8, {{.*}}) threads({{.*}}) in ({{.*}} = %c128, {{.*}}) dynamic_shared_memory_size %c27648_i32
 
 // BAD-WARPS: error: tx-attention-to-gpu: warps must be 0 (from the kernel) or in [1, 32], got 33
 // BAD-MT: error: tx-attention-to-gpu: mma-row-tiles must be 0 (from the head dim), 1 or 2, got 3
