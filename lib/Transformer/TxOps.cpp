@@ -37,6 +37,45 @@ static bool compatible(int64_t a, int64_t b) {
   return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
 }
 
+/// The mask rules shared by tx.attention and tx.online_attention: rank 4,
+/// element type i1 (keep-mask) or the query's (additive), shape
+/// [B|1, H|1, rows, keys] = `want` (dimensions named `names`). With
+/// `quoteShape`, a bad broadcast dimension also quotes the whole expected
+/// shape.
+static LogicalResult verifyMask(Operation *op, Value mask, Type elt,
+                                ArrayRef<int64_t> want,
+                                ArrayRef<const char *> names,
+                                bool quoteShape) {
+  auto mTy = cast<RankedTensorType>(mask.getType());
+  if (mTy.getRank() != 4)
+    return op->emitOpError()
+           << "expects a mask of rank 4 [" << names[0] << "|1, " << names[1]
+           << "|1, " << names[2] << ", " << names[3] << "], got rank "
+           << mTy.getRank();
+  Type mElt = mTy.getElementType();
+  if (!mElt.isInteger(1) && mElt != elt)
+    return op->emitOpError() << "expects an i1 keep-mask or an additive mask "
+                                "with the query element type "
+                             << elt << ", got a mask of " << mElt;
+  auto m = mTy.getShape();
+  for (int i = 0; i < 4; ++i) {
+    if (compatible(m[i], want[i]) || (i < 2 && m[i] == 1))
+      continue;
+    auto diag = op->emitOpError() << "mask dimension " << i << " ("
+                                  << names[i] << ") has size " << m[i]
+                                  << ", expected ";
+    if (i >= 2)
+      return diag << want[i];
+    diag << "1 or " << want[i];
+    if (quoteShape)
+      diag << " (mask shape must broadcast to [" << names[0] << ", "
+           << names[1] << ", " << names[2] << ", " << names[3]
+           << "] = " << shapeStr(want) << ")";
+    return diag;
+  }
+  return success();
+}
+
 /// The Q/K/V rules shared by tx.attention and tx.online_attention (rank-4
 /// operands already checked): one element type, equal B and D across Q/K,
 /// equal Hkv and key length across K/V (`keyLen` names it in messages), and
@@ -166,35 +205,10 @@ LogicalResult AttentionOp::verify() {
 
   // Mask.
   if (Value mask = getMask()) {
-    auto mTy = cast<RankedTensorType>(mask.getType());
-    if (mTy.getRank() != 4)
-      return emitOpError() << "expects a mask of rank 4 [B|1, H|1, Sq, Sk], "
-                              "got rank "
-                           << mTy.getRank();
-    Type mElt = mTy.getElementType();
-    if (!mElt.isInteger(1) && mElt != elt)
-      return emitOpError() << "expects an i1 keep-mask or an additive mask "
-                              "with the query element type "
-                           << elt << ", got a mask of " << mElt;
-    auto m = mTy.getShape();
     int64_t sk = ShapedType::isDynamic(k[2]) ? v[2] : k[2];
-    const char *names[] = {"B", "H", "Sq", "Sk"};
-    int64_t want[] = {q[0], q[1], q[2], sk};
-    for (int i = 0; i < 4; ++i) {
-      bool ok = compatible(m[i], want[i]) || (i < 2 && m[i] == 1);
-      if (ok)
-        continue;
-      auto diag = emitOpError() << "mask dimension " << i << " (" << names[i]
-                                << ") has size " << m[i] << ", expected ";
-      if (i < 2)
-        diag << "1 or " << want[i] << " (mask shape must broadcast to "
-             << "[B, H, Sq, Sk] = " << shapeStr({want[0], want[1], want[2],
-                                                  want[3]})
-             << ")";
-      else
-        diag << want[i];
-      return diag;
-    }
+    if (failed(verifyMask(*this, mask, elt, {q[0], q[1], q[2], sk},
+                          {"B", "H", "Sq", "Sk"}, /*quoteShape=*/true)))
+      return failure();
   }
 
   // Scale.
@@ -289,31 +303,10 @@ LogicalResult OnlineAttentionOp::verify() {
     return failure();
 
   if (Value mask = getMask()) {
-    auto mTy = cast<RankedTensorType>(mask.getType());
-    if (mTy.getRank() != 4)
-      return emitOpError() << "expects a mask of rank 4 [B|1, H|1, M, N], "
-                              "got rank "
-                           << mTy.getRank();
-    Type mElt = mTy.getElementType();
-    if (!mElt.isInteger(1) && mElt != elt)
-      return emitOpError() << "expects an i1 keep-mask or an additive mask "
-                              "with the query element type "
-                           << elt << ", got a mask of " << mElt;
-    auto m = mTy.getShape();
     int64_t n = ShapedType::isDynamic(k[2]) ? v[2] : k[2];
-    const char *names[] = {"B", "H", "M", "N"};
-    int64_t want[] = {b, q[1], q[2], n};
-    for (int i = 0; i < 4; ++i) {
-      if (compatible(m[i], want[i]) || (i < 2 && m[i] == 1))
-        continue;
-      auto diag = emitOpError() << "mask dimension " << i << " (" << names[i]
-                                << ") has size " << m[i] << ", expected ";
-      if (i < 2)
-        diag << "1 or " << want[i];
-      else
-        diag << want[i];
-      return diag;
-    }
+    if (failed(verifyMask(*this, mask, elt, {b, q[1], q[2], n},
+                          {"B", "H", "M", "N"}, /*quoteShape=*/false)))
+      return failure();
   }
 
   if (getCausal() && !getCausalOffset())
