@@ -313,6 +313,11 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
   TxMapParallelLoopsToGPUOptions mapOpts;
   mapOpts.blockSize = options.blockSize;
   pm.addNestedPass<func::FuncOp>(createTxMapParallelLoopsToGPU(mapOpts));
+  // Constants and other index computations used in a launch body are cloned
+  // into it first: LLVM 22's gpu-kernel-outlining no longer sinks them, and
+  // every constant it captures becomes a kernel parameter (a runtime value
+  // to ptxas: `kt % 2` became a 64-bit division).
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
 
   // From here on, upstream's NVVM lowering (as gpu-lower-to-nvvm-pipeline).
