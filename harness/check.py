@@ -361,9 +361,10 @@ class Runner:
         with attention=simple (the reference path)."""
         g, dev = self.gen, "cuda"
         f16, f32, bf16 = torch.float16, torch.float32, torch.bfloat16
-        for F in ("flash_cases", "flash_cases_tiles"):
+        # flash_cases_sm90a (the wgmma kernel) exists where main.sh built it.
+        libs = [F for F in TAGS if os.path.exists(os.path.join(self.lib_dir, F, "lib%s.so" % F))]
+        for F in libs:
             self.flash_cases(F, g, dev, f16, f32, bf16)
-        F = "flash_cases"
 
         def qkv(b, h, hkv, sq, sk, d, dv, dt):
             return rand((b, h, sq, d), dt, g), rand((b, hkv, sk, d), dt, g), rand((b, hkv, sk, dv), dt, g)
@@ -374,7 +375,15 @@ class Runner:
             q, k, v = rand((1, 32, 4096, 128), dt, g), rand((1, 8, 4096, 128), dt, g), rand((1, 8, 4096, 128), dt, g)
             self.attention("llama3_gqa_attention_simple", "llama3_gqa_attention_" + n, "simple-path example llama3 GQA S4096 D128 causal", q, k, v, causal=True)
         # S = 16384: runs with no Sq x Sk buffer; rows sampled for the check.
-        name = "flash S=16384 H32/8 D128 causal (sampled rows)"
+        for F in libs:
+            if F != "flash_cases_tiles":
+                self.flash_long(F, qkv, dev)
+
+    def flash_long(self, F, qkv, dev):
+        """flash_long_f16 (S = 16384, H 32/8, D 128, causal) through library F,
+        checked on a sample of query rows."""
+        f16 = torch.float16
+        name = "flash S=16384 H32/8 D128 causal (sampled rows)" + TAGS[F]
         if self.wanted(name):
             q, k, v = qkv(1, 32, 8, 16384, 16384, 128, 128, f16)
             out = poisoned((1, 32, 16384, 128), f16)
@@ -397,7 +406,7 @@ class Runner:
     def flash_cases(self, F, g, dev, f16, f32, bf16):
         """The static-head-dim flash cases through library F (default tiles,
         or flash_cases_tiles: 2 warps x 3 rows, 32 keys per step)."""
-        tag = "" if F == "flash_cases" else " [tiles 6x32]"
+        tag = TAGS[F]
 
         def qkv(b, h, hkv, sq, sk, d, dv, dt):
             return rand((b, h, sq, d), dt, g), rand((b, hkv, sk, d), dt, g), rand((b, hkv, sk, dv), dt, g)
@@ -427,9 +436,14 @@ class Runner:
                 "flash_d256_f16_causal": (1, 2, 2, 70, 70, 256, 256, f16, True),
                 "flash_sq1_f16_causal": (1, 4, 4, 1, 513, 64, 64, f16, True),
                 "flash_sk1_f32": (2, 2, 2, 33, 1, 64, 64, f32, False),
-                "flash_d18_dv40_f16": (1, 2, 2, 45, 77, 18, 40, f16, False)}.items():
+                "flash_d18_dv40_f16": (1, 2, 2, 45, 77, 18, 40, f16, False),
+                "flash_d128_f16_causal": (1, 4, 2, 200, 300, 128, 128, f16, True),
+                "flash_d64_dv128_f16": (2, 2, 2, 150, 333, 64, 128, f16, False)}.items():
             att(fn, "%s B%d H%d/%d Sq%d Sk%d D%d Dv%d" % (fn, b, h, hkv, sq, sk, d, dv),
                 *qkv(b, h, hkv, sq, sk, d, dv, dt), causal=causal)
+        m3 = torch.rand((1, 1, 130, 257), generator=g, device=dev) > 0.4
+        att("flash_d128_dv64_f16_mask", "flash D128 Dv64 keep-mask Sq130 Sk257",
+            *qkv(1, 2, 2, 130, 257, 128, 64, f16), mask=m3)
         # CASES.md A1: a fully masked row is exactly 0; only the first keys
         # masked is not zeroed; also with causal (f16, tensor cores).
         m = torch.ones((1, 1, 3, 4), dtype=torch.bool, device=dev)
@@ -523,6 +537,11 @@ class Runner:
             print(p.stdout[-2000:], p.stderr[-2000:])
         self.rows.append({"name": name, "dtype": "f32", "pass": ok, "rel_err": 0.0,
                           "max_abs_err": 0.0, "nan_mismatch": 0, "tol": 0.0})
+
+
+# The flash-case libraries (scripts/main.sh) and the tag of their check names.
+TAGS = {"flash_cases": "", "flash_cases_tiles": " [tiles 6x32]",
+        "flash_cases_sm90a": " [sm_90a]"}
 
 
 def main():

@@ -119,3 +119,17 @@ func.func @flash_s2_f16(%q: tensor<1x1x3x16xf16>, %k: tensor<1x1x4x16xf16>, %v: 
   %0 = tx.attention %q, %k, %v mask(%m : tensor<1x1x3x4xf16>) : tensor<1x1x3x16xf16>, tensor<1x1x4x16xf16>, tensor<1x1x4x16xf16> -> tensor<1x1x3x16xf16>
   return %0 : tensor<1x1x3x16xf16>
 }
+// Head dims of the sm_90a warpgroup kernel (64 and 128, also mixed), with
+// key tails, causal Sq < Sk and several K/V tiles.
+func.func @flash_d128_f16_causal(%q: tensor<1x4x200x128xf16>, %k: tensor<1x2x300x128xf16>, %v: tensor<1x2x300x128xf16>) -> tensor<1x4x200x128xf16> {
+  %0 = tx.attention %q, %k, %v causal : tensor<1x4x200x128xf16>, tensor<1x2x300x128xf16>, tensor<1x2x300x128xf16> -> tensor<1x4x200x128xf16>
+  return %0 : tensor<1x4x200x128xf16>
+}
+func.func @flash_d64_dv128_f16(%q: tensor<2x2x150x64xf16>, %k: tensor<2x2x333x64xf16>, %v: tensor<2x2x333x128xf16>) -> tensor<2x2x150x128xf16> {
+  %0 = tx.attention %q, %k, %v : tensor<2x2x150x64xf16>, tensor<2x2x333x64xf16>, tensor<2x2x333x128xf16> -> tensor<2x2x150x128xf16>
+  return %0 : tensor<2x2x150x128xf16>
+}
+func.func @flash_d128_dv64_f16_mask(%q: tensor<1x2x130x128xf16>, %k: tensor<1x2x257x128xf16>, %v: tensor<1x2x257x64xf16>, %m: tensor<1x1x130x257xi1>) -> tensor<1x2x130x64xf16> {
+  %0 = tx.attention %q, %k, %v mask(%m : tensor<1x1x130x257xi1>) : tensor<1x2x130x128xf16>, tensor<1x2x257x128xf16>, tensor<1x2x257x64xf16> -> tensor<1x2x130x64xf16>
+  return %0 : tensor<1x2x130x64xf16>
+}

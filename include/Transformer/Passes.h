@@ -123,6 +123,12 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "f16 with head dims multiples of 16 up to 128 "
                      "(default true)"),
       llvm::cl::init(true)};
+  Option<bool> attentionWgmma{
+      *this, "attention-wgmma",
+      llvm::cl::desc("tx-attention-to-gpu wgmma: with chip=sm_90a, the "
+                     "warpgroup-MMA kernel (wgmma.mma_async) for f16 with "
+                     "head dims 64 or 128 (default true)"),
+      llvm::cl::init(true)};
   Option<int64_t> attentionMmaRowTiles{
       *this, "attention-mma-row-tiles",
       llvm::cl::desc("tx-attention-to-gpu mma-row-tiles: m16 row tiles per "

@@ -154,20 +154,66 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     `q-tile` is then `16 * mma-row-tiles * warps`. bf16 stays on the CUDA-core kernel: upstream's `nvgpu.mma.sync`
     lowering (LLVM 22) cannot type bf16 operands.
 
+    Hopper (`wgmma=true`, which `tx-gpu-pipeline` sets for `chip=sm_90a`):
+    for f16 with D and Dv in {64, 128}, each warpgroup (4 warps) owns 64
+    query rows and runs both products on `wgmma.mma_async` (PTX ISA 8.0):
+    S = Q K^T as m64nNk16 (N = `kv-tile`) with Q and K read from shared
+    memory through matrix descriptors; P is converted to f16 in registers
+    (the S accumulators have mma.sync's C layout, so two 8-key blocks form
+    one k16 A fragment, and the mask and online softmax are the mma.sync
+    kernel's); O += P V as m64n64k16 per 64 columns of Dv with P from
+    registers and V from shared memory, N-major (imm-trans-b = 1). Q, K and
+    V sit in shared memory in wgmma's 128-byte swizzled canonical layout
+    (rows of 64 elements; 16-byte chunk c of row r at chunk c ^ (r % 8);
+    1 KiB atoms aligned to 1 KiB), copied by cp.async and published to the
+    async proxy with `fence.proxy.async`; K/V tiles are double-buffered
+    (tile t+1 is copied while tile t is computed). wgmma, its fences and
+    its commit/wait are inline PTX (`llvm.inline_asm`), the form upstream
+    lowers `nvvm.wgmma.mma_async` to: the register-A form needed for P V has
+    no NVVM op, and `nvgpu.warpgroup.mma`'s accumulator cannot be read
+    element by element for the softmax. There is no TMA and no warp
+    specialization (FlashAttention-3's producer warpgroup). Shared memory:
+    `1024 + 2 * (q-tile*D + 2*kv-tile*(D + Dv))` bytes; `warps` must be a
+    multiple of 4 and `q-tile` is `16 * warps`. The loop has one barrier per
+    K/V step and software-pipelines P V: step t computes S(t) and
+    O += P(t-1) V(t-1) in one asm statement. With two warpgroups per CTA
+    they run in opposite phases (FlashAttention-3's ping-pong): the even one
+    does its tensor-core work then softmax(t), the odd one softmax(t-1) then
+    its tensor-core work, so one warpgroup's exponentials overlap the
+    other's products. Defaults, from the H200 sweep in bench/RESULTS.md
+    (session 5): `kv-tile = 128`; `warps = 4` (one warpgroup, 64 query rows
+    per CTA, 2-3 CTAs per SM) when D and Dv are at most 64, else `warps = 8`
+    (two warpgroups in ping-pong, 128 rows per CTA):
+
+    | shape (B,H,S,D), f16      | 2 WG, kv 64 | 2 WG, kv 128 | 1 WG, kv 128 | SDPA flash |
+    |---------------------------|------------:|-------------:|-------------:|-----------:|
+    | 16,12,1024,64             |       349.7 |        298.8 |    **373.0** |      276.6 |
+    | 16,12,1024,64 causal      |       192.7 |        205.2 |    **260.3** |      195.8 |
+    | 4,16,4096,64              |   **383.1** |        359.7 |        378.7 |      298.8 |
+    | 4,16,4096,64 causal       |       265.4 |        293.0 |    **357.8** |      256.8 |
+    | 4,16,4096,128             |       409.3 |    **471.8** |    392.0 (kv 64) |  323.2 |
+    | 4,16,4096,128 causal      |       373.2 |    **411.9** |    353.0 (kv 64) |  297.3 |
+    | 1,32,16384,128            |       419.1 |    **486.2** |    399.8 (kv 64) |  342.0 |
+    | 1,32,16384,128 causal     |       413.4 |    **470.3** |    387.5 (kv 64) |  330.3 |
+
+    (TFLOP/s, median of CUDA-graph replays, same process as PyTorch's SDPA.)
+
     Ops whose D or Dv is dynamic or above 256 are left to the reference
     lowering (`convert-tx-to-linalg`) with a remark.
   }];
   let options = [
     Option<"warps", "warps", "int64_t", /*default=*/"0",
-           "Warps per CTA (0 = 4 for the CUDA-core kernel, 8 for the tensor-core kernel (4 when 8 do not fit in shared memory); else 1..32)">,
+           "Warps per CTA (0 = 4 for the CUDA-core kernel, 8 for the tensor-core kernel (4 when 8 do not fit in shared memory), for wgmma 4 at head dims <= 64 else 8; else 1..32, a multiple of 4 with wgmma)">,
     Option<"qTile", "q-tile", "int64_t", /*default=*/"0",
            "CUDA-core kernel: query rows per CTA (0 = 8 per warp, 4 above head dim 128; the tensor-core kernel uses 16 * mma-row-tiles * warps); else a multiple of warps, at most 16 rows per warp)">,
     Option<"kvTile", "kv-tile", "int64_t", /*default=*/"0",
-           "Keys per K/V step (0 = 64, or 32 when a head dim exceeds 128 (CUDA cores) or 64 (tensor cores); else a multiple of 32 up to 256)">,
+           "Keys per K/V step (0 = 64, or 32 when a head dim exceeds 128 (CUDA cores) or 64 (tensor cores), 128 with wgmma; else a multiple of 32 up to 256)">,
     Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
            "Use the mma.sync kernel (f16, D and Dv multiples of 16 up to 128; 16 query rows per warp)">,
     Option<"sm", "sm", "int64_t", /*default=*/"90",
            "Target compute capability as a number (sm_80 -> 80); the tensor-core kernel needs >= 80">,
+    Option<"wgmma", "wgmma", "bool", /*default=*/"false",
+           "Use the sm_90a warpgroup-MMA kernel (wgmma.mma_async from shared-memory descriptors, 64 query rows per warpgroup) for f16 with D and Dv in {64, 128}; needs sm = 90 and a chip of sm_90a (tx-gpu-pipeline sets it for chip=sm_90a)">,
     Option<"mmaRowTiles", "mma-row-tiles", "int64_t", /*default=*/"0",
            "Tensor-core kernel: m16 row tiles per warp (0 = 2: each K/V fragment feeds 32 rows; 1 or 2)">,
     Option<"maxSharedMemory", "max-shared-memory", "int64_t", /*default=*/"232448",

@@ -65,6 +65,8 @@ struct FlashConfig {
   bool mma = false;      // tensor-core kernel (16 * mTiles rows per warp)
   int64_t mTiles = 1;    // tensor-core kernel: m16 tiles per warp
   int64_t eltBytes = 4;  // element size of Q/K/V
+  bool wgmma = false;    // sm_90a warpgroup kernel (64 query rows per
+                         // warpgroup of 4 warps; D and Dv in {64, 128})
   // Derived.
   int64_t rowsPerWarp() const { return qTile / warps; }
   int64_t keysPerLane() const { return kvTile / 32; }
@@ -84,6 +86,10 @@ struct FlashConfig {
   int64_t kStrideMma() const { return D + 8; }
   int64_t vStrideMma() const { return Dv + 8; }
   int64_t smemBytes() const {
+    // wgmma: Q, then K and V twice (double buffer), 128B-swizzled without
+    // padding, plus 1 KiB to align the start to a swizzle atom.
+    if (wgmma)
+      return 1024 + eltBytes * (qTile * D + 2 * kvTile * (D + Dv));
     if (mma)
       return eltBytes * (qTile * qStrideMma() + kvTile * kStrideMma() +
                          kvTile * vStrideMma());
@@ -381,6 +387,8 @@ private:
   }
 
   void emitLaunch(Value blocks, Value nQT) {
+    if (cfg.wgmma)
+      return emitWgmmaLaunch(blocks, nQT);
     if (cfg.mma)
       return emitMmaLaunch(blocks, nQT);
     const int64_t R = cfg.rowsPerWarp(), KPL = cfg.keysPerLane(),
@@ -716,6 +724,161 @@ private:
     return v;
   }
 
+  /// What the two tensor-core kernels (mma.sync and wgmma) share: both keep
+  /// S and O in the accumulator layout of an m16n8 C fragment per warp and
+  /// 8 columns (thread: rows g and g + 8, columns 2 * (lane % 4) + {0, 1}).
+  struct MmaCtx {
+    int64_t MT, NT, DT;     // m16 tiles per warp, 8-key and 8-column blocks
+    Value col2, rowBase, shift, mb, mh, invScale, negInf, fzero;
+    SmallVector<Value> rowG; // the thread's rows: rowG[mt * 2 + hh]
+  };
+  struct MmaStep {
+    SmallVector<Value> next; // m[2 MT], l[2 MT]
+    SmallVector<Value> o;    // O * alpha, o[mt * DT + dt] (vector<2x2xf32>)
+    SmallVector<Value> p;    // P (f32), p[(mt * NT + nt) * 4 + e]
+  };
+  /// One K/V tile's softmax on raw scores `s` (keys from k0): the mask
+  /// operand, the key tail and the causal diagonal, then the online softmax
+  /// of the thread's 2 MT rows (max and sum over the 4 threads of a quad),
+  /// and O rescaled by exp(m_old - m_new).
+  MmaStep mmaSoftmaxStep(const MmaCtx &cx, SmallVector<Value> s, Value k0,
+                         ValueRange carried) {
+    const int64_t MT = cx.MT, NT = cx.NT, DT = cx.DT, N = 8 * NT;
+    Value one = cst(1), col2 = cx.col2, rowBase = cx.rowBase, shift = cx.shift,
+          mb = cx.mb, mh = cx.mh, invScale = cx.invScale, negInf = cx.negInf,
+          fzero = cx.fzero;
+    ArrayRef<Value> rowG = cx.rowG;
+
+    auto colOf = [&](int64_t nt, int64_t e) {
+      return add(add(k0, col2), nt * 8 + e % 2);
+    };
+    if (mask) {
+      Value sqLast = sub(Sq, one), skLast = sub(Sk, one);
+      for (int64_t mt = 0; mt < MT; ++mt)
+      for (int64_t nt = 0; nt < NT; ++nt)
+        for (int64_t e = 0; e < 4; ++e) {
+          Value i = minsi(rowG[mt * 2 + e / 2], sqLast);
+          Value j = minsi(colOf(nt, e), skLast);
+          Value mv = memref::LoadOp::create(b, loc, mask,
+                                            ValueRange{mb, mh, i, j});
+          Value &x = s[(mt * NT + nt) * 4 + e];
+          if (keepMask)
+            x = select(mv, x, negInf);
+          else
+            x = fma(toF32(mv), invScale, x);
+        }
+    }
+    Value need = cmpi(arith::CmpIPredicate::ugt, add(k0, N), Sk);
+    if (op.getCausal())
+      need = arith::OrIOp::create(
+          b, loc, need,
+          cmpi(arith::CmpIPredicate::sgt, add(k0, N - 1),
+               add(rowBase, shift)));
+    {
+      SmallVector<Type> types(MT * NT * 4, f32);
+      auto ifNeed = scf::IfOp::create(b, loc, types, need, true);
+      OpBuilder::InsertionGuard gd(b);
+      b.setInsertionPointToStart(ifNeed.thenBlock());
+      SmallVector<Value> masked;
+      for (int64_t mt = 0; mt < MT; ++mt)
+      for (int64_t nt = 0; nt < NT; ++nt)
+        for (int64_t e = 0; e < 4; ++e) {
+          Value j = colOf(nt, e);
+          Value ok = cmpi(arith::CmpIPredicate::ult, j, Sk);
+          if (op.getCausal())
+            ok = arith::AndIOp::create(
+                b, loc, ok,
+                cmpi(arith::CmpIPredicate::sle, j,
+                     add(rowG[mt * 2 + e / 2], shift)));
+          masked.push_back(select(ok, s[(mt * NT + nt) * 4 + e], negInf));
+        }
+      scf::YieldOp::create(b, loc, masked);
+      b.setInsertionPointToStart(ifNeed.elseBlock());
+      scf::YieldOp::create(b, loc, s);
+      b.setInsertionPointAfter(ifNeed);
+      for (int64_t x = 0; x < MT * NT * 4; ++x)
+        s[x] = ifNeed.getResult(x);
+    }
+
+    // Online softmax for the thread's rows (g and g + 8 of each m16
+    // tile); r = mt * 2 + hh indexes them.
+    SmallVector<Value> mNew(2 * MT), lNew(2 * MT), alpha(2 * MT);
+    SmallVector<Value> p(MT * NT * 4);
+    for (int64_t mt = 0; mt < MT; ++mt)
+      for (int64_t hh = 0; hh < 2; ++hh) {
+        int64_t r = mt * 2 + hh;
+        Value mx = negInf;
+        for (int64_t nt = 0; nt < NT; ++nt)
+          for (int64_t e = 2 * hh; e < 2 * hh + 2; ++e)
+            mx = arith::MaximumFOp::create(b, loc, mx,
+                                           s[(mt * NT + nt) * 4 + e]);
+        mx = quadAllReduce(mx, /*isMax=*/true);
+        mNew[r] = arith::MaximumFOp::create(b, loc, carried[r], mx);
+        Value dead = arith::CmpFOp::create(
+            b, loc, arith::CmpFPredicate::OEQ, mNew[r], negInf);
+        Value mSafe = select(dead, fzero, mNew[r]);
+        // exp(scale * (x - m)) = 2^(x * c - m * c), c = scale * log2(e):
+        // one FFMA and one EX2 per score (FlashAttention-2's form).
+        Value mc = arith::MulFOp::create(b, loc, mSafe, scale);
+        Value negMc = arith::NegFOp::create(b, loc, mc);
+        alpha[r] = fastExp2(fma(carried[r], scale, negMc));
+        lNew[r] =
+            arith::MulFOp::create(b, loc, carried[2 * MT + r], alpha[r]);
+        for (int64_t nt = 0; nt < NT; ++nt)
+          for (int64_t e = 2 * hh; e < 2 * hh + 2; ++e) {
+            int64_t x = (mt * NT + nt) * 4 + e;
+            p[x] = fastExp2(fma(s[x], scale, negMc));
+            lNew[r] = arith::AddFOp::create(b, loc, lNew[r], p[x]);
+          }
+      }
+    SmallVector<Value> next(mNew.begin(), mNew.end());
+    next.append(lNew.begin(), lNew.end());
+    SmallVector<Value> o; // o[mt * DT + dt]
+    for (int64_t mt = 0; mt < MT; ++mt) {
+      Value alphaVec = pack({alpha[mt * 2], alpha[mt * 2],
+                             alpha[mt * 2 + 1], alpha[mt * 2 + 1]},
+                            f32);
+      for (int64_t dt = 0; dt < DT; ++dt)
+        o.push_back(arith::MulFOp::create(
+            b, loc, carried[4 * MT + mt * DT + dt], alphaVec));
+    }
+    return {std::move(next), std::move(o), std::move(p)};
+  }
+
+  /// O / l of the thread's rows (a row that saw no key gives zeros), two
+  /// elements per store, in Q's type; rows past Sq are not stored.
+  void storeMmaOutput(const MmaCtx &cx, ValueRange results, Value bi,
+                      Value h) {
+    const int64_t MT = cx.MT, DT = cx.DT;
+    Value col2 = cx.col2, fzero = cx.fzero;
+    ArrayRef<Value> rowG = cx.rowG;
+    // O / l, two elements per store.
+    Value fone = fcst(1.0);
+    for (int64_t r = 0; r < 2 * MT; ++r) {
+      int64_t mt = r / 2, hh = r % 2;
+      Value l = quadAllReduce(results[2 * MT + r], /*isMax=*/false);
+      Value none =
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, fzero);
+      Value inv = select(none, fzero, arith::DivFOp::create(b, loc, fone, l));
+      Value invVec = vector::BroadcastOp::create(b, loc, vec(2, f32), inv);
+      auto ifRow = scf::IfOp::create(
+          b, loc, cmpi(arith::CmpIPredicate::ult, rowG[r], Sq), false);
+      OpBuilder::InsertionGuard gd(b);
+      b.setInsertionPointToStart(ifRow.thenBlock());
+      for (int64_t dt = 0; dt < DT; ++dt) {
+        Value row = vector::ExtractOp::create(
+            b, loc, results[4 * MT + mt * DT + dt],
+            ArrayRef<int64_t>{hh});
+        Value y = arith::MulFOp::create(b, loc, row, invVec);
+        y = arith::TruncFOp::create(b, loc, vec(2, elt), y);
+        vector::StoreOp::create(b, loc, y, out,
+                                ValueRange{bi, h, rowG[r], add(col2, dt * 8)},
+                                /*nontemporal=*/false,
+                                llvm::MaybeAlign(2 * cfg.eltBytes));
+      }
+    }
+  }
+
   void emitMmaLaunch(Value blocks, Value nQT) {
     const int64_t N = cfg.kvTile, D = cfg.D, Dv = cfg.Dv;
     const int64_t NT = N / 8, KD = D / 16, DT = Dv / 8, KC = N / 16;
@@ -792,6 +955,8 @@ private:
     Value kCol8x4 = mul(arith::DivUIOp::create(b, loc, lane, cst(8)), 8);
     // 1/scale: an additive mask joins the raw scores as mask / scale.
     Value invScale = arith::DivFOp::create(b, loc, maskScale, scale);
+    MmaCtx mx{MT,     NT,     DT,       col2,   rowBase, shift,
+              mb,     mh,     invScale, negInf, fzero,   rowG};
 
     // Software pipeline (FlashAttention-2's): K and V tiles are separate
     // cp.async groups; K(t+1) is copied while the softmax and P V of tile t
@@ -851,99 +1016,8 @@ private:
           Value more = cmpi(arith::CmpIPredicate::ult, add(kt, one), nKT);
           ifThen(more, [&] { asyncTile(k, bi, kh, kNext, Sk, N, D, ks); });
           asyncCommit(); // possibly empty: the group count stays uniform
-          auto colOf = [&](int64_t nt, int64_t e) {
-            return add(add(k0, col2), nt * 8 + e % 2);
-          };
-          if (mask) {
-            Value sqLast = sub(Sq, one), skLast = sub(Sk, one);
-            for (int64_t mt = 0; mt < MT; ++mt)
-            for (int64_t nt = 0; nt < NT; ++nt)
-              for (int64_t e = 0; e < 4; ++e) {
-                Value i = minsi(rowG[mt * 2 + e / 2], sqLast);
-                Value j = minsi(colOf(nt, e), skLast);
-                Value mv = memref::LoadOp::create(b, loc, mask,
-                                                  ValueRange{mb, mh, i, j});
-                Value &x = s[(mt * NT + nt) * 4 + e];
-                if (keepMask)
-                  x = select(mv, x, negInf);
-                else
-                  x = fma(toF32(mv), invScale, x);
-              }
-          }
-          Value need = cmpi(arith::CmpIPredicate::ugt, add(k0, N), Sk);
-          if (op.getCausal())
-            need = arith::OrIOp::create(
-                b, loc, need,
-                cmpi(arith::CmpIPredicate::sgt, add(k0, N - 1),
-                     add(rowBase, shift)));
-          {
-            SmallVector<Type> types(MT * NT * 4, f32);
-            auto ifNeed = scf::IfOp::create(b, loc, types, need, true);
-            OpBuilder::InsertionGuard gd(b);
-            b.setInsertionPointToStart(ifNeed.thenBlock());
-            SmallVector<Value> masked;
-            for (int64_t mt = 0; mt < MT; ++mt)
-            for (int64_t nt = 0; nt < NT; ++nt)
-              for (int64_t e = 0; e < 4; ++e) {
-                Value j = colOf(nt, e);
-                Value ok = cmpi(arith::CmpIPredicate::ult, j, Sk);
-                if (op.getCausal())
-                  ok = arith::AndIOp::create(
-                      b, loc, ok,
-                      cmpi(arith::CmpIPredicate::sle, j,
-                           add(rowG[mt * 2 + e / 2], shift)));
-                masked.push_back(select(ok, s[(mt * NT + nt) * 4 + e], negInf));
-              }
-            scf::YieldOp::create(b, loc, masked);
-            b.setInsertionPointToStart(ifNeed.elseBlock());
-            scf::YieldOp::create(b, loc, s);
-            b.setInsertionPointAfter(ifNeed);
-            for (int64_t x = 0; x < MT * NT * 4; ++x)
-              s[x] = ifNeed.getResult(x);
-          }
-
-          // Online softmax for the thread's rows (g and g + 8 of each m16
-          // tile); r = mt * 2 + hh indexes them.
-          SmallVector<Value> mNew(2 * MT), lNew(2 * MT), alpha(2 * MT);
-          SmallVector<Value> p(MT * NT * 4);
-          for (int64_t mt = 0; mt < MT; ++mt)
-            for (int64_t hh = 0; hh < 2; ++hh) {
-              int64_t r = mt * 2 + hh;
-              Value mx = negInf;
-              for (int64_t nt = 0; nt < NT; ++nt)
-                for (int64_t e = 2 * hh; e < 2 * hh + 2; ++e)
-                  mx = arith::MaximumFOp::create(b, loc, mx,
-                                                 s[(mt * NT + nt) * 4 + e]);
-              mx = quadAllReduce(mx, /*isMax=*/true);
-              mNew[r] = arith::MaximumFOp::create(b, loc, carried[r], mx);
-              Value dead = arith::CmpFOp::create(
-                  b, loc, arith::CmpFPredicate::OEQ, mNew[r], negInf);
-              Value mSafe = select(dead, fzero, mNew[r]);
-              // exp(scale * (x - m)) = 2^(x * c - m * c), c = scale * log2(e):
-              // one FFMA and one EX2 per score (FlashAttention-2's form).
-              Value mc = arith::MulFOp::create(b, loc, mSafe, scale);
-              Value negMc = arith::NegFOp::create(b, loc, mc);
-              alpha[r] = fastExp2(fma(carried[r], scale, negMc));
-              lNew[r] =
-                  arith::MulFOp::create(b, loc, carried[2 * MT + r], alpha[r]);
-              for (int64_t nt = 0; nt < NT; ++nt)
-                for (int64_t e = 2 * hh; e < 2 * hh + 2; ++e) {
-                  int64_t x = (mt * NT + nt) * 4 + e;
-                  p[x] = fastExp2(fma(s[x], scale, negMc));
-                  lNew[r] = arith::AddFOp::create(b, loc, lNew[r], p[x]);
-                }
-            }
-          SmallVector<Value> next(mNew.begin(), mNew.end());
-          next.append(lNew.begin(), lNew.end());
-          SmallVector<Value> o; // o[mt * DT + dt]
-          for (int64_t mt = 0; mt < MT; ++mt) {
-            Value alphaVec = pack({alpha[mt * 2], alpha[mt * 2],
-                                   alpha[mt * 2 + 1], alpha[mt * 2 + 1]},
-                                  f32);
-            for (int64_t dt = 0; dt < DT; ++dt)
-              o.push_back(arith::MulFOp::create(
-                  b, loc, carried[4 * MT + mt * DT + dt], alphaVec));
-          }
+          MmaStep st = mmaSoftmaxStep(mx, s, k0, carried);
+          SmallVector<Value> next = st.next, o = st.o, p = st.p;
           // O += P V on tensor cores, once V(t) has landed; each V fragment
           // feeds MT mma.
           asyncWait(asyncCommit(), 2);
@@ -986,33 +1060,454 @@ private:
         });
     asyncWaitAll(); // no copy outlives the kernel
 
-    // O / l, two elements per store.
-    Value fone = fcst(1.0);
-    for (int64_t r = 0; r < 2 * MT; ++r) {
-      int64_t mt = r / 2, hh = r % 2;
-      Value l = quadAllReduce(kvLoop.getResult(2 * MT + r), /*isMax=*/false);
-      Value none =
-          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, fzero);
-      Value inv = select(none, fzero, arith::DivFOp::create(b, loc, fone, l));
-      Value invVec = vector::BroadcastOp::create(b, loc, vec(2, f32), inv);
-      auto ifRow = scf::IfOp::create(
-          b, loc, cmpi(arith::CmpIPredicate::ult, rowG[r], Sq), false);
-      OpBuilder::InsertionGuard gd(b);
-      b.setInsertionPointToStart(ifRow.thenBlock());
-      for (int64_t dt = 0; dt < DT; ++dt) {
-        Value row = vector::ExtractOp::create(
-            b, loc, kvLoop.getResult(4 * MT + mt * DT + dt),
-            ArrayRef<int64_t>{hh});
-        Value y = arith::MulFOp::create(b, loc, row, invVec);
-        y = arith::TruncFOp::create(b, loc, vec(2, elt), y);
-        vector::StoreOp::create(b, loc, y, out,
-                                ValueRange{bi, h, rowG[r], add(col2, dt * 8)},
-                                /*nontemporal=*/false,
-                                llvm::MaybeAlign(2 * cfg.eltBytes));
-      }
-    }
+    storeMmaOutput(mx, kvLoop.getResults(), bi, h);
+
   }
 
+
+  // ---- sm_90a warpgroup kernel ---------------------------------------------
+  //
+  // FlashAttention-2's loop on Hopper's warpgroup MMA (wgmma.mma_async, PTX
+  // ISA 8.0, sm_90a), issued as FlashAttention-3 (Shah et al. 2024) issues
+  // it, without its warp specialization: warpgroup w (warps 4w..4w+3) owns
+  // query rows [64w, 64w + 64) of the CTA's tile. Per K/V tile:
+  //   S (64 x kv-tile, f32) = Q x K^T, both from shared memory (descriptors);
+  //   the accumulators are laid out as mma.sync's C fragments (warp w of the
+  //   group: rows 16w + g, 16w + g + 8), so the mask and online softmax are
+  //   the mma.sync kernel's (mmaSoftmaxStep);
+  //   P (f16 in registers: two 8-key blocks of S form one k16 A fragment)
+  //   O (64 x Dv, f32 registers) += P x V (V from shared memory, N-major).
+  // Q, K and V tiles live in shared memory in wgmma's 128-byte swizzled
+  // canonical layout: rows of 64 elements (128 bytes), the 16-byte chunk c of
+  // row r stored at chunk c ^ (r % 8), 8-row atoms of 1 KiB aligned to 1 KiB;
+  // a head dim of 128 is two such 64-column blocks. K/V tiles are
+  // double-buffered: cp.async copies tile t+1 while tile t is computed, and
+  // fence.proxy.async makes the copies visible to wgmma's async proxy.
+  // wgmma and its fences are inline PTX (llvm.inline_asm), the form upstream's
+  // NVVM dialect lowers nvvm.wgmma.mma_async to; the register-A form needed
+  // for P x V has no NVVM op, and nvgpu.warpgroup.mma's accumulator cannot be
+  // read element-wise for the softmax.
+
+  Value i64c(int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
+  }
+  Value toI64(Value x) {
+    return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), x);
+  }
+  Value divui(Value x, int64_t y) {
+    return arith::DivUIOp::create(b, loc, x, cst(y));
+  }
+  Value remui(Value x, int64_t y) {
+    return arith::RemUIOp::create(b, loc, x, cst(y));
+  }
+
+  /// cp.async of a [rows x width] tile of a global [B,H,S,width] buffer (rows
+  /// from row0; rows >= rowLimit zero-filled) into the swizzled layout: the
+  /// 64-column block cb of the tile occupies rows [cb * rows, (cb + 1) * rows)
+  /// of the [R x 64] shared view, from view row `viewRow0`.
+  void asyncTileSwizzled(Value buf, Value i0, Value i1, Value row0,
+                         Value rowLimit, int64_t rows, int64_t width,
+                         Value view, Value viewRow0) {
+    const int64_t cpr = width / 8; // 16-byte chunks per row
+    const int64_t threads = cfg.warps * 32, total = rows * cpr;
+    auto tokTy = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+    Value lastRow = sub(rowLimit, cst(1));
+    auto copy = [&](Value r, Value ch) {
+      Value gRow = add(row0, r);
+      Value ok = cmpi(arith::CmpIPredicate::ult, gRow, rowLimit);
+      Value n = select(ok, cst(8), cst(0));
+      Value dRow = add(add(viewRow0, mul(divui(ch, 8), rows)), r);
+      Value dCol = mul(arith::XOrIOp::create(b, loc, remui(ch, 8), remui(r, 8)),
+                       8);
+      nvgpu::DeviceAsyncCopyOp::create(
+          b, loc, tokTy, view, ValueRange{dRow, dCol}, buf,
+          ValueRange{i0, i1, minsi(gRow, lastRow), mul(ch, 8)},
+          b.getIndexAttr(8), n, b.getUnitAttr());
+    };
+    if (total % threads == 0 && threads % cpr == 0) {
+      // Unrolled: every thread copies the same chunk column of rows
+      // tid / cpr + i * (threads / cpr).
+      Value r0 = divui(tid, cpr), ch = remui(tid, cpr);
+      for (int64_t i = 0; i < total / threads; ++i)
+        copy(add(r0, i * (threads / cpr)), ch);
+      return;
+    }
+    scf::ForOp::create(b, loc, tid, cst(total), cst(threads), ValueRange{},
+                       [&](OpBuilder &, Location, Value c, ValueRange) {
+                         copy(divui(c, cpr), remui(c, cpr));
+                         scf::YieldOp::create(b, loc);
+                       });
+  }
+
+  /// The wgmma shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor
+  /// Format") of a 128B-swizzled operand at shared address `addr` (i64):
+  /// address >> 4 in bits 0-13; leading byte offset 16 (not used by swizzled
+  /// layouts whose K or N step fits one atom) in bits 16-29; stride byte
+  /// offset 1024 (from one 8-row atom to the next) in bits 32-45; swizzle
+  /// mode 1 (128 bytes) in bits 62-63. Offsets inside an atom (the k16 steps)
+  /// are added to the address field, as CUTLASS does.
+  Value wgmmaDesc(Value addr) {
+    int64_t hi = (int64_t(1) << 62) | (int64_t(1024 >> 4) << 32) |
+                 (int64_t(16 >> 4) << 16);
+    Value a = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, addr, i64c(4)), i64c(0x3FFF));
+    return arith::OrIOp::create(b, loc, a, i64c(hi));
+  }
+  Value descPlus(Value desc, int64_t bytes) {
+    return bytes == 0 ? desc
+                      : arith::AddIOp::create(b, loc, desc, i64c(bytes >> 4))
+                            .getResult();
+  }
+
+  /// Inline PTX with side effects and `nOut` f32 results.
+  SmallVector<Value> inlinePtx(StringRef text, StringRef constraints,
+                               ValueRange operands, int64_t nOut) {
+    MLIRContext *ctx = b.getContext();
+    Type resTy = nOut ? LLVM::LLVMStructType::getLiteral(
+                            ctx, SmallVector<Type>(nOut, f32))
+                      : Type();
+    auto asmOp = LLVM::InlineAsmOp::create(
+        b, loc, resTy, operands, text, constraints, /*has_side_effects=*/true,
+        /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+        LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT), ArrayAttr());
+    SmallVector<Value> res;
+    for (int64_t i = 0; i < nOut; ++i)
+      res.push_back(
+          LLVM::ExtractValueOp::create(b, loc, asmOp.getRes(), i).getResult());
+    return res;
+  }
+  static std::string regList(int64_t first, int64_t n) {
+    std::string r = "{";
+    for (int64_t i = 0; i < n; ++i)
+      r += (i ? ", $" : "$") + std::to_string(first + i);
+    return r + "}";
+  }
+  /// One asm statement of a warpgroup's tensor-core work for a K/V step:
+  ///  - S (64 x n, f32; n / 2 per thread) = sum over t of Q_t x K_t^T,
+  ///    wgmma.mma_async m64nNk16 f16 with both operands from shared memory
+  ///    (K-major descriptors qDesc[t], kDesc[t]); the first product
+  ///    overwrites S (scale-d false). Skipped when qDesc is empty.
+  ///  - O (64 x 64 * blocks, f32; tied in/out) += sum over t of P_t x V_t
+  ///    with P_t in registers (pRegs[4t..4t+3], f16x2: the k16 A fragment)
+  ///    and V from shared memory, N-major (vDesc[t * blocks + cb] for the
+  ///    64-column block cb): wgmma.mma_async m64n64k16, imm-trans-b = 1.
+  ///    Skipped when oAcc is empty.
+  /// wgmma.fence, commit and wait 0 are in the same statement, so no
+  /// accumulator register is touched while a product is in flight. Returns
+  /// S then O.
+  SmallVector<Value> wgmmaBlock(int64_t n, ArrayRef<Value> qDesc,
+                                ArrayRef<Value> kDesc, ArrayRef<Value> oAcc,
+                                ArrayRef<Value> pRegs, ArrayRef<Value> vDesc) {
+    const int64_t nS = qDesc.empty() ? 0 : n / 2, sSteps = qDesc.size();
+    const int64_t nO = oAcc.size(), blocks = nO / 32, pSteps = pRegs.size() / 4;
+    // Operands: outputs S, O; inputs O (tied), Q/K descriptors, P, V
+    // descriptors, the constant 0.
+    const int64_t oIn = nS + nO, qkArg = oIn + nO, pArg = qkArg + 2 * sSteps,
+                  vArg = pArg + 4 * pSteps, zeroArg = vArg + vDesc.size();
+    std::string z = std::to_string(zeroArg);
+    std::string text = "{\n.reg .pred p, q;\nsetp.ne.b32 p, $" + z +
+                       ", 0;\nsetp.eq.b32 q, $" + z +
+                       ", 0;\nwgmma.fence.sync.aligned;\n";
+    for (int64_t t = 0; t < sSteps; ++t)
+      text += "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) +
+              "k16.f32.f16.f16 " + regList(0, nS) + ", $" +
+              std::to_string(qkArg + 2 * t) + ", $" +
+              std::to_string(qkArg + 2 * t + 1) + (t == 0 ? ", p" : ", q") +
+              ", 1, 1, 0, 0;\n";
+    for (int64_t t = 0; t < pSteps; ++t)
+      for (int64_t cb = 0; cb < blocks; ++cb)
+        text += "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 " +
+                regList(nS + 32 * cb, 32) + ", " + regList(pArg + 4 * t, 4) +
+                ", $" + std::to_string(vArg + t * blocks + cb) +
+                ", q, 1, 1, 1;\n";
+    text += "wgmma.commit_group.sync.aligned;\n"
+            "wgmma.wait_group.sync.aligned 0;\n}";
+    std::string cons;
+    for (int64_t i = 0; i < nS + nO; ++i)
+      cons += "=f,";
+    for (int64_t i = 0; i < nO; ++i)
+      cons += std::to_string(nS + i) + ",";
+    for (int64_t i = 0; i < 2 * sSteps; ++i)
+      cons += "l,";
+    for (int64_t i = 0; i < 4 * pSteps; ++i)
+      cons += "r,";
+    for (size_t i = 0; i < vDesc.size(); ++i)
+      cons += "l,";
+    cons += "r";
+    SmallVector<Value> ops(oAcc.begin(), oAcc.end());
+    for (int64_t t = 0; t < sSteps; ++t) {
+      ops.push_back(qDesc[t]);
+      ops.push_back(kDesc[t]);
+    }
+    ops.append(pRegs.begin(), pRegs.end());
+    ops.append(vDesc.begin(), vDesc.end());
+    ops.push_back(arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
+    return inlinePtx(text, cons, ops, nS + nO);
+  }
+  /// Two f32 as one f16x2 register (i32), x0 in the low half.
+  Value packF16x2(Value x0, Value x1) {
+    Value v = vector::FromElementsOp::create(b, loc, vec(2, f32),
+                                             ValueRange{x0, x1});
+    v = arith::TruncFOp::create(b, loc, vec(2, elt), v);
+    v = vector::BitCastOp::create(b, loc, vec(1, b.getI32Type()), v);
+    return vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{0});
+  }
+  /// `then` and `otherwise` under scf.if, both yielding `types`.
+  SmallVector<Value> ifElse(Value cond, TypeRange types,
+                            llvm::function_ref<SmallVector<Value>()> then,
+                            llvm::function_ref<SmallVector<Value>()> otherwise) {
+    auto ifOp = scf::IfOp::create(b, loc, types, cond, true);
+    OpBuilder::InsertionGuard gd(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    scf::YieldOp::create(b, loc, then());
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    scf::YieldOp::create(b, loc, otherwise());
+    return SmallVector<Value>(ifOp.getResults().begin(),
+                              ifOp.getResults().end());
+  }
+
+  void emitWgmmaLaunch(Value blocks, Value nQT) {
+    const int64_t N = cfg.kvTile, D = cfg.D, Dv = cfg.Dv, QT = cfg.qTile;
+    const int64_t NT = N / 8, KD = D / 16, DT = Dv / 8, KC = N / 16;
+    const int64_t DB = D / 64, VB = Dv / 64; // 64-column blocks
+    Value one = cst(1), zero = cst(0);
+    Cta c = emitCta(blocks, nQT);
+    Value lane = c.lane, warp = c.warp, h = c.h, bi = c.bi, kh = c.kh,
+          q0 = c.q0, base = c.smem, nKT = c.nKT;
+    Value g = divui(lane, 4), t4 = remui(lane, 4);
+
+    // Shared memory from the first 1 KiB boundary: Q [QT * DB rows x 64],
+    // K [2 stages x N * DB rows x 64], V [2 stages x N * VB rows x 64].
+    Value addr = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, base);
+    Value pad = remui(sub(cst(1024), remui(addr, 1024)), 1024);
+    auto wgs = gpu::AddressSpaceAttr::get(b.getContext(),
+                                          gpu::AddressSpace::Workgroup);
+    int64_t off = 0;
+    auto region = [&](int64_t rows, Value &view) -> Value {
+      auto ty = MemRefType::get({rows, 64}, elt, MemRefLayoutAttrInterface(),
+                                wgs);
+      view = memref::ViewOp::create(b, loc, ty, base, add(pad, off),
+                                    ValueRange{});
+      Value a = toI64(add(add(addr, pad), off));
+      off += rows * 64 * cfg.eltBytes;
+      return a;
+    };
+    Value qs, ks, vs;
+    Value qAddr = region(QT * DB, qs);
+    Value kAddr = region(2 * N * DB, ks);
+    Value vAddr = region(2 * N * VB, vs);
+    const int64_t kStage = N * DB * 128, vStage = N * VB * 128; // bytes
+
+    // Stage s of step t holds K(t) and V(t - 1): step t computes S(t) and
+    // O += P(t - 1) V(t - 1). Prologue: Q and K(0) (V's half of stage 0
+    // stays unused in step 0).
+    asyncTileSwizzled(q, bi, h, q0, Sq, QT, D, qs, zero);
+    ifThen(cmpi(arith::CmpIPredicate::ugt, nKT, zero), [&] {
+      asyncTileSwizzled(k, bi, kh, zero, Sk, N, D, ks, zero);
+    });
+    asyncCommit();
+
+    // The warpgroup's Q descriptors (k16 step t: column block t / 4, 32
+    // bytes per step inside it).
+    Value wgIdx = divui(warp, 4);
+    Value qDesc0 = wgmmaDesc(arith::AddIOp::create(
+        b, loc, qAddr, toI64(mul(wgIdx, 64 * 128))));
+    SmallVector<Value> qDesc;
+    for (int64_t t = 0; t < KD; ++t)
+      qDesc.push_back(descPlus(qDesc0, (t / 4) * QT * 128 + (t % 4) * 32));
+
+    Value rowBase = add(q0, mul(warp, 16)); // query index of the warp's row 0
+    SmallVector<Value> rowG{add(rowBase, g), add(add(rowBase, g), 8)};
+    Value negInf = fcst(-std::numeric_limits<double>::infinity());
+    Value fzero = fcst(0.0);
+    VectorType accTy = vec2(2, 2, f32);
+    Value accZero = arith::ConstantOp::create(
+        b, loc, accTy, DenseElementsAttr::get(accTy, 0.0f));
+    // Carried: m[2], l[2], O[DT] (vector<2x2xf32>), then X: the pending
+    // P(t) of an even warpgroup (N/4 f16x2 registers) or the pending scores
+    // S(t) of an odd one (N/2 f32).
+    SmallVector<Value> init(2, negInf);
+    init.append(2, fzero);
+    init.append(DT, accZero);
+    Value invScale = arith::DivFOp::create(b, loc, maskScale, scale);
+    MmaCtx mx{1,      NT,       DT,     mul(t4, 2), rowBase, c.shift, c.mb,
+              c.mh,   invScale, negInf, fzero,      rowG};
+    Value odd = cmpi(arith::CmpIPredicate::eq, remui(wgIdx, 2), one);
+    Type i32 = b.getI32Type();
+
+    // Steps t = 0 .. nKT: S(t) for t < nKT, O += P(t-1) V(t-1) for t > 0.
+    // Even warpgroups run [S(t), P(t-1) V(t-1)] then softmax(t); odd ones
+    // softmax(t-1) then [S(t), P(t-1) V(t-1)], so that in each step one
+    // warpgroup's softmax overlaps the other's tensor-core work
+    // (FlashAttention-3's ping-pong; here the one barrier per step keeps
+    // the two in their phases). The two roles are two loops with the same
+    // barriers, each carrying only what it needs.
+    auto emitLoop = [&](bool oddRole) -> SmallVector<Value> {
+      SmallVector<Value> init2 = init;
+      if (oddRole)
+        init2.append(N / 2, fzero);
+      else
+        init2.append(N / 4, arith::ConstantIntOp::create(b, loc, i32, 0));
+      auto loop = scf::ForOp::create(
+          b, loc, zero, add(nKT, one), one, init2,
+          [&](OpBuilder &, Location, Value kt, ValueRange carried) {
+            // Stage kt % 2 has landed (its copies are the newest group);
+            // the barrier also orders every read of stage (kt + 1) % 2 in
+            // step kt - 1 before the copies into it below.
+            asyncWaitAll();
+            inlinePtx("fence.proxy.async.shared::cta;", "", ValueRange{}, 0);
+            gpu::BarrierOp::create(b, loc);
+            Value stage = remui(kt, 2), nextStage = sub(one, stage);
+            Value k0 = mul(kt, N);
+            Value hasS = cmpi(arith::CmpIPredicate::ult, kt, nKT);
+            Value hasPV = cmpi(arith::CmpIPredicate::ugt, kt, zero);
+            ifThen(cmpi(arith::CmpIPredicate::ult, add(kt, one), nKT), [&] {
+              asyncTileSwizzled(k, bi, kh, add(k0, N), Sk, N, D, ks,
+                                mul(nextStage, N * DB));
+            });
+            ifThen(hasS, [&] {
+              asyncTileSwizzled(v, bi, kh, k0, Sk, N, Dv, vs,
+                                mul(nextStage, N * VB));
+            });
+            asyncCommit();
+
+            Value kDesc0 = wgmmaDesc(arith::AddIOp::create(
+                b, loc, kAddr, toI64(mul(stage, kStage))));
+            SmallVector<Value> kDesc;
+            for (int64_t t = 0; t < KD; ++t)
+              kDesc.push_back(
+                  descPlus(kDesc0, (t / 4) * N * 128 + (t % 4) * 32));
+            Value vDesc0 = wgmmaDesc(arith::AddIOp::create(
+                b, loc, vAddr, toI64(mul(stage, vStage))));
+            SmallVector<Value> vDesc;
+            for (int64_t kc = 0; kc < KC; ++kc)
+              for (int64_t cb = 0; cb < VB; ++cb)
+                vDesc.push_back(
+                    descPlus(vDesc0, cb * N * 128 + kc * 16 * 128));
+
+            // state = (m, l, O vectors).
+            SmallVector<Value> state(carried.begin(), carried.begin() + 4 + DT);
+            SmallVector<Value> x(carried.begin() + 4 + DT, carried.end());
+            auto stateTypes = [&]() {
+              SmallVector<Type> t;
+              for (Value v : state)
+                t.push_back(v.getType());
+              return t;
+            };
+            // The step's tensor-core work: S(t) (when t < nKT) and
+            // O += P V (when t > 0). Returns (S or `sDummy`, O scalars).
+            auto gemms = [&](ArrayRef<Value> pRegs, ArrayRef<Value> sDummy) {
+              SmallVector<Value> o;
+              for (int64_t dt = 0; dt < DT; ++dt)
+                for (int64_t e = 0; e < 4; ++e)
+                  o.push_back(vector::ExtractOp::create(
+                      b, loc, state[4 + dt], ArrayRef<int64_t>{e / 2, e % 2}));
+              SmallVector<Type> types(N / 2 + DT * 4, f32);
+              auto run = [&](bool doS, bool doPV) {
+                SmallVector<Value> r = wgmmaBlock(
+                    N, doS ? ArrayRef<Value>(qDesc) : ArrayRef<Value>(), kDesc,
+                    doPV ? ArrayRef<Value>(o) : ArrayRef<Value>(),
+                    doPV ? pRegs : ArrayRef<Value>(), vDesc);
+                SmallVector<Value> res;
+                if (doS)
+                  res.append(r.begin(), r.begin() + N / 2);
+                else
+                  res.append(sDummy.begin(), sDummy.end());
+                if (doPV)
+                  res.append(r.end() - DT * 4, r.end());
+                else
+                  res.append(o.begin(), o.end());
+                return res;
+              };
+              SmallVector<Value> r = ifElse(
+                  arith::AndIOp::create(b, loc, hasS, hasPV), types,
+                  [&] { return run(true, true); },
+                  [&] {
+                    return ifElse(
+                        hasS, types, [&] { return run(true, false); },
+                        [&] { return run(false, true); });
+                  });
+              for (int64_t dt = 0; dt < DT; ++dt) {
+                Value *od = &r[N / 2 + 4 * dt];
+                state[4 + dt] = pack({od[0], od[1], od[2], od[3]}, f32);
+              }
+              return SmallVector<Value>(r.begin(), r.begin() + N / 2);
+            };
+            // The online softmax of scores s (keys from key0): updates
+            // state (m, l, O rescaled) and returns P as f16x2 registers.
+            auto softmax = [&](ArrayRef<Value> s, Value key0) {
+              MmaStep st = mmaSoftmaxStep(
+                  mx, SmallVector<Value>(s.begin(), s.end()), key0, state);
+              state = st.next;
+              state.append(st.o.begin(), st.o.end());
+              auto P = [&](int64_t nt, int64_t e) { return st.p[nt * 4 + e]; };
+              SmallVector<Value> p; // k16 step kc: rows g / g+8, keys +0 / +8
+              for (int64_t kc = 0; kc < KC; ++kc)
+                for (int64_t half = 0; half < 2; ++half)
+                  for (int64_t hh = 0; hh < 2; ++hh)
+                    p.push_back(packF16x2(P(2 * kc + half, 2 * hh),
+                                          P(2 * kc + half, 2 * hh + 1)));
+              return p;
+            };
+
+            SmallVector<Value> next;
+            if (oddRole) {
+              // softmax(t - 1) (skipped in step 0), then the tensor cores.
+              SmallVector<Type> types = stateTypes();
+              types.append(N / 4, i32);
+              SmallVector<Value> saved = state;
+              SmallVector<Value> sm = ifElse(
+                  hasPV, types,
+                  [&] {
+                    SmallVector<Value> p = softmax(x, sub(k0, cst(N)));
+                    SmallVector<Value> r = state;
+                    r.append(p.begin(), p.end());
+                    return r;
+                  },
+                  [&] {
+                    SmallVector<Value> r = saved;
+                    r.append(N / 4, arith::ConstantIntOp::create(b, loc, i32, 0));
+                    return r;
+                  });
+              state.assign(sm.begin(), sm.begin() + 4 + DT);
+              SmallVector<Value> p(sm.begin() + 4 + DT, sm.end());
+              SmallVector<Value> s = gemms(p, x);
+              next = state;
+              next.append(s.begin(), s.end());
+            } else {
+              // The tensor cores, then softmax(t) (skipped in step nKT).
+              SmallVector<Value> s = gemms(x, SmallVector<Value>(N / 2, fzero));
+              SmallVector<Type> types = stateTypes();
+              types.append(N / 4, i32);
+              SmallVector<Value> saved = state;
+              next = ifElse(
+                  hasS, types,
+                  [&] {
+                    SmallVector<Value> p = softmax(s, k0);
+                    SmallVector<Value> r = state;
+                    r.append(p.begin(), p.end());
+                    return r;
+                  },
+                  [&] {
+                    SmallVector<Value> r = saved;
+                    r.append(x.begin(), x.end());
+                    return r;
+                  });
+            }
+            scf::YieldOp::create(b, loc, next);
+          });
+      return SmallVector<Value>(loop.getResults().begin(),
+                                loop.getResults().begin() + 4 + DT);
+    };
+    SmallVector<Type> resTypes;
+    for (Value v : init)
+      resTypes.push_back(v.getType());
+    SmallVector<Value> res = ifElse(
+        odd, resTypes, [&] { return emitLoop(true); },
+        [&] { return emitLoop(false); });
+    asyncWaitAll(); // no copy outlives the kernel
+    storeMmaOutput(mx, res, bi, h);
+  }
 
   OpBuilder &b;
   AttentionOp op;
@@ -1056,6 +1551,19 @@ struct TxAttentionToGPUPass
     c.eltBytes = 2;
     c.D = D;
     c.Dv = Dv;
+    // sm_90a: the warpgroup kernel for head dims of one or two 128-byte
+    // swizzle atoms. Defaults: see Passes.td (measured on the H200).
+    if (wgmma && sm == 90 && (D == 64 || D == 128) && (Dv == 64 || Dv == 128)) {
+      // H200 sweep (bench/RESULTS.md, session 5): 128 keys per step; one
+      // warpgroup per CTA at head dims <= 64 (2-3 CTAs per SM: 1.0-1.35x
+      // the 2-warpgroup CTA), two above (ping-pong inside the CTA: 1.1-1.2x
+      // the 1-warpgroup CTA at D = 128).
+      c.wgmma = true;
+      c.warps = warps ? int64_t(warps) : (std::max(D, Dv) <= 64 ? 4 : 8);
+      c.qTile = 16 * c.warps;
+      c.kvTile = kvTile ? int64_t(kvTile) : 128;
+      return c;
+    }
     // Defaults measured on the H200 (bench/RESULTS.md, session 4 sweep): 2
     // m16 tiles per warp (32 query rows: each K/V fragment read from shared
     // memory feeds 2 mma, which halves the shared-memory traffic per FLOP)
@@ -1082,6 +1590,12 @@ struct TxAttentionToGPUPass
       return fail("warps must be 0 (from the kernel) or in [1, 32], got " +
                   Twine(int64_t(warps)));
     int64_t w = warps ? int64_t(warps) : 4;
+    if (wgmma && sm != 90)
+      return fail("wgmma needs sm = 90 (an sm_90a chip), got sm = " +
+                  Twine(int64_t(sm)));
+    if (wgmma && warps % 4 != 0)
+      return fail("warps must be a multiple of 4 (whole warpgroups) with "
+                  "wgmma, got " + Twine(int64_t(warps)));
     if (kvTile != 0 && (kvTile < 32 || kvTile % 32 != 0 || kvTile > 256))
       return fail("kv-tile must be 0 (from the head dim) or a multiple of 32 "
                   "in [32, 256], got " + Twine(int64_t(kvTile)));

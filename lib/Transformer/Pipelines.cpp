@@ -281,6 +281,8 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
     // dynamic shared memory per CTA (opt-in maximum of each architecture).
     char suffix = 0;
     int sm = parseChip(options.chip, suffix);
+    // wgmma.mma_async exists only on the arch-specific sm_90a target.
+    at.wgmma = options.attentionWgmma && sm == 90 && suffix == 'a';
     if (sm > 0) {
       at.sm = sm;
       at.maxSharedMemory = sm >= 90              ? 232448

@@ -9,6 +9,25 @@
 // RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{warps=2 q-tile=5}))" 2>&1 | FileCheck %s --check-prefix=BAD-Q
 // RUN: not tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{kv-tile=64 max-shared-memory=1000}))" 2>&1 | FileCheck %s --check-prefix=BAD-SMEM
 // RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{max-shared-memory=1000}))" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SMALL-SMEM
+// RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{wgmma=true sm=80}))" 2>&1 | FileCheck %s --check-prefix=BAD-WG-SM
+// RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{wgmma=true warps=6}))" 2>&1 | FileCheck %s --check-prefix=BAD-WG-WARPS
+// BAD-WG-SM: error: tx-attention-to-gpu: wgmma needs sm = 90 (an sm_90a chip), got sm = 80
+// BAD-WG-WARPS: error: tx-attention-to-gpu: warps must be a multiple of 4 (whole warpgroups) with wgmma, got 6
+// The sm_90a warpgroup kernel for f16 D = 64: one warpgroup per CTA (64
+// query rows: 1 x 8 x ceil(16 / 64) = 8 CTAs of 128 threads), 128 keys per
+// step; shared memory 1024 + 2 * (64*64 + 2*128*(64+64)) = 74752 bytes,
+// addressed from the first 1 KiB boundary; wgmma as inline PTX.
+// RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{wgmma=true}),canonicalize)" 2>/dev/null | FileCheck %s --check-prefix=WG
+// WG-LABEL: func.func @causal_gqa
+// WG: gpu.launch blocks({{.*}}) in ({{.*}} = %c8, {{.*}}) threads({{.*}}) in ({{.*}} = %c128, {{.*}}) dynamic_shared_memory_size %c74752_i32
+// WG: memref.extract_aligned_pointer_as_index
+// WG: nvgpu.device_async_copy
+// WG: scf.for
+// WG: llvm.inline_asm has_side_effects asm_dialect = att "fence.proxy.async.shared::cta;"
+// WG: gpu.barrier
+// WG: llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p, q;{{.*}}wgmma.fence.sync.aligned;{{.*}}wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// WG: scf.for
+// WG-LABEL: func.func
 // Default tensor-core tiles that do not fit shrink: 32 keys (46080 bytes),
 // then 4 warps (27648 bytes <= 40000).
 // RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{max-shared-memory=40000}),canonicalize)" 2>/dev/null | FileCheck %s --check-prefix=SHRINK

@@ -1,0 +1,72 @@
+// REQUIRES: ptxas
+// The sm_90a warpgroup-MMA flash kernel (tx-attention-to-gpu wgmma=true,
+// which tx-gpu-pipeline sets for chip=sm_90a) in PTX: S = Q K^T as
+// wgmma.mma_async m64nNk16 with both operands from shared-memory descriptors,
+// O += P V as m64n64k16 with P in registers (f16x2) and V transposed
+// (imm-trans-b = 1); K/V copied with cp.async and made visible to the async
+// proxy with fence.proxy.async; no local memory and no spills reported by
+// ptxas. The same op for chip=sm_90 takes the mma.sync kernel, and
+// attention-wgmma=false keeps sm_90a on mma.sync too.
+// RUN: tx-opt %s --tx-gpu-pipeline="format=isa chip=sm_90a" | %python %tx_src/scripts/extract_ptx.py %t.ptx
+// RUN: FileCheck %s --check-prefix=D64 < %t.ptx/f16_d64_causal_kernel.ptx
+// RUN: FileCheck %s --check-prefix=D128 < %t.ptx/f16_d128_kernel.ptx
+// RUN: FileCheck %s --check-prefix=MMA < %t.ptx/f16_d80_kernel.ptx
+// RUN: %cuda_toolkit/bin/ptxas -arch=sm_90a -v %t.ptx/f16_d64_causal_kernel.ptx -o %t.1.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+// RUN: %cuda_toolkit/bin/ptxas -arch=sm_90a -v %t.ptx/f16_d128_kernel.ptx -o %t.2.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+// RUN: tx-opt %s --tx-gpu-pipeline="format=isa chip=sm_90" | %python %tx_src/scripts/extract_ptx.py %t.sm90.ptx
+// RUN: FileCheck %s --check-prefix=MMA < %t.sm90.ptx/f16_d64_causal_kernel.ptx
+// RUN: tx-opt %s --tx-gpu-pipeline="format=isa chip=sm_90a attention-wgmma=false" | %python %tx_src/scripts/extract_ptx.py %t.off.ptx
+// RUN: FileCheck %s --check-prefix=MMA < %t.off.ptx/f16_d128_kernel.ptx
+// D64: .target sm_90a
+// D64-NOT: .local
+// D64-DAG: cp.async.cg.shared.global
+// D64-DAG: fence.proxy.async.shared::cta
+// D64-DAG: wgmma.fence.sync.aligned
+// D64-DAG: wgmma.commit_group.sync.aligned
+// D64-DAG: wgmma.wait_group.sync.aligned 0
+// D64-DAG: cvt.rn.f16x2.f32
+// D64-DAG: ex2.approx.ftz.f32
+// Each warpgroup runs the K/V steps with three asm statements (S + P V, S
+// alone in the first step, P V alone in the last), each ending in commit +
+// wait 0. With two warpgroups per CTA (D = 128) the second runs the steps in
+// the opposite phase (its softmax while the first one's products run) from
+// its own copy of the loop: six statements.
+// D = 64 (defaults: 128 keys per step, one warpgroup per CTA, so the second
+// loop is folded away): S = Q K^T in 4 k16 steps, the first overwriting the
+// accumulators (scale-d p = false); O += P V in 8:
+// RUN: grep -c "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {.*}, %rd[0-9]*, %rd[0-9]*, p, 1, 1, 0, 0;" %t.ptx/f16_d64_causal_kernel.ptx | FileCheck %s --check-prefix=N2
+// RUN: grep -c "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {.*}, %rd[0-9]*, %rd[0-9]*, q, 1, 1, 0, 0;" %t.ptx/f16_d64_causal_kernel.ptx | FileCheck %s --check-prefix=N6
+// RUN: grep -c "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {.*}, {%r[0-9]*, %r[0-9]*, %r[0-9]*, %r[0-9]*}, %rd[0-9]*, q, 1, 1, 1;" %t.ptx/f16_d64_causal_kernel.ptx | FileCheck %s --check-prefix=N16
+// RUN: grep -c "wgmma.wait_group.sync.aligned 0;" %t.ptx/f16_d64_causal_kernel.ptx | FileCheck %s --check-prefix=N3
+// D = 128 (128 keys, two warpgroups): S in 8 k16 steps (two 64-column
+// blocks of Q and K), O in two 64-column halves per k16 step of P V:
+// RUN: grep -c "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {.*}, %rd[0-9]*, %rd[0-9]*, p, 1, 1, 0, 0;" %t.ptx/f16_d128_kernel.ptx | FileCheck %s --check-prefix=N4
+// RUN: grep -c "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {.*}, %rd[0-9]*, %rd[0-9]*, q, 1, 1, 0, 0;" %t.ptx/f16_d128_kernel.ptx | FileCheck %s --check-prefix=N28
+// RUN: grep -c "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {.*}, {%r[0-9]*, %r[0-9]*, %r[0-9]*, %r[0-9]*}, %rd[0-9]*, q, 1, 1, 1;" %t.ptx/f16_d128_kernel.ptx | FileCheck %s --check-prefix=N64
+// RUN: grep -c "wgmma.wait_group.sync.aligned 0;" %t.ptx/f16_d128_kernel.ptx | FileCheck %s --check-prefix=N6
+// N2: {{^}}2{{$}}
+// N3: {{^}}3{{$}}
+// N16: {{^}}16{{$}}
+// N64: {{^}}64{{$}}
+// N4: {{^}}4{{$}}
+// N6: {{^}}6{{$}}
+// N28: {{^}}28{{$}}
+// D128: .target sm_90a
+// D128-NOT: .local
+// D128: wgmma.fence.sync.aligned
+// PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// D = 80 is not a whole swizzle atom: the mma.sync kernel.
+// MMA-NOT: wgmma
+// MMA: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+func.func @f16_d64_causal(%q: tensor<2x8x200x64xf16>, %k: tensor<2x2x300x64xf16>, %v: tensor<2x2x300x64xf16>) -> tensor<2x8x200x64xf16> {
+  %0 = tx.attention %q, %k, %v causal : tensor<2x8x200x64xf16>, tensor<2x2x300x64xf16>, tensor<2x2x300x64xf16> -> tensor<2x8x200x64xf16>
+  return %0 : tensor<2x8x200x64xf16>
+}
+func.func @f16_d128(%q: tensor<1x4x100x128xf16>, %k: tensor<1x4x300x128xf16>, %v: tensor<1x4x300x128xf16>) -> tensor<1x4x100x128xf16> {
+  %0 = tx.attention %q, %k, %v : tensor<1x4x100x128xf16>, tensor<1x4x300x128xf16>, tensor<1x4x300x128xf16> -> tensor<1x4x100x128xf16>
+  return %0 : tensor<1x4x100x128xf16>
+}
+func.func @f16_d80(%q: tensor<1x4x100x80xf16>, %k: tensor<1x4x77x80xf16>, %v: tensor<1x4x77x80xf16>) -> tensor<1x4x100x80xf16> {
+  %0 = tx.attention %q, %k, %v : tensor<1x4x100x80xf16>, tensor<1x4x77x80xf16>, tensor<1x4x77x80xf16> -> tensor<1x4x100x80xf16>
+  return %0 : tensor<1x4x100x80xf16>
+}
