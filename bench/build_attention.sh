@@ -6,10 +6,12 @@
 #   bash bench/build_attention.sh [OUT_DIR]
 #
 # OUT_DIR: the argument, else $TX_BENCH_ATTN_OUT, else build/bench-attn. It
-# receives two variants, each built by scripts/tx-compile.sh (which uses
+# receives three variants, each built by scripts/tx-compile.sh (which uses
 # $TX_BUILD_DIR/bin/tx-opt, default build/bin/tx-opt):
 #   OUT_DIR/flash/libattention_shapes.so   attention=flash  (tx-attention-to-gpu,
 #                                          the pipeline's default strategy)
+#   OUT_DIR/wgmma/libattention_shapes.so   attention=flash chip=sm_90a (the
+#                                          warpgroup-MMA kernel; H100/H200 only)
 #   OUT_DIR/simple/libattention_shapes.so  attention=simple (reference lowering:
 #                                          the Sq x Sk f32 scores materialized)
 # and OUT_DIR/build-info.txt (date, git state, tx-opt, ptxas), which the
@@ -25,11 +27,19 @@ build=${TX_BUILD_DIR:-$root/build}
 cuda=${TX_CUDA_TOOLKIT:-/usr/local/cuda}
 variants=(
   "flash:attention=flash"
+  "wgmma:attention=flash chip=sm_90a"
   "simple:attention=simple"
 )
+# More variants for sweeps, NAME:OPTIONS separated by ';', e.g.
+#   TX_BENCH_ATTN_EXTRA="wg-kv128:attention=flash chip=sm_90a attention-kv-tile=128"
+# (each becomes OUT_DIR/NAME; pass it to attention_bench.py --variant NAME=OUT_DIR/NAME).
+if [ -n "${TX_BENCH_ATTN_EXTRA:-}" ]; then
+  IFS=';' read -r -a extra <<< "$TX_BENCH_ATTN_EXTRA"
+  variants+=("${extra[@]}")
+fi
 mkdir -p "$out"
 
-# Both variants in parallel; each one's output in OUT_DIR/<variant>.log.
+# The variants in parallel; each one's output in OUT_DIR/<variant>.log.
 pids=()
 for v in "${variants[@]}"; do
   name=${v%%:*}; opts=${v#*:}

@@ -3,6 +3,11 @@
 # check cases) to sm_90 GPU code, report what was produced, and run the
 # numerical check against PyTorch when a CUDA GPU is present.
 #
+# The bundled examples (examples/*.mlir) are compiled for chip=$TX_CHIP
+# (default sm_90a: H100/H200, where f16 attention takes the warpgroup-MMA
+# kernel); the check cases for sm_90 (mma.sync kernel), plus
+# flash_cases_sm90a for sm_90a.
+#
 #   scripts/main.sh                  # build + compile + (check if GPU)
 #   TX_RUN_ONLY=1 scripts/main.sh    # on a GPU machine without LLVM: only run
 #                                    # the check on already-compiled libraries
@@ -10,6 +15,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${TX_BUILD_DIR:-$root/build}
 out="$build/examples"
+chip=${TX_CHIP:-sm_90a}
 
 if [ "${TX_RUN_ONLY:-0}" != 1 ]; then
   bash "$root/scripts/deps.sh"
@@ -27,22 +33,28 @@ if [ "${TX_RUN_ONLY:-0}" != 1 ]; then
   cmp -s "$root/harness/flash_cases.mlir" "$out/src/flash_cases.mlir" || cp "$root/harness/flash_cases.mlir" "$out/src/"
   # The same cases with small, odd tiles (3 rows per warp, 32 keys per step).
   cmp -s "$root/harness/flash_cases.mlir" "$out/src/flash_cases_tiles.mlir" || cp "$root/harness/flash_cases.mlir" "$out/src/flash_cases_tiles.mlir"
+  # And for chip=sm_90a: the warpgroup-MMA (wgmma) kernel for f16 at head dims 64/128.
+  cmp -s "$root/harness/flash_cases.mlir" "$out/src/flash_cases_sm90a.mlir" || cp "$root/harness/flash_cases.mlir" "$out/src/flash_cases_sm90a.mlir"
   for f in "$root"/examples/*.mlir "$root/harness/cases.mlir" "$out"/src/*.mlir; do
     stem=$(basename "$f" .mlir)
     opts=""
+    [ "$(dirname "$f")" = "$root/examples" ] && opts="chip=$chip"
     case "$stem" in *_simple) opts="attention=simple" ;; flash_cases) opts="attention=flash" ;;
-      flash_cases_tiles) opts="attention=flash attention-warps=2 attention-q-tile=6 attention-kv-tile=32" ;; esac
+      flash_cases_tiles) opts="attention=flash attention-warps=2 attention-q-tile=6 attention-kv-tile=32" ;;
+      flash_cases_sm90a) opts="attention=flash chip=sm_90a" ;; esac
     # Recompile only when the source or the compiler changed.
     lib="$out/$stem/lib$stem.so"
     if [ ! -e "$lib" ] || [ "$f" -nt "$lib" ] || [ "$build/bin/tx-opt" -nt "$lib" ] \
+       || [ "$(cat "$out/$stem/options.txt" 2>/dev/null)" != "$opts" ] \
        || [ "$build/lib/libtx_cuda_runtime.so" -nt "$lib" ] \
        || [ "$root/scripts/tx-compile.sh" -nt "$lib" ]; then
       bash "$root/scripts/tx-compile.sh" "$f" "$out/$stem" $opts
+      printf '%s' "$opts" > "$out/$stem/options.txt"
     fi
   done
 
   echo
-  echo "== produced (sm_90 cubin inside each library; PTX in <dir>/ptx) =="
+  echo "== produced (sm_90 / sm_90a cubin inside each library; PTX in <dir>/ptx) =="
   for d in "$out"/*/; do
     stem=$(basename "$d")
     [ -e "$d/lib$stem.so" ] || continue
