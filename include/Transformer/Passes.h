@@ -123,6 +123,11 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "f16 with head dims multiples of 16 up to 128 "
                      "(default true)"),
       llvm::cl::init(true)};
+  Option<int64_t> attentionStages{
+      *this, "attention-stages",
+      llvm::cl::desc("tx-attention-to-gpu stages: K/V pipeline stages of the "
+                     "wgmma kernel (0 = 2)"),
+      llvm::cl::init(0)};
   Option<bool> attentionWgmma{
       *this, "attention-wgmma",
       llvm::cl::desc("tx-attention-to-gpu wgmma: with chip=sm_90a, the "

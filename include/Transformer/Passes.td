@@ -173,7 +173,8 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     no NVVM op, and `nvgpu.warpgroup.mma`'s accumulator cannot be read
     element by element for the softmax. There is no TMA and no warp
     specialization (FlashAttention-3's producer warpgroup). Shared memory:
-    `1024 + 2 * (q-tile*D + 2*kv-tile*(D + Dv))` bytes; `warps` must be a
+    `1024 + 2 * (q-tile*D + stages*kv-tile*(D + Dv))` bytes (`stages` K/V
+    buffers, default 2, each copied `stages - 1` steps ahead); `warps` must be a
     multiple of 4 and `q-tile` is `16 * warps`. The loop has one barrier per
     K/V step and software-pipelines P V: step t computes S(t) and
     O += P(t-1) V(t-1) in one asm statement. With two warpgroups per CTA
@@ -214,6 +215,8 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
            "Target compute capability as a number (sm_80 -> 80); the tensor-core kernel needs >= 80">,
     Option<"wgmma", "wgmma", "bool", /*default=*/"false",
            "Use the sm_90a warpgroup-MMA kernel (wgmma.mma_async from shared-memory descriptors, 64 query rows per warpgroup) for f16 with D and Dv in {64, 128}; needs sm = 90 and a chip of sm_90a (tx-gpu-pipeline sets it for chip=sm_90a)">,
+    Option<"stages", "stages", "int64_t", /*default=*/"0",
+           "wgmma kernel: K/V pipeline stages in shared memory, copied that many steps minus one ahead (0 = 2; else 2..4); the mma.sync kernel's pipeline is fixed (K and V as separate cp.async groups, one tile ahead)">,
     Option<"mmaRowTiles", "mma-row-tiles", "int64_t", /*default=*/"0",
            "Tensor-core kernel: m16 row tiles per warp (0 = 2: each K/V fragment feeds 32 rows; 1 or 2)">,
     Option<"maxSharedMemory", "max-shared-memory", "int64_t", /*default=*/"232448",

@@ -65,6 +65,7 @@ struct FlashConfig {
   bool mma = false;      // tensor-core kernel (16 * mTiles rows per warp)
   int64_t mTiles = 1;    // tensor-core kernel: m16 tiles per warp
   int64_t eltBytes = 4;  // element size of Q/K/V
+  int64_t stages = 2;    // wgmma: K/V stages in shared memory
   bool wgmma = false;    // sm_90a warpgroup kernel (64 query rows per
                          // warpgroup of 4 warps; D and Dv in {64, 128})
   // Derived.
@@ -89,7 +90,7 @@ struct FlashConfig {
     // wgmma: Q, then K and V twice (double buffer), 128B-swizzled without
     // padding, plus 1 KiB to align the start to a swizzle atom.
     if (wgmma)
-      return 1024 + eltBytes * (qTile * D + 2 * kvTile * (D + Dv));
+      return 1024 + eltBytes * (qTile * D + stages * kvTile * (D + Dv));
     if (mma)
       return eltBytes * (qTile * qStrideMma() + kvTile * kStrideMma() +
                          kvTile * vStrideMma());
@@ -1277,7 +1278,7 @@ private:
     Value g = divui(lane, 4), t4 = remui(lane, 4);
 
     // Shared memory from the first 1 KiB boundary: Q [QT * DB rows x 64],
-    // K [2 stages x N * DB rows x 64], V [2 stages x N * VB rows x 64].
+    // K [S stages x N * DB rows x 64], V [S stages x N * VB rows x 64].
     Value addr = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, base);
     Value pad = remui(sub(cst(1024), remui(addr, 1024)), 1024);
     auto wgs = gpu::AddressSpaceAttr::get(b.getContext(),
@@ -1294,18 +1295,36 @@ private:
     };
     Value qs, ks, vs;
     Value qAddr = region(QT * DB, qs);
-    Value kAddr = region(2 * N * DB, ks);
-    Value vAddr = region(2 * N * VB, vs);
+    const int64_t S = cfg.stages;
+    Value kAddr = region(S * N * DB, ks);
+    Value vAddr = region(S * N * VB, vs);
     const int64_t kStage = N * DB * 128, vStage = N * VB * 128; // bytes
 
-    // Stage s of step t holds K(t) and V(t - 1): step t computes S(t) and
-    // O += P(t - 1) V(t - 1). Prologue: Q and K(0) (V's half of stage 0
-    // stays unused in step 0).
+    // Slot j (in stage j % S) holds K(j) and V(j - 1): step t computes
+    // S(t) and O += P(t - 1) V(t - 1) from slot t. Slot j's copies are one
+    // cp.async group, issued S - 1 steps ahead. Prologue: Q with slot 0 (V's
+    // half of stage 0 stays unused in step 0), then slots 1 .. S - 2.
+    // copySlot(j, stage): K(j) when j < nKT, V(j - 1) when j - 1 < nKT.
+    auto copySlot = [&](Value j, Value stageIdx) {
+      ifThen(cmpi(arith::CmpIPredicate::ult, j, nKT), [&] {
+        asyncTileSwizzled(k, bi, kh, mul(j, N), Sk, N, D, ks,
+                          mul(stageIdx, N * DB));
+      });
+      ifThen(arith::AndIOp::create(
+                 b, loc, cmpi(arith::CmpIPredicate::ugt, j, zero),
+                 cmpi(arith::CmpIPredicate::ule, j, nKT)),
+             [&] {
+               asyncTileSwizzled(v, bi, kh, mul(sub(j, one), N), Sk, N, Dv, vs,
+                                 mul(stageIdx, N * VB));
+             });
+    };
     asyncTileSwizzled(q, bi, h, q0, Sq, QT, D, qs, zero);
-    ifThen(cmpi(arith::CmpIPredicate::ugt, nKT, zero), [&] {
-      asyncTileSwizzled(k, bi, kh, zero, Sk, N, D, ks, zero);
-    });
+    copySlot(zero, zero);
     asyncCommit();
+    for (int64_t j = 1; j + 1 < S; ++j) {
+      copySlot(cst(j), cst(j));
+      asyncCommit();
+    }
 
     // The warpgroup's Q descriptors (k16 step t: column block t / 4, 32
     // bytes per step inside it).
@@ -1351,24 +1370,19 @@ private:
       auto loop = scf::ForOp::create(
           b, loc, zero, add(nKT, one), one, init2,
           [&](OpBuilder &, Location, Value kt, ValueRange carried) {
-            // Stage kt % 2 has landed (its copies are the newest group);
-            // the barrier also orders every read of stage (kt + 1) % 2 in
-            // step kt - 1 before the copies into it below.
-            asyncWaitAll();
+            // Slot kt has landed: after an empty group, at most the S - 2
+            // newer slots are in flight. The barrier also orders every read
+            // of stage (kt + S - 1) % S (slot kt - 1, step kt - 1) before
+            // the copies into it below.
+            asyncWait(asyncCommit(), S - 1);
             inlinePtx("fence.proxy.async.shared::cta;", "", ValueRange{}, 0);
             gpu::BarrierOp::create(b, loc);
-            Value stage = remui(kt, 2), nextStage = sub(one, stage);
+            Value stage = remui(kt, S);
             Value k0 = mul(kt, N);
             Value hasS = cmpi(arith::CmpIPredicate::ult, kt, nKT);
             Value hasPV = cmpi(arith::CmpIPredicate::ugt, kt, zero);
-            ifThen(cmpi(arith::CmpIPredicate::ult, add(kt, one), nKT), [&] {
-              asyncTileSwizzled(k, bi, kh, add(k0, N), Sk, N, D, ks,
-                                mul(nextStage, N * DB));
-            });
-            ifThen(hasS, [&] {
-              asyncTileSwizzled(v, bi, kh, k0, Sk, N, Dv, vs,
-                                mul(nextStage, N * VB));
-            });
+            Value ahead = add(kt, cst(S - 1));
+            copySlot(ahead, remui(ahead, S));
             asyncCommit();
 
             Value kDesc0 = wgmmaDesc(arith::AddIOp::create(
@@ -1562,6 +1576,7 @@ struct TxAttentionToGPUPass
       c.warps = warps ? int64_t(warps) : (std::max(D, Dv) <= 64 ? 4 : 8);
       c.qTile = 16 * c.warps;
       c.kvTile = kvTile ? int64_t(kvTile) : 128;
+      c.stages = stages ? int64_t(stages) : 2;
       return c;
     }
     // Defaults measured on the H200 (bench/RESULTS.md, session 4 sweep): 2
@@ -1593,6 +1608,9 @@ struct TxAttentionToGPUPass
     if (wgmma && sm != 90)
       return fail("wgmma needs sm = 90 (an sm_90a chip), got sm = " +
                   Twine(int64_t(sm)));
+    if (stages != 0 && (stages < 2 || stages > 4))
+      return fail("stages must be 0 (2) or in [2, 4], got " +
+                  Twine(int64_t(stages)));
     if (wgmma && warps % 4 != 0)
       return fail("warps must be a multiple of 4 (whole warpgroups) with "
                   "wgmma, got " + Twine(int64_t(warps)));

@@ -277,6 +277,7 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
     at.kvTile = options.attentionKvTile;
     at.tensorCores = options.attentionTensorCores;
     at.mmaRowTiles = options.attentionMmaRowTiles;
+    at.stages = options.attentionStages;
     // The chip decides the tensor-core kernel (sm_80+) and the largest
     // dynamic shared memory per CTA (opt-in maximum of each architecture).
     char suffix = 0;

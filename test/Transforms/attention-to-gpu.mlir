@@ -11,6 +11,13 @@
 // RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{max-shared-memory=1000}))" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SMALL-SMEM
 // RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{wgmma=true sm=80}))" 2>&1 | FileCheck %s --check-prefix=BAD-WG-SM
 // RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{wgmma=true warps=6}))" 2>&1 | FileCheck %s --check-prefix=BAD-WG-WARPS
+// RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{wgmma=true stages=5}))" 2>&1 | FileCheck %s --check-prefix=BAD-STAGES
+// BAD-STAGES: error: tx-attention-to-gpu: stages must be 0 (2) or in [2, 4], got 5
+// Three stages: 1024 + 2 * (64*64 + 3*128*(64+64)) = 107520 bytes.
+// RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{wgmma=true stages=3}),canonicalize)" 2>/dev/null | FileCheck %s --check-prefix=WG3
+// WG3-LABEL: func.func @causal_gqa
+// WG3: gpu.launch blocks({{.*}}) in ({{.*}} = %c8, {{.*}}) threads({{.*}}) in ({{.*}} = %c128, {{.*}}) dynamic_shared_memory_size %c107520_i32
+// WG3: nvgpu.device_async_wait %{{.*}} {numGroups = 2 : i32}
 // BAD-WG-SM: error: tx-attention-to-gpu: wgmma needs sm = 90 (an sm_90a chip), got sm = 80
 // BAD-WG-WARPS: error: tx-attention-to-gpu: warps must be a multiple of 4 (whole warpgroups) with wgmma, got 6
 // The sm_90a warpgroup kernel for f16 D = 64: one warpgroup per CTA (64
