@@ -27,6 +27,9 @@
 // use the same predicated path. Masks (i1 or additive) are read per tile
 // from global memory. GQA reads K/V head h / (H / Hkv) in place.
 //
+// f16 has two tensor-core kernels with the same skeleton, in their sections
+// below: mma.sync m16n8k16 (sm_80+) and wgmma.mma_async (sm_90a).
+//
 // No Sq x Sk buffer exists: shared memory holds q-tile x D, kv-tile x D,
 // kv-tile x Dv and q-tile x kv-tile floats (dynamic shared memory; the tx
 // runtime opts the kernel into more than 48 KiB when needed).
