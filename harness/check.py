@@ -438,7 +438,9 @@ class Runner:
                 "flash_sk1_f32": (2, 2, 2, 33, 1, 64, 64, f32, False),
                 "flash_d18_dv40_f16": (1, 2, 2, 45, 77, 18, 40, f16, False),
                 "flash_d128_f16_causal": (1, 4, 2, 200, 300, 128, 128, f16, True),
-                "flash_d64_dv128_f16": (2, 2, 2, 150, 333, 64, 128, f16, False)}.items():
+                "flash_d64_dv128_f16": (2, 2, 2, 150, 333, 64, 128, f16, False),
+                "flash_causal_sq_gt_sk_f16": (1, 2, 2, 256, 64, 64, 64, f16, True),
+                "flash_sk0_f16": (1, 2, 2, 70, 0, 128, 128, f16, False)}.items():
             att(fn, "%s B%d H%d/%d Sq%d Sk%d D%d Dv%d" % (fn, b, h, hkv, sq, sk, d, dv),
                 *qkv(b, h, hkv, sq, sk, d, dv, dt), causal=causal)
         m3 = torch.rand((1, 1, 130, 257), generator=g, device=dev) > 0.4

@@ -133,3 +133,13 @@ func.func @flash_d128_dv64_f16_mask(%q: tensor<1x2x130x128xf16>, %k: tensor<1x2x
   %0 = tx.attention %q, %k, %v mask(%m : tensor<1x1x130x257xi1>) : tensor<1x2x130x128xf16>, tensor<1x2x257x128xf16>, tensor<1x2x257x64xf16> -> tensor<1x2x130x64xf16>
   return %0 : tensor<1x2x130x64xf16>
 }
+// CTAs that see no key on the wgmma kernel: causal Sq > Sk (the first query
+// tiles are above the diagonal) and Sk = 0; both must give exact zeros there.
+func.func @flash_causal_sq_gt_sk_f16(%q: tensor<1x2x256x64xf16>, %k: tensor<1x2x64x64xf16>, %v: tensor<1x2x64x64xf16>) -> tensor<1x2x256x64xf16> {
+  %0 = tx.attention %q, %k, %v causal : tensor<1x2x256x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16> -> tensor<1x2x256x64xf16>
+  return %0 : tensor<1x2x256x64xf16>
+}
+func.func @flash_sk0_f16(%q: tensor<1x2x70x128xf16>, %k: tensor<1x2x0x128xf16>, %v: tensor<1x2x0x128xf16>) -> tensor<1x2x70x128xf16> {
+  %0 = tx.attention %q, %k, %v : tensor<1x2x70x128xf16>, tensor<1x2x0x128xf16>, tensor<1x2x0x128xf16> -> tensor<1x2x70x128xf16>
+  return %0 : tensor<1x2x70x128xf16>
+}

@@ -1323,7 +1323,10 @@ private:
     };
     asyncTileSwizzled(q, bi, h, q0, Sq, QT, D, qs, zero);
     copySlot(zero, zero);
-    asyncCommit();
+    // Exactly one group per slot from here on (no empty groups), so that
+    // "slot t has landed" is always wait_group(S - 2). The token only
+    // satisfies the op's syntax; the wait is by count.
+    Value groupTok = asyncCommit();
     for (int64_t j = 1; j + 1 < S; ++j) {
       copySlot(cst(j), cst(j));
       asyncCommit();
@@ -1364,6 +1367,11 @@ private:
     // (FlashAttention-3's ping-pong; here the one barrier per step keeps
     // the two in their phases). The two roles are two loops with the same
     // barriers, each carrying only what it needs.
+    // nKT + 1 steps, none when the CTA sees no key (Sk = 0, or causal rows
+    // above the diagonal): the last step's P V would otherwise read a V
+    // stage that no copy wrote (0 * Inf = NaN).
+    Value steps = select(cmpi(arith::CmpIPredicate::ugt, nKT, zero),
+                         add(nKT, one), zero);
     auto emitLoop = [&](bool oddRole) -> SmallVector<Value> {
       SmallVector<Value> init2 = init;
       if (oddRole)
@@ -1371,13 +1379,13 @@ private:
       else
         init2.append(N / 4, arith::ConstantIntOp::create(b, loc, i32, 0));
       auto loop = scf::ForOp::create(
-          b, loc, zero, add(nKT, one), one, init2,
+          b, loc, zero, steps, one, init2,
           [&](OpBuilder &, Location, Value kt, ValueRange carried) {
-            // Slot kt has landed: after an empty group, at most the S - 2
-            // newer slots are in flight. The barrier also orders every read
-            // of stage (kt + S - 1) % S (slot kt - 1, step kt - 1) before
-            // the copies into it below.
-            asyncWait(asyncCommit(), S - 1);
+            // Slot kt has landed: at most the S - 2 newer slots are in
+            // flight. The barrier also orders every read of stage
+            // (kt + S - 1) % S (slot kt - 1, step kt - 1) before the copies
+            // into it below.
+            asyncWait(groupTok, S - 2);
             inlinePtx("fence.proxy.async.shared::cta;", "", ValueRange{}, 0);
             gpu::BarrierOp::create(b, loc);
             Value stage = remui(kt, S);
@@ -1641,6 +1649,10 @@ struct TxAttentionToGPUPass
       FlashConfig cfg = mmaConfigFor(elt, D, Dv).value_or(configFor(D, Dv));
       // Default tiles that do not fit the chip's shared memory shrink (32
       // keys, then 4 rows per warp on CUDA cores); forced ones are an error.
+      // (wgmma: halve 128 -> 64 -> 32 keys.)
+      while (cfg.wgmma && cfg.smemBytes() > maxSharedMemory && !kvTile &&
+             cfg.kvTile > 32)
+        cfg.kvTile /= 2;
       if (cfg.smemBytes() > maxSharedMemory && !kvTile && cfg.kvTile > 32)
         cfg.kvTile = 32;
       if (cfg.smemBytes() > maxSharedMemory && !qTile && !cfg.mma &&
@@ -1663,7 +1675,9 @@ struct TxAttentionToGPUPass
         op.emitError("tx-attention-to-gpu: the tiles need ")
             << cfg.smemBytes() << " bytes of shared memory (q-tile "
             << cfg.qTile << ", kv-tile " << cfg.kvTile << ", D " << D
-            << ", Dv " << Dv << "), more than max-shared-memory = "
+            << ", Dv " << Dv
+            << (cfg.wgmma ? ", stages " + std::to_string(cfg.stages) : "")
+            << "), more than max-shared-memory = "
             << int64_t(maxSharedMemory);
         return signalPassFailure();
       }

@@ -17,7 +17,14 @@
 // RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{wgmma=true stages=3}),canonicalize)" 2>/dev/null | FileCheck %s --check-prefix=WG3
 // WG3-LABEL: func.func @causal_gqa
 // WG3: gpu.launch blocks({{.*}}) in ({{.*}} = %c8, {{.*}}) threads({{.*}}) in ({{.*}} = %c128, {{.*}}) dynamic_shared_memory_size %c107520_i32
-// WG3: nvgpu.device_async_wait %{{.*}} {numGroups = 2 : i32}
+// WG3: nvgpu.device_async_wait %{{.*}} {numGroups = 1 : i32}
+// RUN: not tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{wgmma=true stages=4 kv-tile=128 max-shared-memory=100000}))" 2>&1 | FileCheck %s --check-prefix=BAD-WG-SMEM
+// BAD-WG-SMEM: error: tx-attention-to-gpu: the tiles need 140288 bytes of shared memory (q-tile 64, kv-tile 128, D 64, Dv 64, stages 4), more than max-shared-memory = 100000
+// Default wgmma tiles that do not fit halve the keys per step: 1024 +
+// 2 * (64*64 + 2*64*128) = 41984 bytes <= 50000.
+// RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{wgmma=true max-shared-memory=50000}),canonicalize)" 2>/dev/null | FileCheck %s --check-prefix=WG-SHRINK
+// WG-SHRINK-LABEL: func.func @causal_gqa
+// WG-SHRINK: dynamic_shared_memory_size %c41984_i32
 // BAD-WG-SM: error: tx-attention-to-gpu: wgmma needs sm = 90 (an sm_90a chip), got sm = 80
 // BAD-WG-WARPS: error: tx-attention-to-gpu: warps must be a multiple of 4 (whole warpgroups) with wgmma, got 6
 // The sm_90a warpgroup kernel for f16 D = 64: one warpgroup per CTA (64
