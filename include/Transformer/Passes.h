@@ -131,8 +131,8 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   Option<bool> attentionWgmma{
       *this, "attention-wgmma",
       llvm::cl::desc("tx-attention-to-gpu wgmma: with chip=sm_90a, the "
-                     "warpgroup-MMA kernel (wgmma.mma_async) for f16 with "
-                     "head dims 64 or 128 (default true)"),
+                     "warpgroup-MMA kernel (wgmma.mma_async) for f16 and "
+                     "bf16 with head dims 64 or 128 (default true)"),
       llvm::cl::init(true)};
   Option<int64_t> attentionMmaRowTiles{
       *this, "attention-mma-row-tiles",

@@ -155,11 +155,11 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     lowering (LLVM 22) cannot type bf16 operands.
 
     Hopper (`wgmma=true`, which `tx-gpu-pipeline` sets for `chip=sm_90a`):
-    for f16 with D and Dv in {64, 128}, each warpgroup (4 warps) owns 64
+    for f16 and bf16 with D and Dv in {64, 128}, each warpgroup (4 warps) owns 64
     query rows and runs both products on `wgmma.mma_async` (PTX ISA 8.0):
     S = Q K^T as m64nNk16 (N = `kv-tile`) with Q and K read from shared
     memory through matrix descriptors; P is converted to f16 in registers
-    (the S accumulators have mma.sync's C layout, so two 8-key blocks form
+    (or bf16; the S accumulators have mma.sync's C layout, so two 8-key blocks form
     one k16 A fragment, and the mask and online softmax are the mma.sync
     kernel's); O += P V as m64n64k16 per 64 columns of Dv with P from
     registers and V from shared memory, N-major (imm-trans-b = 1). Q, K and
@@ -214,7 +214,7 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     Option<"sm", "sm", "int64_t", /*default=*/"90",
            "Target compute capability as a number (sm_80 -> 80); the tensor-core kernel needs >= 80">,
     Option<"wgmma", "wgmma", "bool", /*default=*/"false",
-           "Use the sm_90a warpgroup-MMA kernel (wgmma.mma_async from shared-memory descriptors, 64 query rows per warpgroup) for f16 with D and Dv in {64, 128}; needs sm = 90 and a chip of sm_90a (tx-gpu-pipeline sets it for chip=sm_90a)">,
+           "Use the sm_90a warpgroup-MMA kernel (wgmma.mma_async from shared-memory descriptors, 64 query rows per warpgroup) for f16 and bf16 with D and Dv in {64, 128}; needs sm = 90 and a chip of sm_90a (tx-gpu-pipeline sets it for chip=sm_90a)">,
     Option<"stages", "stages", "int64_t", /*default=*/"0",
            "wgmma kernel: K/V pipeline stages in shared memory, copied that many steps minus one ahead (0 = 2; else 2..4); the mma.sync kernel's pipeline is fixed (K and V as separate cp.async groups, one tile ahead)">,
     Option<"mmaRowTiles", "mma-row-tiles", "int64_t", /*default=*/"0",

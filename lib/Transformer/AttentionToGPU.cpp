@@ -1209,18 +1209,20 @@ private:
     const int64_t oIn = nS + nO, qkArg = oIn + nO, pArg = qkArg + 2 * sSteps,
                   vArg = pArg + 4 * pSteps, zeroArg = vArg + vDesc.size();
     std::string z = std::to_string(zeroArg);
+    // Operand types: f16 or bf16 (Q/K/V's type; P is converted to it).
+    const std::string ab = elt.isBF16() ? "bf16.bf16" : "f16.f16";
     std::string text = "{\n.reg .pred p, q;\nsetp.ne.b32 p, $" + z +
                        ", 0;\nsetp.eq.b32 q, $" + z +
                        ", 0;\nwgmma.fence.sync.aligned;\n";
     for (int64_t t = 0; t < sSteps; ++t)
       text += "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) +
-              "k16.f32.f16.f16 " + regList(0, nS) + ", $" +
+              "k16.f32." + ab + " " + regList(0, nS) + ", $" +
               std::to_string(qkArg + 2 * t) + ", $" +
               std::to_string(qkArg + 2 * t + 1) + (t == 0 ? ", p" : ", q") +
               ", 1, 1, 0, 0;\n";
     for (int64_t t = 0; t < pSteps; ++t)
       for (int64_t cb = 0; cb < blocks; ++cb)
-        text += "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 " +
+        text += "wgmma.mma_async.sync.aligned.m64n64k16.f32." + ab + " " +
                 regList(nS + 32 * cb, 32) + ", " + regList(pArg + 4 * t, 4) +
                 ", $" + std::to_string(vArg + t * blocks + cb) +
                 ", q, 1, 1, 1;\n";
@@ -1566,10 +1568,11 @@ struct TxAttentionToGPUPass
   /// registers); 16 query rows per warp.
   std::optional<FlashConfig> mmaConfigFor(Type elt, int64_t D, int64_t Dv) {
     // bf16: upstream's nvgpu.mma.sync lowering (LLVM 22) cannot deduce the
-    // PTX types of bf16 operands, so bf16 stays on the CUDA-core kernel.
+    // PTX types of bf16 operands, so bf16 takes the wgmma kernel (inline
+    // PTX) where it applies and the CUDA-core kernel otherwise.
     // mma.sync m16n8k16 with f16 and cp.async need sm_80.
-    if (!tensorCores || sm < 80 || !elt.isF16() || D % 16 != 0 ||
-        Dv % 16 != 0 || D > 128 || Dv > 128)
+    if (!tensorCores || sm < 80 || !(elt.isF16() || elt.isBF16()) ||
+        D % 16 != 0 || Dv % 16 != 0 || D > 128 || Dv > 128)
       return std::nullopt;
     FlashConfig c;
     c.mma = true;
@@ -1590,6 +1593,8 @@ struct TxAttentionToGPUPass
       c.stages = stages ? int64_t(stages) : 2;
       return c;
     }
+    if (!elt.isF16())
+      return std::nullopt; // bf16 without wgmma: the CUDA-core kernel
     // Defaults measured on the H200 (bench/RESULTS.md, session 4 sweep): 2
     // m16 tiles per warp (32 query rows: each K/V fragment read from shared
     // memory feeds 2 mma, which halves the shared-memory traffic per FLOP)

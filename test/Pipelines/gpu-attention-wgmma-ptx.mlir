@@ -1,5 +1,5 @@
 // REQUIRES: ptxas
-// The sm_90a warpgroup-MMA flash kernel (tx-attention-to-gpu wgmma=true,
+// The sm_90a warpgroup-MMA flash kernel (f16 and bf16; tx-attention-to-gpu wgmma=true,
 // which tx-gpu-pipeline sets for chip=sm_90a) in PTX: S = Q K^T as
 // wgmma.mma_async m64nNk16 with both operands from shared-memory descriptors,
 // O += P V as m64n64k16 with P in registers (f16x2) and V transposed
@@ -11,6 +11,8 @@
 // RUN: FileCheck %s --check-prefix=D64 < %t.ptx/f16_d64_causal_kernel.ptx
 // RUN: FileCheck %s --check-prefix=D128 < %t.ptx/f16_d128_kernel.ptx
 // RUN: FileCheck %s --check-prefix=MMA < %t.ptx/f16_d80_kernel.ptx
+// RUN: FileCheck %s --check-prefix=BF16 < %t.ptx/bf16_d64_kernel.ptx
+// RUN: %cuda_toolkit/bin/ptxas -arch=sm_90a -v %t.ptx/bf16_d64_kernel.ptx -o %t.3.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: %cuda_toolkit/bin/ptxas -arch=sm_90a -v %t.ptx/f16_d64_causal_kernel.ptx -o %t.1.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: %cuda_toolkit/bin/ptxas -arch=sm_90a -v %t.ptx/f16_d128_kernel.ptx -o %t.2.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: tx-opt %s --tx-gpu-pipeline="format=isa chip=sm_90" | %python %tx_src/scripts/extract_ptx.py %t.sm90.ptx
@@ -54,6 +56,11 @@
 // D128: .target sm_90a
 // D128-NOT: .local
 // D128: wgmma.fence.sync.aligned
+// bf16 takes the same kernel with bf16 operands (P packed by cvt.rn.bf16x2).
+// BF16-NOT: .local
+// BF16-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 0;
+// BF16-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, q, 1, 1, 1;
+// BF16-DAG: cvt.rn.bf16x2.f32
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // D = 80 is not a whole swizzle atom: the mma.sync kernel.
 // MMA-NOT: wgmma
@@ -69,4 +76,8 @@ func.func @f16_d128(%q: tensor<1x4x100x128xf16>, %k: tensor<1x4x300x128xf16>, %v
 func.func @f16_d80(%q: tensor<1x4x100x80xf16>, %k: tensor<1x4x77x80xf16>, %v: tensor<1x4x77x80xf16>) -> tensor<1x4x100x80xf16> {
   %0 = tx.attention %q, %k, %v : tensor<1x4x100x80xf16>, tensor<1x4x77x80xf16>, tensor<1x4x77x80xf16> -> tensor<1x4x100x80xf16>
   return %0 : tensor<1x4x100x80xf16>
+}
+func.func @bf16_d64(%q: tensor<1x4x100x64xbf16>, %k: tensor<1x4x300x64xbf16>, %v: tensor<1x4x300x64xbf16>) -> tensor<1x4x100x64xbf16> {
+  %0 = tx.attention %q, %k, %v : tensor<1x4x100x64xbf16>, tensor<1x4x300x64xbf16>, tensor<1x4x300x64xbf16> -> tensor<1x4x100x64xbf16>
+  return %0 : tensor<1x4x100x64xbf16>
 }
