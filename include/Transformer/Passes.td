@@ -184,7 +184,8 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     other's products. Defaults, from the H200 sweep in bench/RESULTS.md
     (session 5): `kv-tile = 128`; `warps = 4` (one warpgroup, 64 query rows
     per CTA, 2-3 CTAs per SM) when D and Dv are at most 64, else `warps = 8`
-    (two warpgroups in ping-pong, 128 rows per CTA):
+    (two warpgroups in ping-pong, 128 rows per CTA); with a mask operand and
+    a head dim above 64, `kv-tile = 64` (128 spills registers):
 
     | shape (B,H,S,D), f16      | 2 WG, kv 64 | 2 WG, kv 128 | 1 WG, kv 128 | SDPA flash |
     |---------------------------|------------:|-------------:|-------------:|-----------:|

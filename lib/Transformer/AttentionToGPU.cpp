@@ -1652,6 +1652,11 @@ struct TxAttentionToGPUPass
       }
       Type elt = op.getQuery().getType().getElementType();
       FlashConfig cfg = mmaConfigFor(elt, D, Dv).value_or(configFor(D, Dv));
+      // wgmma with a mask operand above head dim 64: the mask's loads and
+      // predicates spill registers with 128 keys per step (176 bytes at
+      // D = 128, Dv = 64); 64 keys do not.
+      if (cfg.wgmma && op.getMask() && !kvTile && std::max(D, Dv) > 64)
+        cfg.kvTile = 64;
       // Default tiles that do not fit the chip's shared memory shrink (32
       // keys, then 4 rows per warp on CUDA cores); forced ones are an error.
       // (wgmma: halve 128 -> 64 -> 32 keys.)

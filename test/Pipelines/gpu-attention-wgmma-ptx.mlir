@@ -12,6 +12,10 @@
 // RUN: FileCheck %s --check-prefix=D128 < %t.ptx/f16_d128_kernel.ptx
 // RUN: FileCheck %s --check-prefix=MMA < %t.ptx/f16_d80_kernel.ptx
 // RUN: FileCheck %s --check-prefix=BF16 < %t.ptx/bf16_d64_kernel.ptx
+// A mask operand above head dim 64 takes 64 keys per step (128 spill).
+// RUN: FileCheck %s --check-prefix=MASK < %t.ptx/f16_d128_mask_kernel.ptx
+// RUN: %cuda_toolkit/bin/ptxas -arch=sm_90a -v %t.ptx/f16_d128_mask_kernel.ptx -o %t.4.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+// MASK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 0;
 // RUN: %cuda_toolkit/bin/ptxas -arch=sm_90a -v %t.ptx/bf16_d64_kernel.ptx -o %t.3.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: %cuda_toolkit/bin/ptxas -arch=sm_90a -v %t.ptx/f16_d64_causal_kernel.ptx -o %t.1.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: %cuda_toolkit/bin/ptxas -arch=sm_90a -v %t.ptx/f16_d128_kernel.ptx -o %t.2.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
@@ -80,4 +84,8 @@ func.func @f16_d80(%q: tensor<1x4x100x80xf16>, %k: tensor<1x4x77x80xf16>, %v: te
 func.func @bf16_d64(%q: tensor<1x4x100x64xbf16>, %k: tensor<1x4x300x64xbf16>, %v: tensor<1x4x300x64xbf16>) -> tensor<1x4x100x64xbf16> {
   %0 = tx.attention %q, %k, %v : tensor<1x4x100x64xbf16>, tensor<1x4x300x64xbf16>, tensor<1x4x300x64xbf16> -> tensor<1x4x100x64xbf16>
   return %0 : tensor<1x4x100x64xbf16>
+}
+func.func @f16_d128_mask(%q: tensor<1x2x130x128xf16>, %k: tensor<1x2x257x128xf16>, %v: tensor<1x2x257x64xf16>, %m: tensor<1x1x130x257xi1>) -> tensor<1x2x130x64xf16> {
+  %0 = tx.attention %q, %k, %v mask(%m : tensor<1x1x130x257xi1>) : tensor<1x2x130x128xf16>, tensor<1x2x257x128xf16>, tensor<1x2x257x64xf16> -> tensor<1x2x130x64xf16>
+  return %0 : tensor<1x2x130x64xf16>
 }
