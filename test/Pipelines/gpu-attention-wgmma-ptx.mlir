@@ -19,6 +19,13 @@
 // RUN: %cuda_toolkit/bin/ptxas -arch=sm_90a -v %t.ptx/bf16_d64_kernel.ptx -o %t.3.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: %cuda_toolkit/bin/ptxas -arch=sm_90a -v %t.ptx/f16_d64_causal_kernel.ptx -o %t.1.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: %cuda_toolkit/bin/ptxas -arch=sm_90a -v %t.ptx/f16_d128_kernel.ptx -o %t.2.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+// attention-stages=3: the step loop waits for all but the newest cp.async
+// group (wait_group 1; with 2 stages it waits for all: 0).
+// RUN: tx-opt %s --tx-gpu-pipeline="format=isa chip=sm_90a attention-stages=3" | %python %tx_src/scripts/extract_ptx.py %t.s3.ptx
+// RUN: FileCheck %s --check-prefix=STAGES3 < %t.s3.ptx/f16_d64_causal_kernel.ptx
+// RUN: FileCheck %s --check-prefix=STAGES2 < %t.ptx/f16_d64_causal_kernel.ptx
+// STAGES3: cp.async.wait_group 1;
+// STAGES2-NOT: cp.async.wait_group 1;
 // RUN: tx-opt %s --tx-gpu-pipeline="format=isa chip=sm_90" | %python %tx_src/scripts/extract_ptx.py %t.sm90.ptx
 // RUN: FileCheck %s --check-prefix=MMA < %t.sm90.ptx/f16_d64_causal_kernel.ptx
 // RUN: tx-opt %s --tx-gpu-pipeline="format=isa chip=sm_90a attention-wgmma=false" | %python %tx_src/scripts/extract_ptx.py %t.off.ptx
