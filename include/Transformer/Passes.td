@@ -207,11 +207,11 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     Option<"warps", "warps", "int64_t", /*default=*/"0",
            "Warps per CTA (0 = 4 for the CUDA-core kernel, 8 for the tensor-core kernel (4 when 8 do not fit in shared memory), for wgmma 4 at head dims <= 64 else 8; else 1..32, a multiple of 4 with wgmma)">,
     Option<"qTile", "q-tile", "int64_t", /*default=*/"0",
-           "CUDA-core kernel: query rows per CTA (0 = 8 per warp, 4 above head dim 128; the tensor-core kernel uses 16 * mma-row-tiles * warps); else a multiple of warps, at most 16 rows per warp)">,
+           "CUDA-core kernel: query rows per CTA (0 = 8 per warp, 4 above head dim 128; the tensor-core kernels use 16 * mma-row-tiles * warps (mma.sync) or 16 * warps (wgmma)); else a multiple of warps, at most 16 rows per warp)">,
     Option<"kvTile", "kv-tile", "int64_t", /*default=*/"0",
            "Keys per K/V step (0 = 64, or 32 when a head dim exceeds 128 (CUDA cores) or 64 (tensor cores), 128 with wgmma; else a multiple of 32 up to 256)">,
     Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
-           "Use the mma.sync kernel (f16, D and Dv multiples of 16 up to 128; 16 query rows per warp)">,
+           "Use tensor cores: the mma.sync kernel (f16, D and Dv multiples of 16 up to 128), or the wgmma kernel where wgmma is set; false forces the CUDA-core kernel">,
     Option<"sm", "sm", "int64_t", /*default=*/"90",
            "Target compute capability as a number (sm_80 -> 80); the tensor-core kernel needs >= 80">,
     Option<"wgmma", "wgmma", "bool", /*default=*/"false",
@@ -228,7 +228,7 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
     "::mlir::memref::MemRefDialect", "::mlir::cf::ControlFlowDialect",
     "::mlir::vector::VectorDialect", "::mlir::nvgpu::NVGPUDialect",
-    "::mlir::LLVM::LLVMDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
     "::mlir::bufferization::BufferizationDialect"
   ];
 }

@@ -43,6 +43,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include <limits>
@@ -1163,7 +1164,8 @@ private:
                             .getResult();
   }
 
-  /// Inline PTX with side effects and `nOut` f32 results.
+  /// Inline PTX with side effects and `nOut` f32 results (wgmma and its
+  /// fences/commit/wait, which must share one statement).
   SmallVector<Value> inlinePtx(StringRef text, StringRef constraints,
                                ValueRange operands, int64_t nOut) {
     MLIRContext *ctx = b.getContext();
@@ -1388,7 +1390,12 @@ private:
             // (kt + S - 1) % S (slot kt - 1, step kt - 1) before the copies
             // into it below.
             asyncWait(groupTok, S - 2);
-            inlinePtx("fence.proxy.async.shared::cta;", "", ValueRange{}, 0);
+            NVVM::FenceProxyOp::create(
+                b, loc,
+                NVVM::ProxyKindAttr::get(b.getContext(),
+                                         NVVM::ProxyKind::async_shared),
+                NVVM::SharedSpaceAttr::get(b.getContext(),
+                                           NVVM::SharedSpace::shared_cta));
             gpu::BarrierOp::create(b, loc);
             Value stage = remui(kt, S);
             Value k0 = mul(kt, N);

@@ -37,7 +37,7 @@
 // WG: memref.extract_aligned_pointer_as_index
 // WG: nvgpu.device_async_copy
 // WG: scf.for
-// WG: llvm.inline_asm has_side_effects asm_dialect = att "fence.proxy.async.shared::cta;"
+// WG: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // WG: gpu.barrier
 // WG: llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p, q;{{.*}}wgmma.fence.sync.aligned;{{.*}}wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // WG: scf.for
