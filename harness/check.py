@@ -489,6 +489,120 @@ class Runner:
         am = rand((1, 4, 33, 65), bf16, g, -2, 2)
         att("flash_addmask_bcast_bf16", "flash additive bf16 mask [1,H,Sq,Sk] + causal Sq<Sk",
             *qkv(2, 4, 4, 33, 65, 64, 64, bf16), mask=am, causal=True)
+        self.hidden_keys(F, tag)
+
+    def hidden_keys(self, F, tag):
+        """Issue #13 / CASES.md H1-H3 through library F: huge finite mask
+        values (no magnitude may give NaN), huge but equal logits, and hidden
+        keys whose K/V hold NaN/Inf (they contribute nothing), with exact
+        expected values where the issue gives them and random variants."""
+        g, dev = self.gen, "cuda"
+        f16, f32, bf16 = torch.float16, torch.float32, torch.bfloat16
+        N = {f16: "f16", bf16: "bf16", f32: "f32"}
+        ninf = float("-inf")
+
+        def att(fn, name, *args, **kw):
+            self.attention(F, fn, name + tag, *args, **kw)
+
+        def qkv(b, h, sq, sk, d, dt, hkv=None):
+            hkv = hkv or h
+            return rand((b, h, sq, d), dt, g), rand((b, hkv, sk, d), dt, g), rand((b, hkv, sk, d), dt, g)
+
+        # H2: bf16 D=128, additive bf16 mask, first third of the keys -1e30,
+        # the rest small random values (rel <= 4e-3 against float64).
+        for (b, h, sq, sk) in ((2, 4, 130, 257), (1, 8, 333, 200), (1, 2, 77, 77)):
+            q, k, v = qkv(b, h, sq, sk, 128, bf16)
+            m = rand((b, h, sq, sk), bf16, g, -1, 1)
+            m[..., : sk // 3] = -1e30
+            self.attention(F, "hk_add_d128_bf16", "H2 bf16 mask -1e30 first third %s%s" % (str((b, h, sq, sk)), tag),
+                           q, k, v, mask=m)
+            self.rows[-1]["pass"] = self.rows[-1]["pass"] and self.rows[-1]["rel_err"] <= 4e-3
+        # H2 sweep: (1,2,64,257), the first 64/128/200 keys set to one value.
+        bf16_min = -torch.finfo(bf16).max
+        for dt, d in ((bf16, 128), (bf16, 64), (f16, 128), (f16, 64)):
+            vals = ((-1e4, -1e9, -1e10, -1e12, -1e20, -1e30, -1e38, bf16_min, ninf) if dt == bf16
+                    else (-1e4, -6.5e4, ninf))
+            q, k, v = qkv(1, 2, 64, 257, d, dt)
+            for val in vals:
+                for n in (64, 128, 200):
+                    m = rand((1, 2, 64, 257), dt, g, -1, 1)
+                    m[..., :n] = val
+                    att("hk_add_d%d_%s" % (d, N[dt]), "H2 sweep %s D%d first %d keys %g" % (N[dt], d, n, val),
+                        q, k, v, mask=m)
+        # Huge finite values at every tile position (blocks of 32 keys), i1
+        # and additive, random values elsewhere.
+        for dt, d in ((bf16, 128), (f16, 128), (f16, 64), (bf16, 64), (f32, 64)):
+            sk = 300
+            q, k, v = qkv(2, 2, 70, sk, d, dt)
+            for p0 in range(0, sk, 32):
+                m = rand((2, 2, 70, sk), dt, g, -1, 1)
+                huge = -1e30 if dt != f16 else -6.5e4
+                m[..., p0:p0 + 32] = huge
+                att("hk_add_d%d_%s" % (d, N[dt]), "huge mask keys [%d,%d) %s D%d" % (p0, p0 + 32, N[dt], d),
+                    q, k, v, mask=m)
+        # H3: Q = K = V = a huge value: every output element is that value.
+        for dt, val, d in ((f16, 60000.0, 64), (bf16, 133120.0, 64), (f32, 1e18, 64),
+                           (f16, 60000.0, 128), (bf16, 133120.0, 128)):
+            x = torch.full((1, 1, 1, d), val, dtype=dt, device=dev)
+            kv = torch.full((1, 1, 4, d), val, dtype=dt, device=dev)
+            exp = torch.full((1, 1, 1, d), val, dtype=torch.float64, device=dev)
+            att("hk_d%d_%s" % (d, N[dt]), "H3 Q=K=V=%g %s D%d" % (val, N[dt], d), x, kv, kv,
+                expect=exp, exact=True)
+        # H1: B=1, H=2, Sq=3, Sk=130, D=Dv=64; row i keeps keys j < L_i,
+        # L = (1, 37, 100); visible K = 0, V[j, :] = j; keys 100..129 (hidden
+        # from every row) hold NaN or +Inf in V, random K. Answer: (L_i-1)/2.
+        L = (1, 37, 100)
+        for dt in (f16, bf16, f32):
+            for garbage in (float("nan"), float("inf")):
+                for kind in ("keep", "add"):
+                    for d in ((64, 128) if dt != f32 else (64,)):
+                        q = rand((1, 2, 3, d), dt, g)
+                        k = torch.zeros((1, 2, 130, d), dtype=dt, device=dev)
+                        k[:, :, 100:] = rand((1, 2, 30, d), dt, g)
+                        v = torch.arange(130, device=dev, dtype=torch.float32).reshape(1, 1, 130, 1).repeat(1, 2, 1, d).to(dt)
+                        v[:, :, 100:] = garbage
+                        keep = torch.zeros((1, 2, 3, 130), dtype=torch.bool, device=dev)
+                        for i, li in enumerate(L):
+                            keep[:, :, i, :li] = True
+                        m = keep if kind == "keep" else torch.where(
+                            keep, torch.zeros((), dtype=dt, device=dev),
+                            torch.full((), ninf, dtype=dt, device=dev)).contiguous()
+                        exp = torch.tensor([(li - 1) / 2 for li in L], dtype=torch.float64, device=dev)
+                        exp = exp.reshape(1, 1, 3, 1).repeat(1, 2, 1, d)
+                        att("hk_%s_d%d_%s" % (kind, d, N[dt]),
+                            "H1 %s mask, hidden V=%g %s D%d" % (kind, garbage, N[dt], d),
+                            q, k, v, mask=m, expect=exp, exact=(dt != f32))
+        # Random variants: per-row key lengths, random K/V, and NaN/+-Inf in
+        # the K and V of the keys hidden from every row (the reference sees
+        # zeros there: a hidden key contributes nothing).
+        for dt, d, kind, causal in ((f16, 64, "keep", False), (f16, 128, "add", False),
+                                    (bf16, 128, "keep", False), (bf16, 64, "add", False),
+                                    (f32, 64, "keep", False), (f16, 128, "keep", True),
+                                    (bf16, 64, "add", True)):
+            for (b, h, sq, sk) in ((2, 2, 77, 200), (1, 3, 130, 333)):
+                q, k, v = qkv(b, h, sq, sk, d, dt)
+                lens = torch.randint(1, sk, (b, h, sq, 1), generator=g, device=dev)
+                j = torch.arange(sk, device=dev).reshape(1, 1, 1, sk)
+                keep = j < lens
+                keep &= torch.rand((b, h, sq, sk), generator=g, device=dev) > 0.2
+                hidden_all = ~keep.any(dim=2, keepdim=True)  # [b,h,1,sk]: hidden from every row
+                kk, vv = k.clone(), v.clone()
+                gk = torch.where(torch.rand(k.shape, generator=g, device=dev) > 0.5,
+                                 torch.tensor(float("nan"), device=dev), torch.tensor(float("inf"), device=dev)).to(dt)
+                gv = torch.where(torch.rand(v.shape, generator=g, device=dev) > 0.5,
+                                 torch.tensor(float("nan"), device=dev), torch.tensor(-float("inf"), device=dev)).to(dt)
+                hk = hidden_all.reshape(b, h, sk, 1)
+                kk = torch.where(hk, gk, k).contiguous()
+                vv = torch.where(hk, gv, v).contiguous()
+                k0 = torch.where(hk, torch.zeros_like(k), k)
+                v0 = torch.where(hk, torch.zeros_like(v), v)
+                m = keep if kind == "keep" else torch.where(
+                    keep, rand((b, h, sq, sk), dt, g, -1, 1), torch.full((), ninf, dtype=dt, device=dev)).contiguous()
+                fn = "hk_%s%s_d%d_%s" % (kind, "_causal" if causal else "", d, N[dt])
+                att(fn, "hidden keys NaN/Inf in K,V %s %s D%d%s %s" % (kind, N[dt], d, " causal" if causal else "",
+                                                                      str((b, h, sq, sk))),
+                    q, kk, vv, mask=m, causal=causal,
+                    expect=ref_attention(q, k0, v0, m, causal))
 
     def time_dim0(self):
         """How much slower softmax along a non-innermost dim is: tx's

@@ -143,3 +143,84 @@ func.func @flash_sk0_f16(%q: tensor<1x2x70x128xf16>, %k: tensor<1x2x0x128xf16>, 
   %0 = tx.attention %q, %k, %v : tensor<1x2x70x128xf16>, tensor<1x2x0x128xf16>, tensor<1x2x0x128xf16> -> tensor<1x2x70x128xf16>
   return %0 : tensor<1x2x70x128xf16>
 }
+
+// CASES.md H1-H3 (issue #13): hidden keys holding NaN/Inf, huge finite mask
+// values, huge equal logits. Static head dims (the flash kernels), every other
+// dim dynamic; masks [B, H, Sq, Sk]. f16: mma.sync (sm_90) / wgmma (sm_90a);
+// bf16: CUDA cores (sm_90) / wgmma (sm_90a); f32: CUDA cores.
+func.func @hk_d64_f16(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: tensor<?x?x?x64xf16>) -> tensor<?x?x?x64xf16> {
+  %0 = tx.attention %q, %k, %v : tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16> -> tensor<?x?x?x64xf16>
+  return %0 : tensor<?x?x?x64xf16>
+}
+func.func @hk_keep_d64_f16(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: tensor<?x?x?x64xf16>, %m: tensor<?x?x?x?xi1>) -> tensor<?x?x?x64xf16> {
+  %0 = tx.attention %q, %k, %v mask(%m : tensor<?x?x?x?xi1>) : tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16> -> tensor<?x?x?x64xf16>
+  return %0 : tensor<?x?x?x64xf16>
+}
+func.func @hk_add_d64_f16(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: tensor<?x?x?x64xf16>, %m: tensor<?x?x?x?xf16>) -> tensor<?x?x?x64xf16> {
+  %0 = tx.attention %q, %k, %v mask(%m : tensor<?x?x?x?xf16>) : tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16> -> tensor<?x?x?x64xf16>
+  return %0 : tensor<?x?x?x64xf16>
+}
+func.func @hk_d64_bf16(%q: tensor<?x?x?x64xbf16>, %k: tensor<?x?x?x64xbf16>, %v: tensor<?x?x?x64xbf16>) -> tensor<?x?x?x64xbf16> {
+  %0 = tx.attention %q, %k, %v : tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16> -> tensor<?x?x?x64xbf16>
+  return %0 : tensor<?x?x?x64xbf16>
+}
+func.func @hk_keep_d64_bf16(%q: tensor<?x?x?x64xbf16>, %k: tensor<?x?x?x64xbf16>, %v: tensor<?x?x?x64xbf16>, %m: tensor<?x?x?x?xi1>) -> tensor<?x?x?x64xbf16> {
+  %0 = tx.attention %q, %k, %v mask(%m : tensor<?x?x?x?xi1>) : tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16> -> tensor<?x?x?x64xbf16>
+  return %0 : tensor<?x?x?x64xbf16>
+}
+func.func @hk_add_d64_bf16(%q: tensor<?x?x?x64xbf16>, %k: tensor<?x?x?x64xbf16>, %v: tensor<?x?x?x64xbf16>, %m: tensor<?x?x?x?xbf16>) -> tensor<?x?x?x64xbf16> {
+  %0 = tx.attention %q, %k, %v mask(%m : tensor<?x?x?x?xbf16>) : tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16> -> tensor<?x?x?x64xbf16>
+  return %0 : tensor<?x?x?x64xbf16>
+}
+func.func @hk_d64_f32(%q: tensor<?x?x?x64xf32>, %k: tensor<?x?x?x64xf32>, %v: tensor<?x?x?x64xf32>) -> tensor<?x?x?x64xf32> {
+  %0 = tx.attention %q, %k, %v : tensor<?x?x?x64xf32>, tensor<?x?x?x64xf32>, tensor<?x?x?x64xf32> -> tensor<?x?x?x64xf32>
+  return %0 : tensor<?x?x?x64xf32>
+}
+func.func @hk_keep_d64_f32(%q: tensor<?x?x?x64xf32>, %k: tensor<?x?x?x64xf32>, %v: tensor<?x?x?x64xf32>, %m: tensor<?x?x?x?xi1>) -> tensor<?x?x?x64xf32> {
+  %0 = tx.attention %q, %k, %v mask(%m : tensor<?x?x?x?xi1>) : tensor<?x?x?x64xf32>, tensor<?x?x?x64xf32>, tensor<?x?x?x64xf32> -> tensor<?x?x?x64xf32>
+  return %0 : tensor<?x?x?x64xf32>
+}
+func.func @hk_add_d64_f32(%q: tensor<?x?x?x64xf32>, %k: tensor<?x?x?x64xf32>, %v: tensor<?x?x?x64xf32>, %m: tensor<?x?x?x?xf32>) -> tensor<?x?x?x64xf32> {
+  %0 = tx.attention %q, %k, %v mask(%m : tensor<?x?x?x?xf32>) : tensor<?x?x?x64xf32>, tensor<?x?x?x64xf32>, tensor<?x?x?x64xf32> -> tensor<?x?x?x64xf32>
+  return %0 : tensor<?x?x?x64xf32>
+}
+func.func @hk_d128_f16(%q: tensor<?x?x?x128xf16>, %k: tensor<?x?x?x128xf16>, %v: tensor<?x?x?x128xf16>) -> tensor<?x?x?x128xf16> {
+  %0 = tx.attention %q, %k, %v : tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16> -> tensor<?x?x?x128xf16>
+  return %0 : tensor<?x?x?x128xf16>
+}
+func.func @hk_keep_d128_f16(%q: tensor<?x?x?x128xf16>, %k: tensor<?x?x?x128xf16>, %v: tensor<?x?x?x128xf16>, %m: tensor<?x?x?x?xi1>) -> tensor<?x?x?x128xf16> {
+  %0 = tx.attention %q, %k, %v mask(%m : tensor<?x?x?x?xi1>) : tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16> -> tensor<?x?x?x128xf16>
+  return %0 : tensor<?x?x?x128xf16>
+}
+func.func @hk_add_d128_f16(%q: tensor<?x?x?x128xf16>, %k: tensor<?x?x?x128xf16>, %v: tensor<?x?x?x128xf16>, %m: tensor<?x?x?x?xf16>) -> tensor<?x?x?x128xf16> {
+  %0 = tx.attention %q, %k, %v mask(%m : tensor<?x?x?x?xf16>) : tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16> -> tensor<?x?x?x128xf16>
+  return %0 : tensor<?x?x?x128xf16>
+}
+func.func @hk_d128_bf16(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
+  %0 = tx.attention %q, %k, %v : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
+  return %0 : tensor<?x?x?x128xbf16>
+}
+func.func @hk_keep_d128_bf16(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>, %m: tensor<?x?x?x?xi1>) -> tensor<?x?x?x128xbf16> {
+  %0 = tx.attention %q, %k, %v mask(%m : tensor<?x?x?x?xi1>) : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
+  return %0 : tensor<?x?x?x128xbf16>
+}
+func.func @hk_add_d128_bf16(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>, %m: tensor<?x?x?x?xbf16>) -> tensor<?x?x?x128xbf16> {
+  %0 = tx.attention %q, %k, %v mask(%m : tensor<?x?x?x?xbf16>) : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
+  return %0 : tensor<?x?x?x128xbf16>
+}
+func.func @hk_keep_causal_d128_f16(%q: tensor<?x?x?x128xf16>, %k: tensor<?x?x?x128xf16>, %v: tensor<?x?x?x128xf16>, %m: tensor<?x?x?x?xi1>) -> tensor<?x?x?x128xf16> {
+  %0 = tx.attention %q, %k, %v mask(%m : tensor<?x?x?x?xi1>) causal : tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16> -> tensor<?x?x?x128xf16>
+  return %0 : tensor<?x?x?x128xf16>
+}
+func.func @hk_add_causal_d64_bf16(%q: tensor<?x?x?x64xbf16>, %k: tensor<?x?x?x64xbf16>, %v: tensor<?x?x?x64xbf16>, %m: tensor<?x?x?x?xbf16>) -> tensor<?x?x?x64xbf16> {
+  %0 = tx.attention %q, %k, %v mask(%m : tensor<?x?x?x?xbf16>) causal : tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16> -> tensor<?x?x?x64xbf16>
+  return %0 : tensor<?x?x?x64xbf16>
+}
+func.func @hk_causal_d128_f16(%q: tensor<?x?x?x128xf16>, %k: tensor<?x?x?x128xf16>, %v: tensor<?x?x?x128xf16>) -> tensor<?x?x?x128xf16> {
+  %0 = tx.attention %q, %k, %v causal : tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16> -> tensor<?x?x?x128xf16>
+  return %0 : tensor<?x?x?x128xf16>
+}
+func.func @hk_causal_d64_bf16(%q: tensor<?x?x?x64xbf16>, %k: tensor<?x?x?x64xbf16>, %v: tensor<?x?x?x64xbf16>) -> tensor<?x?x?x64xbf16> {
+  %0 = tx.attention %q, %k, %v causal : tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16> -> tensor<?x?x?x64xbf16>
+  return %0 : tensor<?x?x?x64xbf16>
+}

@@ -72,6 +72,9 @@ struct FlashConfig {
   int64_t stages = 2;    // wgmma: K/V stages in shared memory
   bool wgmma = false;    // sm_90a warpgroup kernel (64 query rows per
                          // warpgroup of 4 warps; D and Dv in {64, 128})
+  bool keyFlags = false; // tensor cores with a mask operand: per-tile key
+                         // visibility flags in shared memory (see
+                         // emitKeyVisibility)
   // Derived.
   int64_t rowsPerWarp() const { return qTile / warps; }
   int64_t keysPerLane() const { return kvTile / 32; }
@@ -90,14 +93,27 @@ struct FlashConfig {
   int64_t qStrideMma() const { return D + 8; }
   int64_t kStrideMma() const { return D + 8; }
   int64_t vStrideMma() const { return Dv + 8; }
+  // Key visibility flags: flagBuffers() tiles of kvTile keys, flagGroups()
+  // bytes per key (one per group of threads that scanned a share of the
+  // CTA's rows; a key is visible when any byte is nonzero).
+  int64_t flagGroups() const {
+    int64_t t = warps * 32;
+    return t % kvTile == 0 ? std::min<int64_t>(t / kvTile, 8) : 1;
+  }
+  int64_t flagBuffers() const { return wgmma ? 4 : 2; }
+  int64_t flagBytes() const {
+    return keyFlags ? flagBuffers() * kvTile * flagGroups() : 0;
+  }
   int64_t smemBytes() const {
     // wgmma: Q, then K and V twice (double buffer), 128B-swizzled without
     // padding, plus 1 KiB to align the start to a swizzle atom.
     if (wgmma)
-      return 1024 + eltBytes * (qTile * D + stages * kvTile * (D + Dv));
+      return 1024 + eltBytes * (qTile * D + stages * kvTile * (D + Dv)) +
+             flagBytes();
     if (mma)
       return eltBytes * (qTile * qStrideMma() + kvTile * kStrideMma() +
-                         kvTile * vStrideMma());
+                         kvTile * vStrideMma()) +
+             flagBytes();
     return 4 * (align4(qFloats()) + align4(kFloats()) + align4(vFloats()) +
                 pFloats());
   }
@@ -343,6 +359,7 @@ private:
   /// broadcast indices.
   struct Cta {
     Value lane, warp, h, bi, kh, q0, smem, shift, nKT, mb, mh;
+    Value kvEnd; // keys >= kvEnd are hidden from every row of the CTA
   };
   Cta emitCta(Value blocks, Value nQT) {
     Value one = cst(1), zero = cst(0);
@@ -383,6 +400,7 @@ private:
       Value lastRow = sub(minsi(add(c.q0, cfg.qTile), Sq), one);
       kvEnd = minsi(maxsi(add(add(lastRow, c.shift), one), zero), Sk);
     }
+    c.kvEnd = kvEnd;
     c.nKT = arith::CeilDivUIOp::create(b, loc, kvEnd, cst(cfg.kvTile));
     if (mask) {
       c.mb = maskBatchBcast ? zero : c.bi;
@@ -479,10 +497,15 @@ private:
                 Value mv =
                     memref::LoadOp::create(b, loc, mask, ValueRange{mb, mh, i, j});
                 Value &x = s[r * KPL + kk];
-                if (keepMask)
+                if (keepMask) {
                   x = select(mv, x, negInf);
-                else
-                  x = arith::AddFOp::create(b, loc, x, toF32(mv));
+                } else {
+                  // An additive -inf hides the key (select, not add).
+                  Value mf = toF32(mv);
+                  Value hidden = arith::CmpFOp::create(
+                      b, loc, arith::CmpFPredicate::OEQ, mf, negInf);
+                  x = select(hidden, negInf, arith::AddFOp::create(b, loc, x, mf));
+                }
               }
             }
           }
@@ -555,6 +578,9 @@ private:
             for (int64_t t = 0; t < T; ++t)
               oInit.push_back(arith::MulFOp::create(
                   b, loc, carried[2 * R + r * T + t], alpha[r]));
+          // Keys hidden by the mask or the causal diagonal may hold
+          // anything (a KV cache's padding): P == 0 must not multiply V.
+          const bool mayHide = mask || op.getCausal();
           auto jLoop = scf::ForOp::create(
               b, loc, zero, cst(N), cst(4), oInit,
               [&](OpBuilder &, Location, Value j, ValueRange oAcc) {
@@ -566,8 +592,18 @@ private:
                     Value vv = loadShared(
                         vs, add(mul(add(j, e), cfg.vWidth()), add(lane, 32 * t)),
                         1);
-                    for (int64_t r = 0; r < R; ++r)
-                      o[r * T + t] = fma(lanePart(pv[r], e), vv, o[r * T + t]);
+                    for (int64_t r = 0; r < R; ++r) {
+                      Value pe = lanePart(pv[r], e);
+                      Value acc = fma(pe, vv, o[r * T + t]);
+                      // A key hidden from this row (P == 0) contributes
+                      // nothing, whatever V holds (0 * NaN is NaN).
+                      if (mayHide)
+                        acc = select(arith::CmpFOp::create(
+                                         b, loc, arith::CmpFPredicate::OEQ, pe,
+                                         fzero),
+                                     o[r * T + t], acc);
+                      o[r * T + t] = acc;
+                    }
                   }
                 scf::YieldOp::create(b, loc, o);
               });
@@ -626,10 +662,111 @@ private:
     return VectorType::get({r, c}, t);
   }
 
+  // ---- hidden keys (tensor-core kernels) ----------------------------------
+  // A key hidden from a query contributes nothing to it, whatever its K and
+  // V hold (a KV cache's padding slots may hold NaN or Inf). Scores of
+  // hidden keys are selected to -inf, so K never matters; but the tensor
+  // cores multiply P = 0 by V, and 0 * NaN is NaN. So keys hidden from
+  // every query row of the CTA are never read: their K and V rows are
+  // zero-filled by cp.async (src-size 0). Keys past the CTA's last visible
+  // one (causal, Sk) use the copies' row limit; keys hidden by the mask use
+  // visibility flags, computed per K/V tile from the mask before the tile is
+  // copied (emitKeyVisibility) and read by the copies (keyVisible).
+
+  /// The flag buffers at `byteOffset` of the dynamic shared memory: written
+  /// as bytes, read as one integer of flagGroups() bytes per key.
+  void setupKeyFlags(Value smemBase, Value byteOffset) {
+    auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
+                                         gpu::AddressSpace::Workgroup);
+    int64_t G = cfg.flagGroups(), n = cfg.flagBuffers() * cfg.kvTile;
+    flagsW = memref::ViewOp::create(
+        b, loc,
+        MemRefType::get({n * G}, b.getI8Type(), MemRefLayoutAttrInterface(),
+                        wg),
+        smemBase, byteOffset, ValueRange{});
+    flagsR = memref::ViewOp::create(
+        b, loc,
+        MemRefType::get({n}, b.getIntegerType(8 * G),
+                        MemRefLayoutAttrInterface(), wg),
+        smemBase, byteOffset, ValueRange{});
+  }
+  /// Scans the mask of K/V tile `kt` (keys [kt * kv-tile, +kv-tile)) for the
+  /// CTA's query rows and writes, into flag buffer `flagBuf`, whether each
+  /// key is visible to at least one row (mask entry true / not -inf, causal
+  /// diagonal, rows < Sq, keys < Sk). Thread c scans key c % kv-tile for the
+  /// rows r = c / kv-tile + k * G (G = flagGroups()) and stops at the first
+  /// row that sees it. The caller orders the writes before the reads with a
+  /// CTA barrier.
+  void emitKeyVisibility(Value kt, Value flagBuf, Value q0, Value shift,
+                         Value mb, Value mh) {
+    const int64_t N = cfg.kvTile, G = cfg.flagGroups(),
+                  T = cfg.warps * 32, QT = cfg.qTile;
+    Type i1 = b.getI1Type();
+    Value k0 = mul(kt, N), base = mul(flagBuf, N);
+    Value sqLast = sub(Sq, cst(1)), skLast = sub(Sk, cst(1));
+    Value negInf = fcst(-std::numeric_limits<double>::infinity());
+    scf::ForOp::create(
+        b, loc, tid, cst(G * N), cst(T), ValueRange{},
+        [&](OpBuilder &, Location, Value c, ValueRange) {
+          Value jj = arith::RemUIOp::create(b, loc, c, cst(N));
+          Value g = arith::DivUIOp::create(b, loc, c, cst(N));
+          Value j = add(k0, jj);
+          Value keyOk = cmpi(arith::CmpIPredicate::ult, j, Sk);
+          Value jc = minsi(j, skLast);
+          Value no = arith::ConstantIntOp::create(b, loc, i1, 0);
+          auto rows = scf::ForOp::create(
+              b, loc, g, cst(QT), cst(G), ValueRange{no},
+              [&](OpBuilder &, Location, Value r, ValueRange it) {
+                auto ifSeen = scf::IfOp::create(b, loc, TypeRange{i1}, it[0],
+                                                true);
+                OpBuilder::InsertionGuard gd(b);
+                b.setInsertionPointToStart(ifSeen.thenBlock());
+                scf::YieldOp::create(b, loc, it[0]);
+                b.setInsertionPointToStart(ifSeen.elseBlock());
+                Value i = add(q0, r);
+                Value ok = arith::AndIOp::create(
+                    b, loc, keyOk, cmpi(arith::CmpIPredicate::ult, i, Sq));
+                if (op.getCausal())
+                  ok = arith::AndIOp::create(
+                      b, loc, ok,
+                      cmpi(arith::CmpIPredicate::sle, j, add(i, shift)));
+                Value mv = memref::LoadOp::create(
+                    b, loc, mask, ValueRange{mb, mh, minsi(i, sqLast), jc});
+                Value open =
+                    keepMask ? mv
+                             : arith::CmpFOp::create(
+                                   b, loc, arith::CmpFPredicate::UNE, toF32(mv),
+                                   negInf)
+                                   .getResult();
+                scf::YieldOp::create(b, loc,
+                                     ValueRange{arith::AndIOp::create(
+                                         b, loc, ok, open)});
+                b.setInsertionPointAfter(ifSeen);
+                scf::YieldOp::create(b, loc, ifSeen.getResults());
+              });
+          Value byte = arith::ExtUIOp::create(b, loc, b.getI8Type(),
+                                              rows.getResult(0));
+          memref::StoreOp::create(b, loc, byte, flagsW,
+                                  ValueRange{add(mul(add(base, jj), G), g)});
+          scf::YieldOp::create(b, loc);
+        });
+  }
+  /// Whether key `r` of the tile in flag buffer `flagBuf` is visible to some
+  /// query row of the CTA.
+  Value keyVisible(Value flagBuf, Value r) {
+    Value w = memref::LoadOp::create(
+        b, loc, flagsR, ValueRange{add(mul(flagBuf, cfg.kvTile), r)});
+    Value zero = arith::ConstantIntOp::create(b, loc, w.getType(), 0);
+    return cmpi(arith::CmpIPredicate::ne, w, zero);
+  }
+
   /// cp.async of a [rows x width] tile of a global [B,H,S,width] buffer (rows
   /// from row0; rows >= rowLimit are zero-filled) into a 2-D shared view.
+  /// With `flagBuf`, rows whose key is hidden from every query row of the
+  /// CTA (keyVisible) are zero-filled too: never read from memory.
   void asyncTile(Value buf, Value i0, Value i1, Value row0, Value rowLimit,
-                 int64_t rows, int64_t width, Value view) {
+                 int64_t rows, int64_t width, Value view,
+                 Value flagBuf = Value()) {
     int64_t perCopy = 16 / cfg.eltBytes;
     int64_t chunksPerRow = width / perCopy;
     int64_t total = rows * chunksPerRow;
@@ -643,6 +780,8 @@ private:
                           perCopy);
           Value gRow = add(row0, r);
           Value ok = cmpi(arith::CmpIPredicate::ult, gRow, rowLimit);
+          if (flagBuf)
+            ok = arith::AndIOp::create(b, loc, ok, keyVisible(flagBuf, r));
           Value srcRow = minsi(gRow, lastRow);
           Value n = select(ok, cst(perCopy), cst(0));
           nvgpu::DeviceAsyncCopyOp::create(
@@ -682,6 +821,23 @@ private:
     return LLVM::CallIntrinsicOp::create(
                b, loc, f32, b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f32"),
                ValueRange{x})
+        .getResult(0);
+  }
+  /// x * y and x - y rounded on their own (PTX mul.rn / sub.rn): ptxas
+  /// contracts a plain mul.f32 followed by sub.f32 into one FFMA, which
+  /// would bring back the rounding error of the exact product that the
+  /// exp2-domain scores exist to avoid.
+  Value mulRn(Value x, Value y) {
+    return LLVM::CallIntrinsicOp::create(
+               b, loc, f32, b.getStringAttr("llvm.nvvm.mul.rn.f"),
+               ValueRange{x, y})
+        .getResult(0);
+  }
+  Value subRn(Value x, Value y) {
+    Value negY = arith::NegFOp::create(b, loc, y);
+    return LLVM::CallIntrinsicOp::create(
+               b, loc, f32, b.getStringAttr("llvm.nvvm.add.rn.f"),
+               ValueRange{x, negY})
         .getResult(0);
   }
   /// The two B fragments (rows 0-1 and 2-3) of an ldmatrix x4 result.
@@ -734,7 +890,7 @@ private:
   /// 8 columns (thread: rows g and g + 8, columns 2 * (lane % 4) + {0, 1}).
   struct MmaCtx {
     int64_t MT, NT, DT;     // m16 tiles per warp, 8-key and 8-column blocks
-    Value col2, rowBase, shift, mb, mh, invScale, negInf, fzero;
+    Value col2, rowBase, shift, mb, mh, negInf, fzero;
     SmallVector<Value> rowG; // the thread's rows: rowG[mt * 2 + hh]
   };
   struct MmaStep {
@@ -750,13 +906,22 @@ private:
                          ValueRange carried) {
     const int64_t MT = cx.MT, NT = cx.NT, DT = cx.DT, N = 8 * NT;
     Value one = cst(1), col2 = cx.col2, rowBase = cx.rowBase, shift = cx.shift,
-          mb = cx.mb, mh = cx.mh, invScale = cx.invScale, negInf = cx.negInf,
+          mb = cx.mb, mh = cx.mh, negInf = cx.negInf,
           fzero = cx.fzero;
     ArrayRef<Value> rowG = cx.rowG;
 
     auto colOf = [&](int64_t nt, int64_t e) {
       return add(add(k0, col2), nt * 8 + e % 2);
     };
+    // Scores into the exp2 domain first, rounded: x = s * scale * log2(e).
+    // The exponent below is then x - m with m the maximum of the same
+    // rounded x, so it is <= 0 and exactly 0 at the maximum, for any
+    // magnitude. (One FFMA s * c - m * c keeps the rounding error of the
+    // exact product s * c: with a huge finite maximum, e.g. a K/V tile hidden
+    // by a -1e30 additive mask or logits of 1e10, that error exceeds 128 and
+    // exp2 gives inf, then NaN.)
+    for (Value &x : s)
+      x = mulRn(x, scale);
     if (mask) {
       Value sqLast = sub(Sq, one), skLast = sub(Sk, one);
       for (int64_t mt = 0; mt < MT; ++mt)
@@ -767,10 +932,16 @@ private:
           Value mv = memref::LoadOp::create(b, loc, mask,
                                             ValueRange{mb, mh, i, j});
           Value &x = s[(mt * NT + nt) * 4 + e];
-          if (keepMask)
+          if (keepMask) {
             x = select(mv, x, negInf);
-          else
-            x = fma(toF32(mv), invScale, x);
+          } else {
+            // An additive -inf hides the key like a false i1 entry: select,
+            // not add (a NaN/Inf score of a hidden key stays hidden).
+            Value mf = toF32(mv);
+            Value hidden = arith::CmpFOp::create(
+                b, loc, arith::CmpFPredicate::OEQ, mf, negInf);
+            x = select(hidden, negInf, fma(mf, maskScale, x));
+          }
         }
     }
     Value need = cmpi(arith::CmpIPredicate::ugt, add(k0, N), Sk);
@@ -822,17 +993,15 @@ private:
         Value dead = arith::CmpFOp::create(
             b, loc, arith::CmpFPredicate::OEQ, mNew[r], negInf);
         Value mSafe = select(dead, fzero, mNew[r]);
-        // exp(scale * (x - m)) = 2^(x * c - m * c), c = scale * log2(e):
-        // one FFMA and one EX2 per score (FlashAttention-2's form).
-        Value mc = arith::MulFOp::create(b, loc, mSafe, scale);
-        Value negMc = arith::NegFOp::create(b, loc, mc);
-        alpha[r] = fastExp2(fma(carried[r], scale, negMc));
+        // exp(scale * (s - m)) = 2^(x - m) in the exp2 domain (x = s * c,
+        // m = max x; both rounded, so x - m <= 0).
+        alpha[r] = fastExp2(subRn(carried[r], mSafe));
         lNew[r] =
             arith::MulFOp::create(b, loc, carried[2 * MT + r], alpha[r]);
         for (int64_t nt = 0; nt < NT; ++nt)
           for (int64_t e = 2 * hh; e < 2 * hh + 2; ++e) {
             int64_t x = (mt * NT + nt) * 4 + e;
-            p[x] = fastExp2(fma(s[x], scale, negMc));
+            p[x] = fastExp2(subRn(s[x], mSafe));
             lNew[r] = arith::AddFOp::create(b, loc, lNew[r], p[x]);
           }
       }
@@ -907,9 +1076,25 @@ private:
     Value qs = view2d(cfg.qTile, cfg.qStrideMma());
     Value ks = view2d(N, cfg.kStrideMma());
     Value vs = view2d(N, cfg.vStrideMma());
+    // Keys hidden from every row of the CTA are zero-filled, never read:
+    // past kvEnd (causal, Sk) by the row limit, by the mask through the
+    // flags (buffer t % 2 holds tile t's).
+    Value kvEnd = c.kvEnd;
+    if (cfg.keyFlags)
+      setupKeyFlags(base, cst(off));
+    auto flagBufOf = [&](Value t) -> Value {
+      return cfg.keyFlags ? remui(t, 2) : Value();
+    };
+    auto visibility = [&](Value t) {
+      if (cfg.keyFlags)
+        ifThen(cmpi(arith::CmpIPredicate::ult, t, nKT), [&] {
+          emitKeyVisibility(t, remui(t, 2), q0, shift, mb, mh);
+        });
+    };
 
     // Q tile -> shared -> A fragments in registers for the whole kernel.
     asyncTile(q, bi, h, q0, Sq, cfg.qTile, D, qs);
+    visibility(zero); // ordered before K(0)'s copy by the barrier below
     asyncWaitAll();
     gpu::BarrierOp::create(b, loc);
     Value lane16 = arith::RemUIOp::create(b, loc, lane, cst(16));
@@ -958,10 +1143,7 @@ private:
                           cst(2)),
                       8);
     Value kCol8x4 = mul(arith::DivUIOp::create(b, loc, lane, cst(8)), 8);
-    // 1/scale: an additive mask joins the raw scores as mask / scale.
-    Value invScale = arith::DivFOp::create(b, loc, maskScale, scale);
-    MmaCtx mx{MT,     NT,     DT,       col2,   rowBase, shift,
-              mb,     mh,     invScale, negInf, fzero,   rowG};
+    MmaCtx mx{MT, NT, DT, col2, rowBase, shift, mb, mh, negInf, fzero, rowG};
 
     // Software pipeline (FlashAttention-2's): K and V tiles are separate
     // cp.async groups; K(t+1) is copied while the softmax and P V of tile t
@@ -972,9 +1154,9 @@ private:
           b, loc, cmpi(arith::CmpIPredicate::ugt, nKT, zero), false);
       OpBuilder::InsertionGuard gd(b);
       b.setInsertionPointToStart(ifAny.thenBlock());
-      asyncTile(k, bi, kh, zero, Sk, N, D, ks);
+      asyncTile(k, bi, kh, zero, kvEnd, N, D, ks, flagBufOf(zero));
       asyncCommit();
-      asyncTile(v, bi, kh, zero, Sk, N, Dv, vs);
+      asyncTile(v, bi, kh, zero, kvEnd, N, Dv, vs, flagBufOf(zero));
       asyncCommit();
     }
     auto kvLoop = scf::ForOp::create(
@@ -982,6 +1164,9 @@ private:
         [&](OpBuilder &, Location, Value kt, ValueRange carried) {
           Value k0 = mul(kt, N);
           Value kNext = add(k0, N);
+          // Tile t+1's key visibility, read by its copies below (after the
+          // barriers of this step).
+          visibility(add(kt, one));
           asyncWait(asyncCommit(), 2); // an empty group: K(t) is complete
           // when at most V(t) and the empty group are in flight.
           gpu::BarrierOp::create(b, loc);
@@ -1019,7 +1204,10 @@ private:
           // Every warp is done with K(t): start copying K(t+1).
           gpu::BarrierOp::create(b, loc);
           Value more = cmpi(arith::CmpIPredicate::ult, add(kt, one), nKT);
-          ifThen(more, [&] { asyncTile(k, bi, kh, kNext, Sk, N, D, ks); });
+          ifThen(more, [&] {
+            asyncTile(k, bi, kh, kNext, kvEnd, N, D, ks,
+                      flagBufOf(add(kt, one)));
+          });
           asyncCommit(); // possibly empty: the group count stays uniform
           MmaStep st = mmaSoftmaxStep(mx, s, k0, carried);
           SmallVector<Value> next = st.next, o = st.o, p = st.p;
@@ -1059,7 +1247,10 @@ private:
           next.append(o.begin(), o.end());
           // Every warp is done with V(t): start copying V(t+1).
           gpu::BarrierOp::create(b, loc);
-          ifThen(more, [&] { asyncTile(v, bi, kh, kNext, Sk, N, Dv, vs); });
+          ifThen(more, [&] {
+            asyncTile(v, bi, kh, kNext, kvEnd, N, Dv, vs,
+                      flagBufOf(add(kt, one)));
+          });
           asyncCommit();
           scf::YieldOp::create(b, loc, next);
         });
@@ -1112,7 +1303,7 @@ private:
   /// of the [R x 64] shared view, from view row `viewRow0`.
   void asyncTileSwizzled(Value buf, Value i0, Value i1, Value row0,
                          Value rowLimit, int64_t rows, int64_t width,
-                         Value view, Value viewRow0) {
+                         Value view, Value viewRow0, Value flagBuf = Value()) {
     const int64_t cpr = width / 8; // 16-byte chunks per row
     const int64_t threads = cfg.warps * 32, total = rows * cpr;
     auto tokTy = nvgpu::DeviceAsyncTokenType::get(b.getContext());
@@ -1120,6 +1311,8 @@ private:
     auto copy = [&](Value r, Value ch) {
       Value gRow = add(row0, r);
       Value ok = cmpi(arith::CmpIPredicate::ult, gRow, rowLimit);
+      if (flagBuf)
+        ok = arith::AndIOp::create(b, loc, ok, keyVisible(flagBuf, r));
       Value n = select(ok, cst(8), cst(0));
       Value dRow = add(add(viewRow0, mul(divui(ch, 8), rows)), r);
       Value dCol = mul(arith::XOrIOp::create(b, loc, remui(ch, 8), remui(r, 8)),
@@ -1252,6 +1445,13 @@ private:
     ops.push_back(arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
     return inlinePtx(text, cons, ops, nS + nO);
   }
+  /// barrier.sync 0 (PTX ISA: the non-.aligned CTA barrier; every thread
+  /// of the CTA arrives, possibly at different barrier instructions).
+  void ctaBarrierNonAligned() {
+    LLVM::CallIntrinsicOp::create(
+        b, loc, b.getStringAttr("llvm.nvvm.barrier.cta.sync.all"),
+        ValueRange{arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0)});
+  }
   /// Two f32 as one f16x2 register (i32), x0 in the low half.
   Value packF16x2(Value x0, Value x1) {
     Value v = vector::FromElementsOp::create(b, loc, vec(2, f32),
@@ -1306,6 +1506,22 @@ private:
     Value kAddr = region(S * N * DB, ks);
     Value vAddr = region(S * N * VB, vs);
     const int64_t kStage = N * DB * 128, vStage = N * VB * 128; // bytes
+    // Keys hidden from every row of the CTA are zero-filled, never read:
+    // past kvEnd (causal, Sk) by the row limit, by the mask through the
+    // flags (buffer u % 4 holds tile u's; tile u's are written in step
+    // u - S, read by the copies of steps u - S + 1 (K) and u - S + 2 (V)).
+    Value kvEnd = c.kvEnd;
+    if (cfg.keyFlags)
+      setupKeyFlags(base, add(pad, cst(off)));
+    auto flagBufOf = [&](Value u) -> Value {
+      return cfg.keyFlags ? remui(u, 4) : Value();
+    };
+    auto visibility = [&](Value u) {
+      if (cfg.keyFlags)
+        ifThen(cmpi(arith::CmpIPredicate::ult, u, nKT), [&] {
+          emitKeyVisibility(u, remui(u, 4), q0, c.shift, c.mb, c.mh);
+        });
+    };
 
     // Slot j (in stage j % S) holds K(j) and V(j - 1): step t computes
     // S(t) and O += P(t - 1) V(t - 1) from slot t. Slot j's copies are one
@@ -1314,18 +1530,24 @@ private:
     // copySlot(j, stage): K(j) when j < nKT, V(j - 1) when j - 1 < nKT.
     auto copySlot = [&](Value j, Value stageIdx) {
       ifThen(cmpi(arith::CmpIPredicate::ult, j, nKT), [&] {
-        asyncTileSwizzled(k, bi, kh, mul(j, N), Sk, N, D, ks,
-                          mul(stageIdx, N * DB));
+        asyncTileSwizzled(k, bi, kh, mul(j, N), kvEnd, N, D, ks,
+                          mul(stageIdx, N * DB), flagBufOf(j));
       });
       ifThen(arith::AndIOp::create(
                  b, loc, cmpi(arith::CmpIPredicate::ugt, j, zero),
                  cmpi(arith::CmpIPredicate::ule, j, nKT)),
              [&] {
-               asyncTileSwizzled(v, bi, kh, mul(sub(j, one), N), Sk, N, Dv, vs,
-                                 mul(stageIdx, N * VB));
+               asyncTileSwizzled(v, bi, kh, mul(sub(j, one), N), kvEnd, N,
+                                 Dv, vs, mul(stageIdx, N * VB),
+                                 flagBufOf(sub(j, one)));
              });
     };
     asyncTileSwizzled(q, bi, h, q0, Sq, QT, D, qs, zero);
+    if (cfg.keyFlags) {
+      for (int64_t u = 0; u < S; ++u)
+        visibility(cst(u));
+      gpu::BarrierOp::create(b, loc);
+    }
     copySlot(zero, zero);
     // Exactly one group per slot from here on (no empty groups), so that
     // "slot t has landed" is always wait_group(S - 2). The token only
@@ -1358,9 +1580,8 @@ private:
     SmallVector<Value> init(2, negInf);
     init.append(2, fzero);
     init.append(DT, accZero);
-    Value invScale = arith::DivFOp::create(b, loc, maskScale, scale);
-    MmaCtx mx{1,      NT,       DT,     mul(t4, 2), rowBase, c.shift, c.mb,
-              c.mh,   invScale, negInf, fzero,      rowG};
+    MmaCtx mx{1,    NT,     DT,    mul(t4, 2), rowBase, c.shift, c.mb,
+              c.mh, negInf, fzero, rowG};
     Value odd = cmpi(arith::CmpIPredicate::eq, remui(wgIdx, 2), one);
     Type i32 = b.getI32Type();
 
@@ -1396,7 +1617,14 @@ private:
                                          NVVM::ProxyKind::async_shared),
                 NVVM::SharedSpaceAttr::get(b.getContext(),
                                            NVVM::SharedSpace::shared_cta));
-            gpu::BarrierOp::create(b, loc);
+            // The two roles run two copies of this loop, so the CTA's
+            // warpgroups meet at two different barrier instructions: that
+            // needs the non-aligned barrier.sync. (gpu.barrier is bar.sync,
+            // i.e. barrier.sync.aligned, which requires every thread of the
+            // CTA to execute the same instruction; compute-sanitizer's
+            // synccheck reports the aligned form here as a divergent
+            // barrier.)
+            ctaBarrierNonAligned();
             Value stage = remui(kt, S);
             Value k0 = mul(kt, N);
             Value hasS = cmpi(arith::CmpIPredicate::ult, kt, nKT);
@@ -1404,6 +1632,7 @@ private:
             Value ahead = add(kt, cst(S - 1));
             copySlot(ahead, remui(ahead, S));
             asyncCommit();
+            visibility(add(kt, cst(S)));
 
             Value kDesc0 = wgmmaDesc(arith::AddIOp::create(
                 b, loc, kAddr, toI64(mul(stage, kStage))));
@@ -1549,6 +1778,7 @@ private:
   FlashConfig cfg;
   Type f32, elt;
   Value q, k, v, mask, out, scale, scaleNat, maskScale;
+  Value flagsW, flagsR; // key visibility flags (cfg.keyFlags)
   Value B, H, Sq, Sk, G, tid;
   bool keepMask = false, maskBatchBcast = false, maskHeadBcast = false;
 };
@@ -1659,6 +1889,9 @@ struct TxAttentionToGPUPass
       }
       Type elt = op.getQuery().getType().getElementType();
       FlashConfig cfg = mmaConfigFor(elt, D, Dv).value_or(configFor(D, Dv));
+      // Tensor cores with a mask: per-tile key visibility flags, so that
+      // keys the mask hides from every row of a CTA are never read.
+      cfg.keyFlags = cfg.mma && op.getMask();
       // wgmma with a mask operand above head dim 64: the mask's loads and
       // predicates spill registers with 128 keys per step (176 bytes at
       // D = 128, Dv = 64); 64 keys do not.

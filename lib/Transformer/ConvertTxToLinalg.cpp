@@ -263,10 +263,19 @@ struct AttentionLowering : OpRewritePattern<AttentionOp> {
             [&](OpBuilder &nb_, Location nl, ValueRange a) {
               Value x = arith::MulFOp::create(nb_, nl, a[0], scale);
               if (mask) {
-                if (maskIsKeep)
+                if (maskIsKeep) {
                   x = arith::SelectOp::create(nb_, nl, a[1], x, negInf);
-                else
-                  x = arith::AddFOp::create(nb_, nl, x, toF32(nb_, nl, a[1]));
+                } else {
+                  // An additive -inf hides the key like a false i1 entry:
+                  // select, not add (a NaN/Inf score of a hidden key must
+                  // not become NaN).
+                  Value mv = toF32(nb_, nl, a[1]);
+                  Value hidden = arith::CmpFOp::create(
+                      nb_, nl, arith::CmpFPredicate::OEQ, mv, negInf);
+                  x = arith::SelectOp::create(
+                      nb_, nl, hidden, negInf,
+                      arith::AddFOp::create(nb_, nl, x, mv));
+                }
               }
               if (causal) {
                 Value i = linalg::IndexOp::create(nb_, nl, di);
@@ -340,8 +349,14 @@ struct AttentionLowering : OpRewritePattern<AttentionOp> {
               Value vv = grouped ? a[1] : kvExtract(nb_, nl, v, oj, oe);
               Value prod =
                   arith::MulFOp::create(nb_, nl, a[0], toF32(nb_, nl, vv));
+              // A hidden key (P == 0) contributes nothing, whatever V holds
+              // (0 * NaN would be NaN).
+              Value hidden = arith::CmpFOp::create(
+                  nb_, nl, arith::CmpFPredicate::OEQ, a[0], zeroF);
+              Value sum = arith::AddFOp::create(nb_, nl, a.back(), prod);
               linalg::YieldOp::create(
-                  nb_, nl, Value(arith::AddFOp::create(nb_, nl, a.back(), prod)));
+                  nb_, nl, Value(arith::SelectOp::create(nb_, nl, hidden,
+                                                         a.back(), sum)));
             })
             .getResult(0);
 

@@ -315,10 +315,17 @@ OnlineAttentionOp::decomposeOperation(OpBuilder &b) {
           [&](OpBuilder &nb, Location nl, ValueRange a) {
             Value x = arith::MulFOp::create(nb, nl, a.back(), scale);
             if (mask) {
-              if (keepMask)
+              if (keepMask) {
                 x = arith::SelectOp::create(nb, nl, a[0], x, negInf);
-              else
-                x = arith::AddFOp::create(nb, nl, x, toF32(nb, nl, a[0]));
+              } else {
+                // An additive -inf hides the key exactly like a false i1
+                // entry: select, not add (inf + -inf must not appear).
+                Value mv = toF32(nb, nl, a[0]);
+                Value hidden = arith::CmpFOp::create(
+                    nb, nl, arith::CmpFPredicate::OEQ, mv, negInf);
+                x = arith::SelectOp::create(nb, nl, hidden, negInf,
+                                            arith::AddFOp::create(nb, nl, x, mv));
+              }
             }
             if (causalOffset) {
               Value i = linalg::IndexOp::create(nb, nl, 2);
@@ -411,8 +418,16 @@ OnlineAttentionOp::decomposeOperation(OpBuilder &b) {
           [&](OpBuilder &nb, Location nl, ValueRange a) {
             Value prod =
                 arith::MulFOp::create(nb, nl, a[0], toF32(nb, nl, a[1]));
+            // A hidden key (P == 0) contributes nothing, whatever V holds:
+            // 0 * NaN or 0 * Inf would poison the row.
+            Value zero =
+                arith::ConstantOp::create(nb, nl, nb.getF32FloatAttr(0.0));
+            Value hidden = arith::CmpFOp::create(
+                nb, nl, arith::CmpFPredicate::OEQ, a[0], zero);
+            Value sum = arith::AddFOp::create(nb, nl, a[2], prod);
             linalg::YieldOp::create(
-                nb, nl, Value(arith::AddFOp::create(nb, nl, a[2], prod)));
+                nb, nl,
+                Value(arith::SelectOp::create(nb, nl, hidden, a[2], sum)));
           })
           .getResult(0);
 

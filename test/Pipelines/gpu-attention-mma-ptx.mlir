@@ -31,6 +31,18 @@
 // F16-DAG: cvt.rn.f16x2.f32
 // F16-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // F16-DAG: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// The exponent 2^(x - m), x = s * scale * log2(e) rounded first (never one
+// FFMA: CASES.md H2/H3).
+// F16-DAG: mul.rn.f32
+// F16-DAG: add.rn.f32
+// With a mask: per-tile key visibility flags (bytes written, words read by
+// the copies), so keys hidden from every row of the CTA are never read.
+// RUN: FileCheck %s --check-prefix=MASK < %t.ptx/f16_d64_mask_kernel.ptx
+// RUN: %cuda_toolkit/bin/ptxas -arch=sm_90 -v %t.ptx/f16_d64_mask_kernel.ptx -o %t.3.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+// MASK-NOT: .local
+// MASK-DAG: st.shared.b8
+// MASK-DAG: ld.shared.b32
+// MASK-DAG: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // D128-NOT: .local
 // D128-DAG: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // D128-DAG: cvt.rn.f16x2.f32
@@ -51,4 +63,8 @@ func.func @f16_d128(%q: tensor<1x4x100x128xf16>, %k: tensor<1x4x77x128xf16>, %v:
 func.func @bf16_d64(%q: tensor<1x4x100x64xbf16>, %k: tensor<1x4x77x64xbf16>, %v: tensor<1x4x77x64xbf16>) -> tensor<1x4x100x64xbf16> {
   %0 = tx.attention %q, %k, %v : tensor<1x4x100x64xbf16>, tensor<1x4x77x64xbf16>, tensor<1x4x77x64xbf16> -> tensor<1x4x100x64xbf16>
   return %0 : tensor<1x4x100x64xbf16>
+}
+func.func @f16_d64_mask(%q: tensor<1x2x130x64xf16>, %k: tensor<1x2x257x64xf16>, %v: tensor<1x2x257x64xf16>, %m: tensor<1x2x130x257xi1>) -> tensor<1x2x130x64xf16> {
+  %0 = tx.attention %q, %k, %v mask(%m : tensor<1x2x130x257xi1>) : tensor<1x2x130x64xf16>, tensor<1x2x257x64xf16>, tensor<1x2x257x64xf16> -> tensor<1x2x130x64xf16>
+  return %0 : tensor<1x2x130x64xf16>
 }

@@ -39,6 +39,22 @@
 // D64-DAG: wgmma.wait_group.sync.aligned 0
 // D64-DAG: cvt.rn.f16x2.f32
 // D64-DAG: ex2.approx.ftz.f32
+// The exponent is 2^(x - m) with x = s * scale * log2(e) rounded first
+// (mul.rn, then add.rn of -m: never one FFMA, whose unrounded product made
+// huge equal logits or a huge finite mask give inf, then NaN; CASES.md H2/H3).
+// D64-DAG: mul.rn.f32
+// D64-DAG: add.rn.f32
+// The two warpgroup roles meet at two barrier instructions: barrier.sync
+// (non-aligned), never bar.sync (CASES.md H4).
+// RUN: FileCheck %s --check-prefix=BARRIER < %t.ptx/f16_d128_kernel.ptx
+// BARRIER-NOT: {{^[[:space:]]*}}bar.sync
+// BARRIER: barrier.sync 0;
+// BARRIER-NOT: {{^[[:space:]]*}}bar.sync
+// With a mask, the keys hidden from every row of a CTA are never read: a
+// per-tile visibility byte per (key, thread group) in shared memory, read
+// as one word per key by the K/V copies (zero-fill).
+// MASK-DAG: st.shared.b8
+// MASK-DAG: ld.shared.b32
 // Each warpgroup runs the K/V steps with three asm statements (S + P V, S
 // alone in the first step, P V alone in the last), each ending in commit +
 // wait 0. With two warpgroups per CTA (D = 128) the second runs the steps in

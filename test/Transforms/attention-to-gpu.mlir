@@ -38,7 +38,9 @@
 // WG: nvgpu.device_async_copy
 // WG: scf.for
 // WG: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-// WG: gpu.barrier
+// The two warpgroup roles run two copies of the loop: the per-step CTA
+// barrier is the non-aligned barrier.sync (CASES.md H4: synccheck).
+// WG: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.all"
 // WG: llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p, q;{{.*}}wgmma.fence.sync.aligned;{{.*}}wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // WG: scf.for
 // WG-LABEL: func.func

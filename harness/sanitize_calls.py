@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Small calls of every tx kernel family, for compute-sanitizer.
+
+scripts/sanitize.sh runs this script once under each compute-sanitizer tool
+(memcheck, racecheck, synccheck, initcheck). It loads the libraries that
+scripts/main.sh builds (cases: softmax kernels and the reference lowering;
+flash_cases: chip sm_90, i.e. the CUDA-core and mma.sync attention kernels;
+flash_cases_sm90a: the wgmma kernel) and calls each entry point below once on
+small inputs made on the CPU and copied to the device (no PyTorch kernel runs
+besides the copies, so every report is about tx's kernels), with outputs from
+uninitialized memory (the kernels must write, never read, them).
+
+    python3 harness/sanitize_calls.py --lib-dir build/examples [--list]
+"""
+import argparse
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check  # noqa: E402  (the ctypes caller of the ABI)
+
+F16, BF16, F32, I1 = torch.float16, torch.bfloat16, torch.float32, torch.bool
+
+
+def softmax(fn, shape, dt):
+    return ("cases", fn, "softmax %s %s" % ("x".join(map(str, shape)), fn), [(shape, dt)], shape, dt)
+
+
+def attn(lib, fn, b, h, hkv, sq, sk, d, dt, mask=None, dv=None, what=""):
+    dv = dv or d
+    args = [((b, h, sq, d), dt), ((b, hkv, sk, d), dt), ((b, hkv, sk, dv), dt)]
+    if mask is not None:
+        args.append(((b, h, sq, sk) if mask[1] is None else mask[1], mask[0]))
+    name = "%s %s B%d H%d/%d Sq%d Sk%d D%d%s" % (lib, fn, b, h, hkv, sq, sk, d, (" " + what) if what else "")
+    return (lib, fn, name, args, (b, h, sq, dv), dt)
+
+
+def calls():
+    c = []
+    # Softmax: row-group kernels (short rows, vector and scalar paths),
+    # CTA-per-row kernels (long rows), dynamic shapes, the reference (dim 0).
+    for fn, shape, dt in (("softmax_dyn_f32", (3, 77), F32), ("softmax_dyn_f16", (5, 128), F16),
+                          ("softmax_dyn_bf16", (4, 1000), BF16), ("softmax_3x31_f32", (3, 31), F32),
+                          ("softmax_3x33_f16", (3, 33), F16), ("softmax_3x1025_f16", (3, 1025), F16),
+                          ("softmax_3x4096_f32", (3, 4096), F32), ("softmax_7x50257_f32", (7, 50257), F32),
+                          ("softmax_7x50257_f16", (7, 50257), F16), ("softmax_dim0_dyn_f32", (37, 5), F32)):
+        c.append(softmax(fn, shape, dt))
+    # Attention through the reference lowering (dynamic head dims).
+    c.append(attn("cases", "attn_dyn_f16", 1, 2, 1, 17, 33, 24, F16))
+    c.append(attn("cases", "attn_mask_causal_dyn_f32", 1, 2, 2, 9, 13, 8, F32, mask=(I1, None)))
+    for lib in ("flash_cases", "flash_cases_sm90a"):
+        for dt in (F16, BF16):
+            for d in (64, 128):
+                n = "f16" if dt == F16 else "bf16"
+                # No mask; i1 and additive masks; tails of Sq and Sk.
+                c.append(attn(lib, "hk_d%d_%s" % (d, n), 2, 2, 2, 77, 130, d, dt))
+                c.append(attn(lib, "hk_keep_d%d_%s" % (d, n), 1, 2, 2, 70, 257, d, dt, mask=(I1, None)))
+                c.append(attn(lib, "hk_add_d%d_%s" % (d, n), 1, 2, 2, 33, 200, d, dt, mask=(dt, None)))
+        # Causal + GQA (CASES.md H4 on sm_90a), Sq = 1, mask + causal.
+        c.append(attn(lib, "hk_causal_d128_f16", 1, 2, 1, 77, 130, 128, F16, what="H4"))
+        c.append(attn(lib, "hk_causal_d128_f16", 1, 4, 2, 1, 300, 128, F16, what="Sq=1"))
+        c.append(attn(lib, "hk_causal_d64_bf16", 2, 4, 1, 130, 77, 64, BF16, what="Sq>Sk"))
+        c.append(attn(lib, "hk_keep_causal_d128_f16", 1, 2, 2, 77, 130, 128, F16, mask=(I1, None)))
+        c.append(attn(lib, "hk_add_causal_d64_bf16", 1, 2, 2, 65, 129, 64, BF16, mask=(BF16, None)))
+        # CUDA-core kernels: f32, odd and large head dims.
+        c.append(attn(lib, "hk_d64_f32", 1, 2, 2, 40, 90, 64, F32))
+        c.append(attn(lib, "hk_keep_d64_f32", 1, 2, 2, 33, 65, 64, F32, mask=(I1, None)))
+        c.append(attn(lib, "hk_add_d64_f32", 1, 2, 2, 33, 65, 64, F32, mask=(F32, None)))
+        c.append(("%s" % lib, "flash_d18_dv40_f16", lib + " flash_d18_dv40_f16",
+                  [((1, 2, 45, 18), F16), ((1, 2, 77, 18), F16), ((1, 2, 77, 40), F16)], (1, 2, 45, 40), F16))
+        c.append((lib, "flash_d256_f32", lib + " flash_d256_f32",
+                  [((1, 2, 40, 256), F32), ((1, 1, 90, 256), F32), ((1, 1, 90, 256), F32)], (1, 2, 40, 256), F32))
+        c.append((lib, "flash_d80_f16", lib + " flash_d80_f16",
+                  [((2, 3, 100, 80), F16), ((2, 1, 100, 80), F16), ((2, 1, 100, 80), F16)], (2, 3, 100, 80), F16))
+    return c
+
+
+def make(shape, dt, gen):
+    if dt == I1:
+        x = torch.rand(shape, generator=gen) > 0.3
+    else:
+        x = (torch.rand(shape, generator=gen) * 4 - 2).to(dt)
+    return x.contiguous().to("cuda")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--lib-dir", required=True)
+    ap.add_argument("--list", action="store_true", help="print the calls and exit")
+    args = ap.parse_args()
+    cs = calls()
+    if args.list:
+        for c in cs:
+            print(c[2])
+        return
+    torch.cuda.init()
+    gen = torch.Generator().manual_seed(13)
+    libs = {}
+    failed = 0
+    for lib, fn, name, specs, out_shape, dt in cs:
+        path = os.path.join(args.lib_dir, lib, "lib%s.so" % lib)
+        if not os.path.exists(path):
+            print("skip (no %s): %s" % (path, name))
+            continue
+        if lib not in libs:
+            libs[lib] = check.Library(path)
+        ins = [make(s, t, gen) for s, t in specs]
+        out = torch.empty(out_shape, dtype=dt, device="cuda")
+        try:
+            libs[lib].call(fn, ins, out)
+            print("ok   %s" % name, flush=True)
+        except RuntimeError as e:
+            failed += 1
+            print("FAIL %s: %s" % (name, e), flush=True)
+    torch.cuda.synchronize()
+    print("sanitize_calls: %d calls, %d failed" % (len(cs), failed))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
