@@ -112,6 +112,25 @@ def Tx_AttentionOp : Tx_Op<"attention", [
       dimensions broadcast: a static `1` applies to every batch / head.
     - A query row that sees no key at all (every key masked, or `Sk == 0`)
       yields zeros, never NaN.
+    - **Hidden keys.** A key that is hidden from a query (a false `i1` mask
+      entry, an additive mask entry of `-inf`, or the causal diagonal)
+      contributes nothing to that query's output, whatever its K and V rows
+      hold: NaN or Inf in them (a KV cache's padding slots) cannot reach the
+      query. An additive `-inf` hides exactly like a false `i1` entry (the
+      score is selected, not added, so `inf + -inf` never appears); finite
+      additive values, however large (`-1e30`, `-1e10`), are numbers and are
+      added. On the CPU lowerings and the GPU's CUDA-core kernel this holds
+      per (query, key). The GPU's tensor-core kernels (mma.sync, wgmma)
+      never read the K/V rows of keys hidden from every query row of the
+      CTA's query tile (zero-filled copies; a key tile hidden from all its
+      rows is not read at all), which is the padding case; a NaN/Inf V row
+      of a key that is visible to some rows of the same tile and hidden from
+      others reaches the hidden rows too (the tensor cores multiply P = 0 by
+      it).
+    - Large magnitudes: scores are compared and exponentiated after the
+      scale is applied and rounded (`exp(s - max)` with `s - max <= 0`
+      exactly at the maximum), so huge but equal logits (Q = K = V = 60000 in
+      f16) and huge finite masks give the right answer, never 0 or NaN.
 
     Example:
 
@@ -204,7 +223,11 @@ def Tx_OnlineAttentionOp : Tx_Op<"online_attention", [
     consecutive key blocks gives, after the last block, the attention output
     `acc / sum` (`0` where `sum == 0`: a row that saw no visible key). The
     `m_safe` guard keeps rows that have seen no visible key yet free of NaN
-    (`exp(-inf - -inf)`).
+    (`exp(-inf - -inf)`). A hidden key (`p[j] == 0`: a false `i1` entry, an
+    additive `-inf`, or the causal diagonal) contributes nothing to
+    `new_acc`, whatever `V[j]` holds (`0 * NaN` is not added), and an
+    additive `-inf` is selected, not added (a NaN score of a hidden key stays
+    hidden).
 
     - `scale`: required, positive and finite (`tx-tile-attention` puts
       `1/sqrt(D)` there when the `tx.attention` has none).
