@@ -1405,9 +1405,7 @@ extern "C" TX_RUNTIME_EXPORT void txRuntimeBeginCall(CUstream stream) {
   // Make the default device's context current for the whole call: one
   // cuCtxGetCurrent per call, so the caller may change contexts between
   // calls, and none in the entry points inside the call.
-  DeviceState *device = defaultDeviceState(t, entry, [&] {
-    return format("call on stream %p", static_cast<void *>(stream));
-  });
+  DeviceState *device = defaultDeviceState(t, entry);
   if (!device)
     return; // Reported: the call has failed, its device work is skipped.
   CUcontext current = nullptr;
@@ -1550,8 +1548,15 @@ extern "C" TX_RUNTIME_EXPORT void mgpuModuleUnload(CUmodule module) {
   CUresult result = CU(cuModuleUnload, module);
   if (result == CUDA_ERROR_DEINITIALIZED)
     return; // As above: the driver shut down meanwhile.
-  check(result, entry, "cuModuleUnload",
-        [&] { return "module: " + info.description; });
+  if (!check(result, entry, "cuModuleUnload",
+             [&] { return "module: " + info.description; }) &&
+      info.context) {
+    // Still loaded: keep knowing it (its kernels are looked up afresh).
+    info.kernels.clear();
+    State &s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    s.modules.emplace(module, std::move(info));
+  }
 }
 
 extern "C" TX_RUNTIME_EXPORT CUfunction
@@ -1912,13 +1917,16 @@ extern "C" TX_RUNTIME_EXPORT void mgpuMemFree(void *ptr, CUstream stream) {
     bool managed;
     {
       std::lock_guard<std::mutex> lock(s.mutex);
-      managed = s.managedAllocations.erase(ptr) > 0;
-      s.managedCount.store(static_cast<int>(s.managedAllocations.size()),
-                           std::memory_order_relaxed);
+      managed = s.managedAllocations.count(ptr) > 0;
     }
     if (managed) {
-      check(CU(cuMemFree, reinterpret_cast<CUdeviceptr>(ptr)), entry,
-            "cuMemFree", describe);
+      if (check(CU(cuMemFree, reinterpret_cast<CUdeviceptr>(ptr)), entry,
+                "cuMemFree", describe)) {
+        std::lock_guard<std::mutex> lock(s.mutex);
+        s.managedAllocations.erase(ptr);
+        s.managedCount.store(static_cast<int>(s.managedAllocations.size()),
+                             std::memory_order_relaxed);
+      }
       return;
     }
   }

@@ -75,6 +75,9 @@ namespace {
   X(cuStreamBeginCapture)                                                      \
   X(cuStreamEndCapture)                                                        \
   X(cuGraphDestroy)                                                            \
+  X(cuGraphInstantiateWithFlags)                                               \
+  X(cuGraphLaunch)                                                             \
+  X(cuGraphExecDestroy)                                                        \
   X(cuEventCreate)                                                             \
   X(cuEventDestroy)                                                            \
   X(cuEventRecord)                                                             \
@@ -143,7 +146,7 @@ constexpr uint32_t kDead = 0xDEADDEADu;
 constexpr uint32_t kContextMagic = 0xC0C0C001u, kModuleMagic = 0xC0C0C002u,
                    kFunctionMagic = 0xC0C0C003u, kStreamMagic = 0xC0C0C004u,
                    kEventMagic = 0xC0C0C005u, kPoolMagic = 0xC0C0C006u,
-                   kGraphMagic = 0xC0C0C007u;
+                   kGraphMagic = 0xC0C0C007u, kGraphExecMagic = 0xC0C0C008u;
 
 struct FakeContext {
   uint32_t magic = kContextMagic;
@@ -196,6 +199,12 @@ struct FakePool {
 struct FakeGraph {
   uint32_t magic = kGraphMagic;
   long long nodes = 0;
+};
+
+/// An instantiated graph. Launching it does nothing: the captured work
+/// already ran when it was enqueued.
+struct FakeGraphExec {
+  uint32_t magic = kGraphExecMagic;
 };
 
 enum class AllocKind { Device, Managed, Pool };
@@ -1130,6 +1139,40 @@ FAKE_API CUresult cuGraphDestroy(CUgraph hGraph) {
     return fail(E_cuGraphDestroy, CUDA_ERROR_INVALID_HANDLE);
   graph->magic = kDead;
   liveGraphs.fetch_sub(1);
+  return CUDA_SUCCESS;
+}
+
+FAKE_API CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec,
+                                              CUgraph hGraph,
+                                              unsigned long long flags) {
+  count(E_cuGraphInstantiateWithFlags);
+  (void)flags;
+  if (!phGraphExec || !live<FakeGraph>(hGraph, kGraphMagic))
+    return fail(E_cuGraphInstantiateWithFlags, CUDA_ERROR_INVALID_VALUE);
+  *phGraphExec = reinterpret_cast<CUgraphExec>(new FakeGraphExec());
+  return CUDA_SUCCESS;
+}
+
+FAKE_API CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) {
+  count(E_cuGraphLaunch);
+  if (!initialized())
+    return fail(E_cuGraphLaunch, CUDA_ERROR_NOT_INITIALIZED);
+  if (!live<FakeGraphExec>(hGraphExec, kGraphExecMagic))
+    return fail(E_cuGraphLaunch, CUDA_ERROR_INVALID_VALUE);
+  FakeStream *s = nullptr;
+  CUresult error;
+  if (!resolveStream(hStream, &s, &error))
+    return fail(E_cuGraphLaunch, error);
+  recordNode(s);
+  return CUDA_SUCCESS;
+}
+
+FAKE_API CUresult cuGraphExecDestroy(CUgraphExec hGraphExec) {
+  count(E_cuGraphExecDestroy);
+  auto *exec = live<FakeGraphExec>(hGraphExec, kGraphExecMagic);
+  if (!exec)
+    return fail(E_cuGraphExecDestroy, CUDA_ERROR_INVALID_VALUE);
+  exec->magic = kDead;
   return CUDA_SUCCESS;
 }
 
