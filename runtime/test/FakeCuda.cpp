@@ -131,7 +131,13 @@ inline void count(Entry entry) {
   totalCalls.fetch_add(1, std::memory_order_relaxed);
 }
 
+CUresult notInitialized();
+
 inline CUresult fail(Entry entry, CUresult result) {
+  if (result == CUDA_ERROR_NOT_INITIALIZED)
+    result = notInitialized();
+  if (result == CUDA_ERROR_DEINITIALIZED)
+    return result; // after shutdown at exit: expected, not counted
   failedCalls.fetch_add(1, std::memory_order_relaxed);
   lastFailedResult.store(static_cast<int>(result), std::memory_order_relaxed);
   lastFailedEntry.store(entry, std::memory_order_relaxed);
@@ -257,15 +263,32 @@ KernelRegistry &kernelRegistry() {
   return *r;
 }
 
-// The calling thread's context stack (top = current).
-thread_local std::vector<FakeContext *> contextStack;
+// The calling thread's context stack (top = current). Plain data, so that
+// it survives the thread's TLS destructors (calls from global destructors).
+constexpr int kMaxContextDepth = 32;
+thread_local FakeContext *contextStack[kMaxContextDepth];
+thread_local int contextDepth = 0;
 
 FakeContext *currentContext() {
-  return contextStack.empty() ? nullptr : contextStack.back();
+  return contextDepth ? contextStack[contextDepth - 1] : nullptr;
 }
 
+/// Set by an atexit handler registered by cuInit: like the real driver, the
+/// fake shuts down at exit before global destructors run, and every call
+/// after that fails with CUDA_ERROR_DEINITIALIZED.
+std::atomic<bool> shutDown{false};
+
+void shutDownAtExit() { shutDown.store(true); }
+
 bool initialized() {
-  return state().initialized.load(std::memory_order_acquire);
+  return state().initialized.load(std::memory_order_acquire) &&
+         !shutDown.load(std::memory_order_relaxed);
+}
+
+/// The error for a call made while not initialized.
+CUresult notInitialized() {
+  return shutDown.load() ? CUDA_ERROR_DEINITIALIZED
+                         : CUDA_ERROR_NOT_INITIALIZED;
 }
 
 template <typename T> T *live(void *handle, uint32_t magic) {
@@ -606,7 +629,10 @@ FAKE_API CUresult cuInit(unsigned int flags) {
   count(E_cuInit);
   if (flags != 0)
     return fail(E_cuInit, CUDA_ERROR_INVALID_VALUE);
-  state().initialized.store(true, std::memory_order_release);
+  if (shutDown.load())
+    return CUDA_ERROR_DEINITIALIZED;
+  if (!state().initialized.exchange(true))
+    std::atexit(shutDownAtExit);
   return CUDA_SUCCESS;
 }
 
@@ -731,17 +757,17 @@ FAKE_API CUresult cuCtxSetCurrent(CUcontext ctx) {
   if (!initialized())
     return fail(E_cuCtxSetCurrent, CUDA_ERROR_NOT_INITIALIZED);
   if (!ctx) {
-    if (!contextStack.empty())
-      contextStack.pop_back();
+    if (contextDepth)
+      --contextDepth;
     return CUDA_SUCCESS;
   }
   FakeContext *context = live<FakeContext>(ctx, kContextMagic);
   if (!context)
     return fail(E_cuCtxSetCurrent, CUDA_ERROR_INVALID_CONTEXT);
-  if (contextStack.empty())
-    contextStack.push_back(context);
+  if (contextDepth == 0)
+    contextStack[contextDepth++] = context;
   else
-    contextStack.back() = context;
+    contextStack[contextDepth - 1] = context;
   return CUDA_SUCCESS;
 }
 
@@ -752,7 +778,9 @@ FAKE_API CUresult cuCtxPushCurrent(CUcontext ctx) {
   FakeContext *context = live<FakeContext>(ctx, kContextMagic);
   if (!context)
     return fail(E_cuCtxPushCurrent, CUDA_ERROR_INVALID_CONTEXT);
-  contextStack.push_back(context);
+  if (contextDepth == kMaxContextDepth)
+    return fail(E_cuCtxPushCurrent, CUDA_ERROR_OUT_OF_MEMORY);
+  contextStack[contextDepth++] = context;
   return CUDA_SUCCESS;
 }
 
@@ -760,11 +788,11 @@ FAKE_API CUresult cuCtxPopCurrent(CUcontext *pctx) {
   count(E_cuCtxPopCurrent);
   if (!initialized())
     return fail(E_cuCtxPopCurrent, CUDA_ERROR_NOT_INITIALIZED);
-  if (contextStack.empty())
+  if (contextDepth == 0)
     return fail(E_cuCtxPopCurrent, CUDA_ERROR_INVALID_CONTEXT);
   if (pctx)
-    *pctx = reinterpret_cast<CUcontext>(contextStack.back());
-  contextStack.pop_back();
+    *pctx = reinterpret_cast<CUcontext>(contextStack[contextDepth - 1]);
+  --contextDepth;
   return CUDA_SUCCESS;
 }
 

@@ -18,7 +18,8 @@
  * synchronization, blocking copies) fail with
  * CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidate the capture; work
  * enqueued on the capturing stream is counted as graph nodes (and still
- * executed).
+ * executed). Like the real driver, it shuts down at process exit before
+ * global destructors run: calls from them get CUDA_ERROR_DEINITIALIZED.
  *
  * Environment: FAKE_CUDA_DEVICES (default 1), FAKE_CUDA_MEMORY_BYTES (device
  * memory per process, default 1 GiB; beyond it allocations fail with
