@@ -566,6 +566,7 @@ inline bool callFailed(ThreadState &t) {
 /// Hands this thread's pooled streams to the shared pool when the thread
 /// exits. Constructed (armed) when the thread first pools a stream.
 struct StreamPoolReturner {
+  bool armed = false;
   ~StreamPoolReturner() {
     ThreadState &t = threadState();
     State &s = state();
@@ -1652,7 +1653,7 @@ void returnToPool(ThreadState &t, PooledStream pooled) {
   if (t.pooledCount < kThreadStreamPool) {
     if (!t.poolReturnerArmed) {
       t.poolReturnerArmed = true;
-      (void)&streamPoolReturner; // constructs it: hands the pool back at exit
+      streamPoolReturner.armed = true; // constructs it: returns the pool at exit
     }
     t.pooled[t.pooledCount++] = pooled;
     return;

@@ -487,6 +487,15 @@ void testSetStreamAndNesting() {
            "txRuntimeSetStream redirects only the calling thread");
   expect(check(out, 9, n, mine), "... and both synchronous calls work");
 
+  // A thread's pooled streams go to the other threads when it exits.
+  if (driver().isFake()) {
+    std::thread([&] { mgpuStreamDestroy(mgpuStreamCreate()); }).join();
+    long long created = driver().calls("cuStreamCreate");
+    std::thread([&] { mgpuStreamDestroy(mgpuStreamCreate()); }).join();
+    expect(driver().calls("cuStreamCreate") == created,
+           "an exited thread's pooled stream is reused by another thread");
+  }
+
   // Nested calls: the innermost stream is used; the outer one comes back.
   txRuntimeBeginCall(mine);
   txRuntimeBeginCall(other);
