@@ -609,9 +609,9 @@ __attribute__((noinline)) void reportCudaError(const char *entry,
   }
   if (!subject.empty())
     message += "; " + subject;
-  if (CallFrame *call = currentCall(threadState()))
+  if (CallFrame *frame = currentCall(threadState()))
     message += format("; in the call on stream %p",
-                      static_cast<void *>(call->stream));
+                      static_cast<void *>(frame->stream));
   reportError(message);
 }
 

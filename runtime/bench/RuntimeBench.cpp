@@ -22,8 +22,9 @@
 // _on_stream form), setstream (txRuntimeSetStream(stream, async=1) around the
 // loop: the pre-#15 way to enqueue on a caller's stream), sync (the
 // synchronous form: runtime streams, waits for each call), driver (pattern
-// only: the bare driver calls of the pattern, cuLaunchKernel etc., without
-// the runtime: the floor). The tx functions are looked up with dlsym, so the
+// only: the same work as bare driver calls on the caller's stream -
+// cuLaunchKernel, and for the dynamic shape cuMemAllocAsync, cuMemcpyAsync,
+// cuMemFreeAsync - without the runtime: the floor). The tx functions are looked up with dlsym, so the
 // binary also runs against an older runtime that lacks txRuntimeBeginCall
 // (modes setstream/sync), to measure "before".
 //
@@ -101,6 +102,9 @@ using CuLaunchKernelFn = int (*)(CUfunction, unsigned, unsigned, unsigned,
                                  unsigned, unsigned, unsigned, unsigned,
                                  CUstream, void **, void **);
 using CuModuleGetFunctionFn = int (*)(CUfunction *, CUmodule, const char *);
+using CuMemAllocAsyncFn = int (*)(uintptr_t *, size_t, CUstream);
+using CuMemFreeAsyncFn = int (*)(uintptr_t, CUstream);
+using CuMemcpyAsyncFn = int (*)(uintptr_t, uintptr_t, size_t, CUstream);
 
 // Fake driver interface (null with a real driver).
 using FakeCallCountFn = long long (*)(const char *);
@@ -362,12 +366,20 @@ int runPattern(const Options &o) {
     timeBatches(o, label, body, syncStream);
     break;
   case Mode::Driver: {
+    // The same work as bare driver calls: the floor under the runtime.
     auto launchKernel = reinterpret_cast<CuLaunchKernelFn>(
         dlsym(RTLD_DEFAULT, "cuLaunchKernel"));
     auto getFunction = reinterpret_cast<CuModuleGetFunctionFn>(
         dlsym(RTLD_DEFAULT, "cuModuleGetFunction"));
-    if (!launchKernel || !getFunction || dynamic) {
-      std::printf("%s: skipped (static shape only)\n", label);
+    auto allocAsync = reinterpret_cast<CuMemAllocAsyncFn>(
+        dlsym(RTLD_DEFAULT, "cuMemAllocAsync"));
+    auto freeAsync = reinterpret_cast<CuMemFreeAsyncFn>(
+        dlsym(RTLD_DEFAULT, "cuMemFreeAsync"));
+    auto memcpyAsync = reinterpret_cast<CuMemcpyAsyncFn>(
+        dlsym(RTLD_DEFAULT, "cuMemcpyAsync"));
+    if (!launchKernel || !getFunction || !allocAsync || !freeAsync ||
+        !memcpyAsync) {
+      std::printf("%s: skipped (driver entry points not found)\n", label);
       return 0;
     }
     CUfunction f = nullptr;
@@ -376,11 +388,19 @@ int runPattern(const Options &o) {
     timeBatches(
         o, label,
         [&] {
-          void *a0 = out, *a1 = in;
+          uintptr_t tmp = 0;
+          if (dynamic && allocAsync(&tmp, n * sizeof(float), stream) != 0)
+            std::abort();
+          void *a0 = dynamic ? reinterpret_cast<void *>(tmp) : out, *a1 = in;
           uint32_t a2 = n;
           void *params[] = {&a0, &a1, &a2};
           if (launchKernel(f, 1, 1, 1, 256, 1, 1, 0, stream, params,
                            nullptr) != 0)
+            std::abort();
+          if (dynamic &&
+              (memcpyAsync(reinterpret_cast<uintptr_t>(out), tmp,
+                           n * sizeof(float), stream) != 0 ||
+               freeAsync(tmp, stream) != 0))
             std::abort();
         },
         syncStream);

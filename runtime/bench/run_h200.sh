@@ -58,7 +58,6 @@ run timeout 300 "$bin/tx-runtime-entrytest" "$dir/small/libsmall.so"
 section "host cost: mgpu* call pattern (tiny kernel), this runtime"
 for shape in static dynamic; do
   for mode in driver call setstream sync; do
-    [ "$shape/$mode" = dynamic/driver ] && continue
     run "$bin/tx-runtime-bench" pattern --shape "$shape" --mode "$mode" --iters 200 --batches 50
   done
 done
