@@ -211,7 +211,6 @@ struct FaultPlan {
     bool andLater;        // "n+": every call from the n-th on
     CUresult error;
   };
-  std::atomic<bool> enabled{false};
   std::atomic<unsigned long long> counts[kNumDriverCalls] = {};
   std::mutex mutex;
   std::vector<Rule> rules;
@@ -221,6 +220,10 @@ FaultPlan &faultPlan() {
   static FaultPlan *plan = new FaultPlan();
   return *plan;
 }
+
+/// True while a plan is installed (constant-initialized: no guard to check
+/// on the fast path).
+std::atomic<bool> faultInjectionEnabled{false};
 
 /// Set on the calling thread when a fault was injected, read (and cleared)
 /// by the report of the failure.
@@ -243,7 +246,7 @@ __attribute__((noinline)) bool injectFault(DriverCall call, CUresult *error) {
 }
 
 template <typename Fn> inline CUresult driverCall(DriverCall call, Fn &&fn) {
-  if (__builtin_expect(faultPlan().enabled.load(std::memory_order_relaxed),
+  if (__builtin_expect(faultInjectionEnabled.load(std::memory_order_relaxed),
                        0)) {
     CUresult injected;
     if (injectFault(call, &injected))
@@ -1343,7 +1346,8 @@ bool installFaultPlan(const char *spec, const char *origin) {
     plan.rules = ok ? rules : std::vector<FaultPlan::Rule>();
     for (auto &n : plan.counts)
       n.store(0, std::memory_order_relaxed);
-    plan.enabled.store(ok && !plan.rules.empty(), std::memory_order_relaxed);
+    faultInjectionEnabled.store(ok && !plan.rules.empty(),
+                                std::memory_order_relaxed);
   }
   if (!ok)
     reportError(format("%s: invalid fault-injection plan \"%s\": %s", origin,
