@@ -105,10 +105,24 @@ bool check(const uint32_t *out, uint32_t base, uint32_t n, CUstream stream) {
   return true;
 }
 
-/// A stream of the caller's own (not the runtime's), as PyTorch's would be.
+/// A stream of the caller's own (not the runtime's), as PyTorch's would be,
+/// in device 0's primary context (made current first if the thread has no
+/// current context, as the CUDA runtime API would).
 CUstream callerStream() {
+  Driver &d = driver();
+  void *current = nullptr;
+  d.ctxGetCurrent(&current);
+  if (!current) {
+    void *primary = nullptr;
+    d.devicePrimaryCtxRetain(&primary, 0);
+    d.ctxSetCurrent(primary);
+  }
   CUstream s = nullptr;
-  driver().streamCreate(&s, 1 /*CU_STREAM_NON_BLOCKING*/);
+  int rc = d.streamCreate(&s, 1 /*CU_STREAM_NON_BLOCKING*/);
+  if (rc != 0 || !s) {
+    std::printf("[FAIL] cuStreamCreate for a caller's stream: %d\n", rc);
+    ++failureCount();
+  }
   return s;
 }
 

@@ -394,14 +394,15 @@ std::vector<Scenario> scenarios(int deviceCount) {
                       return h[0] == 0x12341234u;
                     });
                   }});
-  static std::vector<char> hostBuffer(1 << 16);
+  // Page-aligned, as older drivers require.
+  static void *hostBuffer = std::aligned_alloc(4096, 1 << 16);
   auto registerRoundTrip = [](Fixture &) {
     return onThisThread([] {
       int errors = txRuntimeThreadErrorCount();
-      mgpuMemHostRegister(hostBuffer.data(), hostBuffer.size());
+      mgpuMemHostRegister(hostBuffer, 1 << 16);
       if (txRuntimeThreadErrorCount() != errors)
         return false; // not registered: nothing to unregister
-      mgpuMemHostUnregister(hostBuffer.data());
+      mgpuMemHostUnregister(hostBuffer);
       return true;
     });
   };
@@ -409,9 +410,7 @@ std::vector<Scenario> scenarios(int deviceCount) {
                   nullptr, "bytes of host memory", registerRoundTrip});
   list.push_back({"cuMemHostUnregister", "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED",
                   nullptr, "host pointer", registerRoundTrip,
-                  [](Fixture &) {
-                    mgpuMemHostUnregister(hostBuffer.data());
-                  }});
+                  [](Fixture &) { mgpuMemHostUnregister(hostBuffer); }});
 
   // TMA descriptors: encode, then a 128-byte cuMemAlloc + cuMemcpyHtoD that
   // must be freed again when the copy fails. A successful call keeps its
