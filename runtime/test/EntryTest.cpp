@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace txtest;
@@ -80,6 +81,26 @@ struct Buffers {
 Library lib;
 Buffers buf;
 
+double halfToDouble(uint16_t h) {
+  int exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+  double value = exponent ? std::ldexp(1.0 + mantissa / 1024.0, exponent - 15)
+                          : std::ldexp(mantissa / 1024.0, -14);
+  return (h & 0x8000) ? -value : value;
+}
+
+/// x in [-2, 2) exactly representable in f16: k / 64 for k in [-128, 128).
+uint16_t halfOf(int k) {
+  if (k == 0)
+    return 0;
+  double v = std::fabs(k / 64.0);
+  int e = 0;
+  double m = std::frexp(v, &e); // v = m * 2^e, m in [0.5, 1)
+  uint16_t bits = uint16_t(((e - 1 + 15) << 10) |
+                           (int(std::lround((m * 2 - 1) * 1024)) & 0x3ff));
+  return k < 0 ? uint16_t(bits | 0x8000) : bits;
+}
+
+
 void *alloc(size_t bytes) { return mgpuMemAlloc(bytes, buf.stream, 0); }
 
 void setUp() {
@@ -133,18 +154,104 @@ bool softmaxResultRight() {
   mgpuStreamSynchronize(buf.stream);
   for (int64_t r = 0; r < Buffers::rows; ++r) {
     double sum = 0;
-    for (int64_t c = 0; c < Buffers::cols; ++c) {
-      uint16_t h = host[r * Buffers::cols + c];
-      int exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
-      double value = exponent ? std::ldexp(1.0 + mantissa / 1024.0,
-                                           exponent - 15)
-                              : std::ldexp(mantissa / 1024.0, -14);
-      sum += value;
-    }
+    for (int64_t c = 0; c < Buffers::cols; ++c)
+      sum += halfToDouble(host[r * Buffers::cols + c]);
     if (std::fabs(sum - 1.0) > 1e-2)
       return false;
   }
   return true;
+}
+
+/// Two host threads call the compiled softmax at once, each on its own
+/// stream with its own data; each checks its results (on a GPU) against a
+/// host softmax, and one thread's failure (txRuntimeFail in its call) stays
+/// its own.
+void testTwoThreads() {
+  const int64_t rows = 64, cols = 256, n = rows * cols;
+  const int iterations = 100;
+  struct Result {
+    int wrong = 0, errors = 0, ok = 0;
+    std::string lastError;
+  } results[2];
+  auto worker = [&](int id) {
+    Result &r = results[id];
+    Driver &d = driver();
+    void *current = nullptr;
+    d.ctxGetCurrent(&current);
+    if (!current) {
+      d.devicePrimaryCtxRetain(&current, 0);
+      d.ctxSetCurrent(current);
+    }
+    CUstream stream = nullptr;
+    d.streamCreate(&stream, 1);
+    auto *x = static_cast<uint16_t *>(mgpuMemAlloc(n * 2, stream, 0));
+    auto *y = static_cast<uint16_t *>(mgpuMemAlloc(n * 2, stream, 0));
+    std::vector<uint16_t> hx(n), hy(n);
+    std::vector<double> reference(n);
+    for (int64_t i = 0; i < n; ++i)
+      hx[i] = halfOf(int((i * (7 + 4 * id) + 13 * id) % 256) - 128);
+    for (int64_t row = 0; row < rows; ++row) {
+      double max = -1e30, sum = 0;
+      for (int64_t c = 0; c < cols; ++c)
+        max = std::fmax(max, halfToDouble(hx[row * cols + c]));
+      for (int64_t c = 0; c < cols; ++c)
+        sum += std::exp(halfToDouble(hx[row * cols + c]) - max);
+      for (int64_t c = 0; c < cols; ++c)
+        reference[row * cols + c] =
+            std::exp(halfToDouble(hx[row * cols + c]) - max) / sum;
+    }
+    mgpuMemcpy(x, hx.data(), n * 2, stream);
+    mgpuStreamSynchronize(stream);
+    MemRef<2> mx = memref<2>(x, {rows, cols}), my = memref<2>(y, {rows, cols});
+    for (int i = 0; i < iterations; ++i) {
+      mgpuMemset16(y, 0, n, stream);
+      int errors;
+      if (id == 1 && i == iterations / 2) {
+        txRuntimeBeginCall(stream);
+        txRuntimeFail("thread 1: deliberate failure");
+        errors = txRuntimeEndCall();
+      } else if (lib.softmaxOnStream) {
+        errors = lib.softmaxOnStream(&mx, &my, stream);
+      } else {
+        txRuntimeBeginCall(stream);
+        lib.softmax(&mx, &my);
+        errors = txRuntimeEndCall();
+      }
+      if (errors) {
+        ++r.errors;
+        continue;
+      }
+      ++r.ok;
+      if (driver().isFake())
+        continue;
+      mgpuMemcpy(hy.data(), y, n * 2, stream);
+      mgpuStreamSynchronize(stream);
+      for (int64_t k = 0; k < n; ++k)
+        if (std::fabs(halfToDouble(hy[k]) - reference[k]) >
+            2e-3 * std::fmax(1.0, reference[k]) + 1e-4) {
+          ++r.wrong;
+          break;
+        }
+    }
+    const char *last = txRuntimeGetLastError();
+    r.lastError = last ? last : "";
+    mgpuMemFree(x, stream);
+    mgpuMemFree(y, stream);
+    mgpuStreamSynchronize(stream);
+    d.streamDestroy(stream);
+  };
+  std::thread a(worker, 0), b(worker, 1);
+  a.join();
+  b.join();
+  expect(results[0].ok == iterations && results[1].ok == iterations - 1 &&
+             results[0].wrong == 0 && results[1].wrong == 0,
+         "two threads call the compiled softmax at once on two streams: " +
+             std::string(driver().isFake() ? "every call succeeds"
+                                           : "every result is right"));
+  expect(results[0].errors == 0 && results[0].lastError.empty() &&
+             results[1].errors == 1 &&
+             results[1].lastError == "thread 1: deliberate failure",
+         "each thread sees only its own failure");
 }
 
 void zeroResult() {
@@ -257,5 +364,6 @@ int main(int argc, char **argv) {
     expect(errors == 0 && (!fault.softmax || softmaxResultRight()),
            name + ": the next call works");
   }
+  testTwoThreads();
   return exitStatus("tx-runtime-entrytest");
 }
