@@ -64,7 +64,7 @@ done
 section "host cost: mgpu* call pattern, runtime before ($(cat "$dir/before/REVISION" 2>/dev/null))"
 for shape in static dynamic; do
   for mode in setstream sync; do
-    run env LD_LIBRARY_PATH="$dir/before" "$bin/tx-runtime-bench" pattern --shape "$shape" --mode "$mode" --iters 200 --batches 50
+    run env LD_LIBRARY_PATH="$dir/before${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$bin/tx-runtime-bench" pattern --shape "$shape" --mode "$mode" --iters 200 --batches 50
   done
 done
 
@@ -81,7 +81,7 @@ section "host cost: compiled entry points, runtime before"
 for e in $entries; do
   IFS=: read -r fn rows cols <<<"$e"
   for mode in setstream sync; do
-    run env LD_LIBRARY_PATH="$dir/before" "$bin/tx-runtime-bench" entry --lib "$lib" --fn "$fn" --rows "$rows" --cols "$cols" --mode "$mode" --iters 200 --batches 50
+    run env LD_LIBRARY_PATH="$dir/before${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$bin/tx-runtime-bench" entry --lib "$lib" --fn "$fn" --rows "$rows" --cols "$cols" --mode "$mode" --iters 200 --batches 50
   done
 done
 
