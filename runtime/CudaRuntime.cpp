@@ -5,7 +5,7 @@
 // Debian's LLVM/MLIR packages ship no CUDA runtime wrappers, so tx provides
 // its own, written directly over the CUDA *driver* API (cuda.h). At link time
 // the toolkit's stub libcuda.so is used; at run time the real driver's
-// libcuda.so.1.
+// libcuda.so.1 (or, in tests, the fake driver build/fake-cuda/libcuda.so.1).
 //
 // Functions (C ABI; signatures match what MLIR 22 emits, see Runtime.h):
 //   modules   mgpuModuleLoad(ptr, i64), mgpuModuleLoadJIT(ptr, i32),
@@ -20,10 +20,33 @@
 //             mgpuMemHostRegister[MemRef], mgpuMemHostUnregister[MemRef]
 //   devices   mgpuSetDefaultDevice
 //   TMA       mgpuTensorMapEncodeTiled, mgpuTensorMapEncodeTiledMemref
-//   tx API    txRuntimeGetLastError, txRuntimeClearLastError,
-//             txRuntimeErrorCount, txRuntimeSynchronize
+//   tx API    txRuntimeBeginCall/EndCall/Fail (stream-ordered calls),
+//             txRuntimeGetLastError, txRuntimeClearLastError,
+//             txRuntimeErrorCount, txRuntimeThreadErrorCount,
+//             txRuntimeSynchronize, txRuntimeSetStream,
+//             txRuntimeSetFaultInjection
 // The cuSPARSE / cuSPARSELt wrappers of upstream's CudaRuntimeWrappers.cpp
 // (mgpuCreateSparseEnv, mgpuSpMV, ...) are deliberately not provided.
+//
+// Calls (docs/ABI.md, "Streams and calls"):
+//   A compiled entry point runs in one of two forms.
+//   - Stream-ordered: _mlir_ciface_f_on_stream(..., stream) brackets the host
+//     code with txRuntimeBeginCall(stream) / txRuntimeEndCall(). Inside the
+//     call, on this thread, mgpuStreamCreate returns `stream`,
+//     synchronizing/destroying it does nothing, device temporaries come from
+//     the runtime's stream-ordered pool on `stream` (cuMemAllocFromPoolAsync
+//     / cuMemFreeAsync) and nothing blocks, so the call can be captured into
+//     a CUDA graph. After the first error of a call, its allocations, copies,
+//     memsets and launches are skipped (frees still run), so a failed
+//     allocation never becomes a kernel writing through a null pointer;
+//     EndCall returns the number of errors of the call.
+//   - Synchronous (no call active): the runtime's own streams (a per-thread
+//     pool of non-blocking streams), synchronized before return as the host
+//     code asks; temporaries also come from the pool, freed with
+//     cuMemFreeAsync followed by the host code's stream synchronization
+//     (never cuMemFree, which waits for the whole device).
+//   txRuntimeSetStream(stream, async) (per thread) is the older way to
+//   redirect the synchronous form onto a caller's stream.
 //
 // Context model:
 //   Every device is used through its PRIMARY context (cuInit +
@@ -37,7 +60,10 @@
 //   for its duration: if the calling thread has no current context the
 //   primary context is made current (and left current, like the runtime API
 //   does); if another context is current it is pushed and popped again, so a
-//   caller's context is never changed.
+//   caller's context is never changed. txRuntimeBeginCall does this once for
+//   the whole call (one cuCtxGetCurrent per call, so a caller may switch
+//   contexts between calls); entry points inside the call make no context
+//   calls at all.
 //   Note: LLVM 22 loads every gpu.binary from a global constructor (priority
 //   123) and unloads it from a global destructor, i.e. before main() or at
 //   dlopen() time; the module lands on whatever the default device is then
@@ -47,8 +73,14 @@
 //   Every failing CUDA call is reported - never silently dropped - as one
 //   line on stderr, "tx-runtime: error: <entry>: <cuCall> failed: <NAME>
 //   (<description>); <what: kernel name / module description / sizes>", and
-//   recorded for txRuntimeGetLastError()/txRuntimeErrorCount(). With
-//   TX_RUNTIME_ABORT_ON_ERROR=1 the process aborts right after printing.
+//   recorded for the calling thread (txRuntimeGetLastError,
+//   txRuntimeThreadErrorCount, txRuntimeEndCall) and in the process-wide
+//   txRuntimeErrorCount. TX_RUNTIME_QUIET=1 stops the printing,
+//   TX_RUNTIME_ABORT_ON_ERROR=1 aborts right after it. txRuntimeFail
+//   (run-time checks of compiled code) records "<message>" the same way.
+//   No driver call fails on a correct program: in particular the launch-time
+//   ABI check reads the kernel's parameter count from the image at load time
+//   instead of probing cuFuncGetParamInfo past the last parameter.
 //   Entry points never pass null handles to CUDA: loading a module that
 //   fails returns null, and a null module / function / event given to a later
 //   entry point is reported as a clear error naming the kernel involved.
@@ -59,22 +91,37 @@
 //   (CUDA_ERROR_DEINITIALIZED): MLIR unloads from a global destructor, which
 //   runs after the driver has shut down at process exit, and the driver then
 //   already destroyed the context together with its modules.
+//   TX_RUNTIME_INJECT_FAULT=<cuCall>:<n>[+][:<CUDA_ERROR_NAME>],... (or
+//   txRuntimeSetFaultInjection) makes the n-th call (n+: every call from the
+//   n-th on) of that driver function fail without calling the driver, for
+//   testing the failure paths (docs/ABI.md).
+//
+// Host cost (the per-launch path: mgpuModuleGetFunction, mgpuStreamCreate,
+// mgpuLaunchKernel, mgpuStreamSynchronize, mgpuStreamDestroy):
+//   no string formatting, no locks, no map lookups and no reference counting
+//   on the success path; per-thread caches of kernels (by module and name),
+//   of the default device's context and pool, and of pooled streams; the
+//   parameter-count check, the dynamic shared memory opt-in and
+//   cuModuleGetFunction happen once per kernel. The slow paths (first use,
+//   errors) take one global mutex.
 //
 // Other behaviour:
-//   - mgpuStreamDestroy keeps up to kStreamPoolCapacity streams per context
-//     for reuse by mgpuStreamCreate (MLIR creates and destroys a stream
-//     around every synchronous launch); TX_RUNTIME_STREAM_POOL=0 disables it.
+//   - Pooled streams are never destroyed (TX_RUNTIME_STREAM_POOL=0 creates and
+//     destroys one per mgpuStreamCreate/Destroy instead).
 //   - Dynamic shared memory above the default limit is opted into
 //     automatically (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES).
-//   - The first launch of each kernel checks the driver's parameter count
-//     against MLIR's paramsCount and refuses a mismatched launch.
-//   - TX_RUNTIME_SYNC_LAUNCHES=1 synchronizes after every launch so that
-//     faults during execution are reported against the kernel that caused
-//     them.
+//   - The memory pool keeps up to TX_RUNTIME_POOL_RELEASE_THRESHOLD bytes
+//     (default 1 GiB) of freed memory for reuse instead of returning it to
+//     the driver at each synchronization.
+//   - TX_RUNTIME_SYNC_LAUNCHES=1 synchronizes after every launch (except on a
+//     capturing stream) so that faults during execution are reported against
+//     the kernel that caused them.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tx/Runtime.h"
+
+#include "ImageInfo.h"
 
 #include <cuda.h>
 
@@ -84,13 +131,133 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace {
+
+//===----------------------------------------------------------------------===//
+// Driver calls and fault injection
+//===----------------------------------------------------------------------===//
+
+// Every driver function the runtime calls (cuGetErrorName/String aside),
+// under the name used in error messages and in TX_RUNTIME_INJECT_FAULT.
+#define TX_DRIVER_CALLS(X)                                                     \
+  X(cuInit)                                                                    \
+  X(cuDeviceGet)                                                               \
+  X(cuDeviceGetAttribute)                                                      \
+  X(cuDevicePrimaryCtxRetain)                                                  \
+  X(cuCtxGetCurrent)                                                           \
+  X(cuCtxSetCurrent)                                                           \
+  X(cuCtxPushCurrent)                                                          \
+  X(cuCtxPopCurrent)                                                           \
+  X(cuCtxGetDevice)                                                            \
+  X(cuCtxSynchronize)                                                          \
+  X(cuModuleLoadDataEx)                                                        \
+  X(cuModuleUnload)                                                            \
+  X(cuModuleGetFunction)                                                       \
+  X(cuFuncGetParamInfo)                                                        \
+  X(cuFuncGetAttribute)                                                        \
+  X(cuFuncSetAttribute)                                                        \
+  X(cuLaunchKernel)                                                            \
+  X(cuLaunchKernelEx)                                                          \
+  X(cuStreamCreate)                                                            \
+  X(cuStreamDestroy)                                                           \
+  X(cuStreamSynchronize)                                                       \
+  X(cuStreamWaitEvent)                                                         \
+  X(cuStreamIsCapturing)                                                       \
+  X(cuEventCreate)                                                             \
+  X(cuEventDestroy)                                                            \
+  X(cuEventSynchronize)                                                        \
+  X(cuEventRecord)                                                             \
+  X(cuMemAlloc)                                                                \
+  X(cuMemAllocManaged)                                                         \
+  X(cuMemFree)                                                                 \
+  X(cuMemAllocFromPoolAsync)                                                   \
+  X(cuMemFreeAsync)                                                            \
+  X(cuMemPoolCreate)                                                           \
+  X(cuMemPoolSetAttribute)                                                     \
+  X(cuMemPoolDestroy)                                                          \
+  X(cuMemcpyAsync)                                                             \
+  X(cuMemcpyHtoD)                                                              \
+  X(cuMemsetD32Async)                                                          \
+  X(cuMemsetD16Async)                                                          \
+  X(cuMemHostRegister)                                                         \
+  X(cuMemHostUnregister)                                                       \
+  X(cuTensorMapEncodeTiled)
+
+enum DriverCall {
+#define TX_ENUM(name) DC_##name,
+  TX_DRIVER_CALLS(TX_ENUM)
+#undef TX_ENUM
+      kNumDriverCalls
+};
+
+const char *const kDriverCallNames[] = {
+#define TX_NAME(name) #name,
+    TX_DRIVER_CALLS(TX_NAME)
+#undef TX_NAME
+};
+
+/// The fault-injection plan (TX_RUNTIME_INJECT_FAULT). Counting only happens
+/// while a plan is active, so the normal path pays one relaxed load.
+struct FaultPlan {
+  struct Rule {
+    int call;
+    unsigned long long n; // 1-based index of the call to fail
+    bool andLater;        // "n+": every call from the n-th on
+    CUresult error;
+  };
+  std::atomic<unsigned long long> counts[kNumDriverCalls] = {};
+  std::mutex mutex;
+  std::vector<Rule> rules;
+};
+
+FaultPlan &faultPlan() {
+  static FaultPlan *plan = new FaultPlan();
+  return *plan;
+}
+
+/// True while a plan is installed (constant-initialized: no guard to check
+/// on the fast path).
+std::atomic<bool> faultInjectionEnabled{false};
+
+/// Set on the calling thread when a fault was injected, read (and cleared)
+/// by the report of the failure.
+thread_local bool faultInjectedHere = false;
+
+/// Counts a call of `call`; returns true (and the error) if it must fail.
+__attribute__((noinline)) bool injectFault(DriverCall call, CUresult *error) {
+  FaultPlan &plan = faultPlan();
+  unsigned long long n =
+      plan.counts[call].fetch_add(1, std::memory_order_relaxed) + 1;
+  std::lock_guard<std::mutex> lock(plan.mutex);
+  for (const FaultPlan::Rule &rule : plan.rules) {
+    if (rule.call == call && (n == rule.n || (rule.andLater && n > rule.n))) {
+      *error = rule.error;
+      faultInjectedHere = true;
+      return true;
+    }
+  }
+  return false;
+}
+
+template <typename Fn> inline CUresult driverCall(DriverCall call, Fn &&fn) {
+  if (__builtin_expect(faultInjectionEnabled.load(std::memory_order_relaxed),
+                       0)) {
+    CUresult injected;
+    if (injectFault(call, &injected))
+      return injected;
+  }
+  return fn();
+}
+
+// CU(cuMemAlloc, &ptr, size): calls the driver function (cuda.h's macro
+// renames it, e.g. to cuMemAlloc_v2) unless a fault is injected into it.
+#define CU(name, ...) driverCall(DC_##name, [&] { return name(__VA_ARGS__); })
 
 //===----------------------------------------------------------------------===//
 // Error reporting
@@ -98,64 +265,88 @@ namespace {
 
 /// Names for the CUresults one is likely to meet, for when cuGetErrorName
 /// itself cannot answer (the toolkit's stub libcuda.so answers nothing).
+#define TX_CUDA_ERRORS(X)                                                      \
+  X(CUDA_SUCCESS)                                                              \
+  X(CUDA_ERROR_INVALID_VALUE)                                                  \
+  X(CUDA_ERROR_OUT_OF_MEMORY)                                                  \
+  X(CUDA_ERROR_NOT_INITIALIZED)                                                \
+  X(CUDA_ERROR_DEINITIALIZED)                                                  \
+  X(CUDA_ERROR_STUB_LIBRARY)                                                   \
+  X(CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER)                                     \
+  X(CUDA_ERROR_DEVICE_UNAVAILABLE)                                             \
+  X(CUDA_ERROR_NO_DEVICE)                                                      \
+  X(CUDA_ERROR_INVALID_DEVICE)                                                 \
+  X(CUDA_ERROR_DEVICE_NOT_LICENSED)                                            \
+  X(CUDA_ERROR_INVALID_IMAGE)                                                  \
+  X(CUDA_ERROR_INVALID_CONTEXT)                                                \
+  X(CUDA_ERROR_NO_BINARY_FOR_GPU)                                              \
+  X(CUDA_ERROR_INVALID_PTX)                                                    \
+  X(CUDA_ERROR_JIT_COMPILER_NOT_FOUND)                                         \
+  X(CUDA_ERROR_UNSUPPORTED_PTX_VERSION)                                        \
+  X(CUDA_ERROR_JIT_COMPILATION_DISABLED)                                       \
+  X(CUDA_ERROR_INVALID_SOURCE)                                                 \
+  X(CUDA_ERROR_SHARED_OBJECT_INIT_FAILED)                                      \
+  X(CUDA_ERROR_OPERATING_SYSTEM)                                               \
+  X(CUDA_ERROR_INVALID_HANDLE)                                                 \
+  X(CUDA_ERROR_ILLEGAL_STATE)                                                  \
+  X(CUDA_ERROR_NOT_FOUND)                                                      \
+  X(CUDA_ERROR_NOT_READY)                                                      \
+  X(CUDA_ERROR_ILLEGAL_ADDRESS)                                                \
+  X(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES)                                        \
+  X(CUDA_ERROR_LAUNCH_TIMEOUT)                                                 \
+  X(CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE)                                         \
+  X(CUDA_ERROR_CONTEXT_IS_DESTROYED)                                           \
+  X(CUDA_ERROR_ASSERT)                                                         \
+  X(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED)                                 \
+  X(CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED)                                     \
+  X(CUDA_ERROR_HARDWARE_STACK_ERROR)                                           \
+  X(CUDA_ERROR_ILLEGAL_INSTRUCTION)                                            \
+  X(CUDA_ERROR_MISALIGNED_ADDRESS)                                             \
+  X(CUDA_ERROR_INVALID_ADDRESS_SPACE)                                          \
+  X(CUDA_ERROR_INVALID_PC)                                                     \
+  X(CUDA_ERROR_LAUNCH_FAILED)                                                  \
+  X(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE)                                   \
+  X(CUDA_ERROR_NOT_PERMITTED)                                                  \
+  X(CUDA_ERROR_NOT_SUPPORTED)                                                  \
+  X(CUDA_ERROR_SYSTEM_NOT_READY)                                               \
+  X(CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)                                         \
+  X(CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE)                                 \
+  X(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED)                                     \
+  X(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED)                                     \
+  X(CUDA_ERROR_STREAM_CAPTURE_IMPLICIT)                                        \
+  X(CUDA_ERROR_TIMEOUT)                                                        \
+  X(CUDA_ERROR_INVALID_CLUSTER_SIZE)                                           \
+  X(CUDA_ERROR_FUNCTION_NOT_LOADED)                                            \
+  X(CUDA_ERROR_UNKNOWN)
+
 const char *fallbackErrorName(CUresult result) {
   switch (result) {
 #define TX_CASE(e)                                                             \
   case e:                                                                      \
     return #e;
-    TX_CASE(CUDA_SUCCESS)
-    TX_CASE(CUDA_ERROR_INVALID_VALUE)
-    TX_CASE(CUDA_ERROR_OUT_OF_MEMORY)
-    TX_CASE(CUDA_ERROR_NOT_INITIALIZED)
-    TX_CASE(CUDA_ERROR_DEINITIALIZED)
-    TX_CASE(CUDA_ERROR_STUB_LIBRARY)
-    TX_CASE(CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER)
-    TX_CASE(CUDA_ERROR_DEVICE_UNAVAILABLE)
-    TX_CASE(CUDA_ERROR_NO_DEVICE)
-    TX_CASE(CUDA_ERROR_INVALID_DEVICE)
-    TX_CASE(CUDA_ERROR_DEVICE_NOT_LICENSED)
-    TX_CASE(CUDA_ERROR_INVALID_IMAGE)
-    TX_CASE(CUDA_ERROR_INVALID_CONTEXT)
-    TX_CASE(CUDA_ERROR_NO_BINARY_FOR_GPU)
-    TX_CASE(CUDA_ERROR_INVALID_PTX)
-    TX_CASE(CUDA_ERROR_JIT_COMPILER_NOT_FOUND)
-    TX_CASE(CUDA_ERROR_UNSUPPORTED_PTX_VERSION)
-    TX_CASE(CUDA_ERROR_JIT_COMPILATION_DISABLED)
-    TX_CASE(CUDA_ERROR_INVALID_SOURCE)
-    TX_CASE(CUDA_ERROR_SHARED_OBJECT_INIT_FAILED)
-    TX_CASE(CUDA_ERROR_OPERATING_SYSTEM)
-    TX_CASE(CUDA_ERROR_INVALID_HANDLE)
-    TX_CASE(CUDA_ERROR_ILLEGAL_STATE)
-    TX_CASE(CUDA_ERROR_NOT_FOUND)
-    TX_CASE(CUDA_ERROR_NOT_READY)
-    TX_CASE(CUDA_ERROR_ILLEGAL_ADDRESS)
-    TX_CASE(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES)
-    TX_CASE(CUDA_ERROR_LAUNCH_TIMEOUT)
-    TX_CASE(CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE)
-    TX_CASE(CUDA_ERROR_CONTEXT_IS_DESTROYED)
-    TX_CASE(CUDA_ERROR_ASSERT)
-    TX_CASE(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED)
-    TX_CASE(CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED)
-    TX_CASE(CUDA_ERROR_HARDWARE_STACK_ERROR)
-    TX_CASE(CUDA_ERROR_ILLEGAL_INSTRUCTION)
-    TX_CASE(CUDA_ERROR_MISALIGNED_ADDRESS)
-    TX_CASE(CUDA_ERROR_INVALID_ADDRESS_SPACE)
-    TX_CASE(CUDA_ERROR_INVALID_PC)
-    TX_CASE(CUDA_ERROR_LAUNCH_FAILED)
-    TX_CASE(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE)
-    TX_CASE(CUDA_ERROR_NOT_PERMITTED)
-    TX_CASE(CUDA_ERROR_NOT_SUPPORTED)
-    TX_CASE(CUDA_ERROR_SYSTEM_NOT_READY)
-    TX_CASE(CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)
-    TX_CASE(CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE)
-    TX_CASE(CUDA_ERROR_TIMEOUT)
-    TX_CASE(CUDA_ERROR_INVALID_CLUSTER_SIZE)
-    TX_CASE(CUDA_ERROR_FUNCTION_NOT_LOADED)
-    TX_CASE(CUDA_ERROR_UNKNOWN)
+    TX_CUDA_ERRORS(TX_CASE)
 #undef TX_CASE
   default:
     return nullptr;
   }
+}
+
+/// The CUresult named `name` (one of TX_CUDA_ERRORS) or given as a number.
+bool parseErrorName(const std::string &name, CUresult *out) {
+#define TX_MATCH(e)                                                            \
+  if (name == #e) {                                                            \
+    *out = e;                                                                  \
+    return true;                                                               \
+  }
+  TX_CUDA_ERRORS(TX_MATCH)
+#undef TX_MATCH
+  char *end = nullptr;
+  long value = std::strtol(name.c_str(), &end, 10);
+  if (!name.empty() && end && *end == '\0' && value > 0) {
+    *out = static_cast<CUresult>(value);
+    return true;
+  }
+  return false;
 }
 
 std::string errorName(CUresult result) {
@@ -201,26 +392,6 @@ __attribute__((format(printf, 1, 2))) std::string format(const char *fmt,
   return result;
 }
 
-/// The last reported error and the error count. Heap-allocated and never
-/// freed, so it stays usable from global destructors (module unloads) that
-/// run after this library's own static objects would have been destroyed.
-struct ErrorLog {
-  std::mutex mutex;
-  std::string last;
-  bool hasLast = false;
-  std::atomic<int> count{0};
-};
-
-ErrorLog &errorLog() {
-  static ErrorLog *log = new ErrorLog();
-  return *log;
-}
-
-bool abortOnError() {
-  const char *value = std::getenv("TX_RUNTIME_ABORT_ON_ERROR");
-  return value && *value && std::strcmp(value, "0") != 0;
-}
-
 bool envFlag(const char *name, bool defaultValue) {
   const char *value = std::getenv(name);
   if (!value || !*value)
@@ -240,91 +411,73 @@ bool streamPoolEnabled() {
   return enabled;
 }
 
-/// Prints, records and counts one error; aborts if so configured.
-void reportError(std::string message) {
-  std::fprintf(stderr, "tx-runtime: error: %s\n", message.c_str());
-  std::fflush(stderr);
-  ErrorLog &log = errorLog();
-  {
-    std::lock_guard<std::mutex> lock(log.mutex);
-    log.last = std::move(message);
-    log.hasLast = true;
-  }
-  log.count.fetch_add(1, std::memory_order_relaxed);
-  if (abortOnError())
-    std::abort();
-}
-
-/// Reports a failing CUDA call `call` made on behalf of entry point `entry`;
-/// `subject` says what was involved (kernel, module, sizes...).
-void reportCudaError(const char *entry, const char *call, CUresult result,
-                     const std::string &subject) {
-  std::string message =
-      format("%s: %s failed: %s (%s)", entry, call, errorName(result).c_str(),
-             errorDescription(result).c_str());
-  if (!subject.empty())
-    message += "; " + subject;
-  reportError(std::move(message));
-}
-
-/// Returns true on success; otherwise reports the failure, describing the
-/// subject with `describe()` (only evaluated on failure, so successful calls
-/// on hot paths build no strings).
-template <typename DescribeFn>
-bool check(CUresult result, const char *entry, const char *call,
-           DescribeFn &&describe) {
-  if (result == CUDA_SUCCESS)
-    return true;
-  reportCudaError(entry, call, result, describe());
-  return false;
-}
-
-bool check(CUresult result, const char *entry, const char *call) {
-  return check(result, entry, call, [] { return std::string(); });
-}
+/// Errors reported in the whole process (txRuntimeErrorCount).
+std::atomic<int> processErrorCount{0};
 
 //===----------------------------------------------------------------------===//
 // Runtime state
 //===----------------------------------------------------------------------===//
 
+/// A kernel looked up through mgpuModuleGetFunction. Created once per
+/// (module, name), never freed (launches on other threads may hold it), and
+/// immutable but for the atomics, so the launch path reads it without locks.
+struct Kernel {
+  CUfunction function = nullptr;
+  CUmodule module = nullptr;
+  CUcontext context = nullptr;
+  std::string name;
+  std::string moduleDescription;
+  /// Parameter count read from the module image; -1 if the image could not
+  /// tell (e.g. a fatbin with only compressed entries).
+  int imageParamCount = -1;
+  /// The paramsCount whose last parameter the driver confirmed to exist
+  /// (cuFuncGetParamInfo(paramsCount - 1)); -1: none yet.
+  std::atomic<long long> confirmedParamCount{-1};
+  /// Largest dynamic shared memory size opted into so far.
+  std::atomic<int32_t> configuredSmem{0};
+};
+
 struct ModuleInfo {
   std::string description; // "module #N (<size>-byte <format> at <addr>...)"
   CUcontext context = nullptr;
+  txrt::ImageInfo image;
+  std::vector<Kernel *> kernels;
 };
 
-/// What identifies a kernel in messages; immutable and shared, so launches
-/// can hold on to it without copying strings.
-struct KernelId {
-  std::string name;
-  std::string moduleDescription;
-  CUmodule module = nullptr;
+/// A device's primary context and the runtime's memory pool on it.
+struct DeviceState {
+  int device = 0;
   CUcontext context = nullptr;
-};
-using KernelIdRef = std::shared_ptr<const KernelId>;
-
-struct FunctionInfo {
-  KernelIdRef id;
-  int32_t configuredSmem = 0;      // largest dynamic smem opted into so far
-  long long driverParamCount = -2; // -2: not queried yet, -1: unknown
+  CUmemoryPool pool = nullptr; // null: no stream-ordered allocator
 };
 
-constexpr size_t kStreamPoolCapacity = 8;
+constexpr int kMaxDevices = 64;
+
+struct PooledStream {
+  CUstream stream;
+  CUcontext context;
+};
 
 struct State {
   std::mutex mutex;
   bool initAttempted = false;
   CUresult initResult = CUDA_SUCCESS;
-  std::unordered_map<int, CUcontext> primaryContexts;
+  std::atomic<DeviceState *> devices[kMaxDevices] = {};
   std::unordered_map<CUmodule, ModuleInfo> modules;
-  std::unordered_map<CUfunction, FunctionInfo> functions;
-  std::unordered_map<CUstream, CUcontext> streamContexts;
-  std::unordered_map<CUstream, KernelIdRef> lastKernelOnStream;
-  std::unordered_map<CUcontext, std::vector<CUstream>> streamPool;
-  KernelIdRef lastKernel; // most recently launched kernel, any stream
+  std::unordered_map<CUfunction, Kernel *> kernelsByFunction;
+  /// Streams created by the runtime for its pool (never destroyed while
+  /// pooling is on) and their context.
+  std::unordered_map<CUstream, CUcontext> runtimeStreams;
+  /// Pooled streams no thread holds (returned at thread exit or overflow).
+  std::vector<PooledStream> sharedStreamPool;
+  /// Managed (host_shared) allocations: freed with cuMemFree.
+  std::unordered_set<void *> managedAllocations;
+  std::atomic<int> managedCount{0};
   unsigned nextModuleId = 1;
 };
 
-/// Never destroyed, for the same reason as errorLog().
+/// Never destroyed: module unloads run from global destructors, possibly
+/// after this library's own static objects would have been destroyed.
 State &state() {
   static State *s = new State();
   return *s;
@@ -332,102 +485,334 @@ State &state() {
 
 std::atomic<int> defaultDevice{0};
 
-/// Name of the kernel most recently asked for with mgpuModuleGetFunction on
-/// this thread. MLIR 22 calls mgpuModuleGetFunction immediately before each
-/// launch, so when a launch receives a null function this names the kernel.
-thread_local char lastRequestedKernel[256];
+/// Bumped by every module unload: per-thread kernel caches compare it and
+/// drop their entries (the unloaded module's handles may be reused).
+std::atomic<unsigned long long> kernelGeneration{1};
 
-void setLastRequestedKernel(const char *name) {
-  std::snprintf(lastRequestedKernel, sizeof(lastRequestedKernel), "%s",
-                name ? name : "");
+/// The most recently launched kernel, any thread (for messages).
+std::atomic<Kernel *> lastLaunchedKernel{nullptr};
+
+//===----------------------------------------------------------------------===//
+// Per-thread state
+//===----------------------------------------------------------------------===//
+
+constexpr int kMaxCallDepth = 8;
+constexpr int kKernelCacheSize = 32; // power of two
+constexpr int kThreadStreamPool = 4;
+constexpr int kLentStreams = 8;
+constexpr size_t kMaxMessage = 4096;
+
+/// One txRuntimeBeginCall .. txRuntimeEndCall.
+struct CallFrame {
+  CUstream stream;
+  int errorsAtStart;    // ThreadState::errorCount at BeginCall
+  CUcontext context;    // current for the whole call (null: setting it failed)
+  bool pushedContext;   // BeginCall pushed it: EndCall pops it
+};
+
+struct KernelCacheEntry {
+  CUmodule module;
+  const char *name; // the caller's pointer (compiled code: a constant)
+  Kernel *kernel;
+};
+
+/// Everything the runtime keeps per thread. Plain data (zero-initialized,
+/// trivially destructible), so it stays usable from global destructors at
+/// exit; pooled streams are handed back by StreamPoolReturner.
+struct ThreadState {
+  // Errors reported on this thread.
+  int errorCount;
+  bool hasLastError;
+  char lastError[kMaxMessage];
+  // Active stream-ordered calls (innermost last) and BeginCalls refused for
+  // being nested too deeply (their EndCall only reports).
+  int depth;
+  int overflow;
+  CallFrame frames[kMaxCallDepth];
+  // txRuntimeSetStream.
+  bool hasExternalStream;
+  int externalAsync;
+  CUstream externalStream;
+  // Default device's state, cached.
+  DeviceState *device;
+  // Kernels by (module, name), valid while cacheGeneration is current.
+  unsigned long long cacheGeneration;
+  KernelCacheEntry kernelCache[kKernelCacheSize];
+  Kernel *lastLookedUp;      // last kernel mgpuModuleGetFunction returned
+  char failedLookup[128];    // kernel whose last lookup failed, or ""
+  Kernel *lastLaunched;      // for messages
+  CUstream lastLaunchStream;
+  // Stream pool: streams owned by this thread for reuse, and streams lent
+  // out by mgpuStreamCreate (so that mgpuStreamDestroy recognizes them).
+  int pooledCount;
+  PooledStream pooled[kThreadStreamPool];
+  int lentCount;
+  PooledStream lent[kLentStreams];
+  bool poolReturnerArmed;
+};
+
+thread_local ThreadState threadStateStorage;
+
+inline ThreadState &threadState() { return threadStateStorage; }
+
+inline CallFrame *currentCall(ThreadState &t) {
+  return t.depth > 0 ? &t.frames[t.depth - 1] : nullptr;
 }
 
-/// Retains (once) and returns the primary context of `device`. On failure
-/// reports on behalf of `entry`, mentioning `describeSubject()`, and returns
-/// the error. `describeSubject()` is only evaluated on the slow path and never
-/// under the state lock (descriptions may consult the state themselves).
-template <typename DescribeFn>
-CUresult acquirePrimaryContext(int device, const char *entry,
-                               DescribeFn &&describeSubject, CUcontext *out) {
-  *out = nullptr;
-  State &s = state();
-  {
-    std::lock_guard<std::mutex> lock(s.mutex);
-    if (s.initAttempted && s.initResult == CUDA_SUCCESS) {
-      auto it = s.primaryContexts.find(device);
-      if (it != s.primaryContexts.end()) {
-        *out = it->second;
-        return CUDA_SUCCESS;
-      }
-    }
-  }
+/// True if the current call already recorded an error: its remaining device
+/// work is skipped.
+inline bool callFailed(ThreadState &t) {
+  CallFrame *call = currentCall(t);
+  return call && t.errorCount != call->errorsAtStart;
+}
 
-  // Slow path: first use of the driver or of this device, or a failed init.
+/// Hands this thread's pooled streams to the shared pool when the thread
+/// exits. Constructed (armed) when the thread first pools a stream.
+struct StreamPoolReturner {
+  bool armed = false;
+  ~StreamPoolReturner() {
+    ThreadState &t = threadState();
+    State &s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    for (int i = 0; i < t.pooledCount; ++i)
+      s.sharedStreamPool.push_back(t.pooled[i]);
+    t.pooledCount = 0;
+    t.poolReturnerArmed = false;
+  }
+};
+thread_local StreamPoolReturner streamPoolReturner;
+
+/// Prints, records and counts one error; aborts if so configured.
+__attribute__((noinline)) void reportError(const std::string &message) {
+  if (!envFlag("TX_RUNTIME_QUIET", false)) {
+    std::fprintf(stderr, "tx-runtime: error: %s\n", message.c_str());
+    std::fflush(stderr);
+  }
+  ThreadState &t = threadState();
+  std::snprintf(t.lastError, sizeof(t.lastError), "%s", message.c_str());
+  t.hasLastError = true;
+  ++t.errorCount;
+  processErrorCount.fetch_add(1, std::memory_order_relaxed);
+  if (envFlag("TX_RUNTIME_ABORT_ON_ERROR", false))
+    std::abort();
+}
+
+/// Reports a failing CUDA call `call` made on behalf of entry point `entry`;
+/// `subject` says what was involved (kernel, module, sizes...).
+__attribute__((noinline)) void reportCudaError(const char *entry,
+                                               const char *call,
+                                               CUresult result,
+                                               const std::string &subject) {
+  std::string message =
+      format("%s: %s failed: %s (%s)", entry, call, errorName(result).c_str(),
+             errorDescription(result).c_str());
+  if (faultInjectedHere) {
+    message += " [injected by TX_RUNTIME_INJECT_FAULT]";
+    faultInjectedHere = false;
+  }
+  if (!subject.empty())
+    message += "; " + subject;
+  if (CallFrame *frame = currentCall(threadState()))
+    message += format("; in the call on stream %p",
+                      static_cast<void *>(frame->stream));
+  reportError(message);
+}
+
+/// Returns true on success; otherwise reports the failure, describing the
+/// subject with `describe()` (only evaluated on failure, so successful calls
+/// on hot paths build no strings).
+template <typename DescribeFn>
+inline bool check(CUresult result, const char *entry, const char *call,
+                  DescribeFn &&describe) {
+  if (__builtin_expect(result == CUDA_SUCCESS, 1))
+    return true;
+  reportCudaError(entry, call, result, describe());
+  return false;
+}
+
+inline bool check(CUresult result, const char *entry, const char *call) {
+  return check(result, entry, call, [] { return std::string(); });
+}
+
+//===----------------------------------------------------------------------===//
+// Devices and contexts
+//===----------------------------------------------------------------------===//
+
+/// Release threshold of the runtime's memory pools.
+cuuint64_t poolReleaseThreshold() {
+  const char *value = std::getenv("TX_RUNTIME_POOL_RELEASE_THRESHOLD");
+  if (value && *value)
+    return std::strtoull(value, nullptr, 0);
+  return cuuint64_t(1) << 30;
+}
+
+/// Creates the runtime's memory pool on `device` (null if the device has no
+/// stream-ordered allocator or creating it failed; failures are reported and
+/// leave nothing behind).
+CUmemoryPool createPool(int device, CUdevice cuDevice, const char *entry) {
+  int supported = 0;
+  if (!check(CU(cuDeviceGetAttribute, &supported,
+                CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, cuDevice),
+             entry, "cuDeviceGetAttribute(MEMORY_POOLS_SUPPORTED)", [&] {
+               return format("device %d; device memory will be allocated "
+                             "with cuMemAlloc (not stream-ordered)",
+                             device);
+             }) ||
+      !supported)
+    return nullptr;
+  CUmemPoolProps props;
+  std::memset(&props, 0, sizeof(props));
+  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  props.handleTypes = CU_MEM_HANDLE_TYPE_NONE;
+  props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  props.location.id = device;
+  CUmemoryPool pool = nullptr;
+  auto describe = [&] {
+    return format("memory pool of device %d; device memory will be "
+                  "allocated with cuMemAlloc (not stream-ordered)",
+                  device);
+  };
+  if (!check(CU(cuMemPoolCreate, &pool, &props), entry, "cuMemPoolCreate",
+             describe))
+    return nullptr;
+  cuuint64_t threshold = poolReleaseThreshold();
+  if (!check(CU(cuMemPoolSetAttribute, pool,
+                CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold),
+             entry, "cuMemPoolSetAttribute(RELEASE_THRESHOLD)", describe)) {
+    check(CU(cuMemPoolDestroy, pool), entry, "cuMemPoolDestroy", describe);
+    return nullptr;
+  }
+  return pool;
+}
+
+/// Returns the state of `device` (primary context retained, memory pool
+/// created), setting it up on first use. On failure reports on behalf of
+/// `entry`, mentioning `describeSubject()`, and returns null with the error
+/// in `*error`; a later call tries again (except after a failed cuInit).
+template <typename DescribeFn>
+DeviceState *acquireDevice(int device, const char *entry,
+                           DescribeFn &&describeSubject,
+                           CUresult *error = nullptr) {
+  State &s = state();
+  if (device >= 0 && device < kMaxDevices)
+    if (DeviceState *d = s.devices[device].load(std::memory_order_acquire))
+      return d;
+
+  // Slow path: first use of the driver or of this device, or a failure.
   std::string subject = describeSubject();
+  std::string suffix = subject.empty() ? "" : "; " + subject;
+  auto fail = [&](CUresult result) -> DeviceState * {
+    if (error)
+      *error = result;
+    return nullptr;
+  };
   std::lock_guard<std::mutex> lock(s.mutex);
   if (!s.initAttempted) {
     s.initAttempted = true;
-    s.initResult = cuInit(0);
+    s.initResult = CU(cuInit, 0);
     if (s.initResult != CUDA_SUCCESS) {
       reportCudaError(entry, "cuInit", s.initResult,
-                      "no usable CUDA driver/GPU in this process" +
-                          (subject.empty() ? "" : "; " + subject));
-      return s.initResult;
+                      "no usable CUDA driver/GPU in this process" + suffix);
+      return fail(s.initResult);
     }
   } else if (s.initResult != CUDA_SUCCESS) {
     reportCudaError(entry, "cuInit", s.initResult,
                     "the CUDA driver failed to initialize earlier, no GPU "
                     "work is possible in this process" +
-                        (subject.empty() ? "" : "; " + subject));
-    return s.initResult;
+                        suffix);
+    return fail(s.initResult);
   }
-  auto it = s.primaryContexts.find(device); // another thread may have won
-  if (it != s.primaryContexts.end()) {
-    *out = it->second;
-    return CUDA_SUCCESS;
+  if (device < 0 || device >= kMaxDevices) {
+    reportError(format("%s: device ordinal %d is out of range (the runtime "
+                       "supports devices 0..%d)%s",
+                       entry, device, kMaxDevices - 1, suffix.c_str()));
+    return fail(CUDA_ERROR_INVALID_DEVICE);
   }
+  if (DeviceState *d = s.devices[device].load(std::memory_order_acquire))
+    return d; // another thread won
 
   auto describeDevice = [&] {
-    return format("device ordinal %d (set with mgpuSetDefaultDevice)%s%s",
-                  device, subject.empty() ? "" : "; ", subject.c_str());
+    return format("device ordinal %d (set with mgpuSetDefaultDevice)%s",
+                  device, suffix.c_str());
   };
   CUdevice cuDevice = 0;
-  CUresult result = cuDeviceGet(&cuDevice, device);
+  CUresult result = CU(cuDeviceGet, &cuDevice, device);
   if (!check(result, entry, "cuDeviceGet", describeDevice))
-    return result;
+    return fail(result);
   CUcontext context = nullptr;
-  result = cuDevicePrimaryCtxRetain(&context, cuDevice);
+  result = CU(cuDevicePrimaryCtxRetain, &context, cuDevice);
   if (!check(result, entry, "cuDevicePrimaryCtxRetain", describeDevice))
-    return result;
-  s.primaryContexts.emplace(device, context);
-  *out = context;
-  return CUDA_SUCCESS;
+    return fail(result);
+  auto *d = new DeviceState();
+  d->device = device;
+  d->context = context;
+  d->pool = createPool(device, cuDevice, entry);
+  s.devices[device].store(d, std::memory_order_release);
+  return d;
+}
+
+/// The default device's state through the thread's cache (no lock, no
+/// driver call once set up), or null (error reported).
+template <typename DescribeFn>
+inline DeviceState *defaultDeviceState(ThreadState &t, const char *entry,
+                                       DescribeFn &&describeSubject) {
+  int device = defaultDevice.load(std::memory_order_relaxed);
+  if (__builtin_expect(t.device != nullptr && t.device->device == device, 1))
+    return t.device;
+  DeviceState *d = acquireDevice(device, entry, describeSubject);
+  if (d)
+    t.device = d;
+  return d;
+}
+
+inline DeviceState *defaultDeviceState(ThreadState &t, const char *entry) {
+  return defaultDeviceState(t, entry, [] { return std::string(); });
+}
+
+/// The default device's primary context, or null (error reported).
+template <typename DescribeFn>
+CUcontext defaultContext(const char *entry, DescribeFn &&describeSubject) {
+  DeviceState *d = defaultDeviceState(threadState(), entry, describeSubject);
+  return d ? d->context : nullptr;
+}
+
+CUcontext defaultContext(const char *entry) {
+  return defaultContext(entry, [] { return std::string(); });
 }
 
 /// Makes `context` current for the lifetime of the guard (see the context
 /// model at the top of the file). ok() is false if `context` is null or
-/// making it current failed (already reported).
+/// making it current failed (already reported). Inside a call whose context
+/// is `context` it makes no driver call.
 class ContextGuard {
 public:
-  ContextGuard(CUcontext context, const char *entry) : entryName(entry) {
+  ContextGuard(ThreadState &t, CUcontext context, const char *entry)
+      : entryName(entry) {
     if (!context)
       return;
+    CallFrame *call = currentCall(t);
+    if (call && call->context == context) {
+      isOk = true;
+      return;
+    }
     CUcontext current = nullptr;
-    if (!check(cuCtxGetCurrent(&current), entry, "cuCtxGetCurrent"))
+    if (!check(CU(cuCtxGetCurrent, &current), entry, "cuCtxGetCurrent"))
       return;
     if (current == context) {
       isOk = true;
     } else if (!current) {
-      isOk = check(cuCtxSetCurrent(context), entry, "cuCtxSetCurrent");
+      isOk = check(CU(cuCtxSetCurrent, context), entry, "cuCtxSetCurrent");
     } else {
       isOk = pushed =
-          check(cuCtxPushCurrent(context), entry, "cuCtxPushCurrent");
+          check(CU(cuCtxPushCurrent, context), entry, "cuCtxPushCurrent");
     }
   }
+  ContextGuard(CUcontext context, const char *entry)
+      : ContextGuard(threadState(), context, entry) {}
   ~ContextGuard() {
     if (pushed) {
       CUcontext popped = nullptr;
-      check(cuCtxPopCurrent(&popped), entryName, "cuCtxPopCurrent");
+      check(CU(cuCtxPopCurrent, &popped), entryName, "cuCtxPopCurrent");
     }
   }
   ContextGuard(const ContextGuard &) = delete;
@@ -441,44 +826,17 @@ private:
   bool pushed = false;
 };
 
-/// The default device's primary context, or null (error already reported,
-/// mentioning `describeSubject()`).
-template <typename DescribeFn>
-CUcontext defaultContext(const char *entry, DescribeFn &&describeSubject) {
-  CUcontext context = nullptr;
-  acquirePrimaryContext(defaultDevice.load(std::memory_order_relaxed), entry,
-                        describeSubject, &context);
-  return context;
-}
-
-CUcontext defaultContext(const char *entry) {
-  return defaultContext(entry, [] { return std::string(); });
-}
-
 //===----------------------------------------------------------------------===//
 // Descriptions of the things involved in errors
 //===----------------------------------------------------------------------===//
 
 /// "<size>-byte <format> at <address>, first bytes: xx xx ..." for a binary
 /// handed to a module load.
-std::string describeBinary(const void *data, size_t size) {
+std::string describeBinary(const void *data, size_t size,
+                           txrt::ImageFormat imageFormat) {
   const auto *bytes = static_cast<const unsigned char *>(data);
-  const char *kind = "blob of unrecognized format (not cubin/fatbin/PTX)";
-  if (size >= 4 && bytes[0] == 0x7f && bytes[1] == 'E' && bytes[2] == 'L' &&
-      bytes[3] == 'F') {
-    kind = "cubin (ELF)";
-  } else if (size >= 4 && bytes[0] == 0x50 && bytes[1] == 0xed &&
-             bytes[2] == 0x55 && bytes[3] == 0xba) {
-    kind = "fatbin";
-  } else {
-    // PTX is text; look for its mandatory ".version" directive near the top.
-    size_t window = size < 4096 ? size : 4096;
-    std::string head(reinterpret_cast<const char *>(bytes), window);
-    if (head.find(".version") != std::string::npos)
-      kind = "PTX text";
-  }
-  std::string text = format("%zu-byte %s at %p, first bytes:", size, kind,
-                            data);
+  std::string text = format("%zu-byte %s at %p, first bytes:", size,
+                            txrt::imageFormatName(imageFormat), data);
   for (size_t i = 0; i < size && i < 8; ++i)
     text += format(" %02x", bytes[i]);
   return text;
@@ -495,30 +853,35 @@ std::string describeModule(CUmodule module) {
 }
 
 std::string describeStream(CUstream stream) {
-  State &s = state();
-  std::lock_guard<std::mutex> lock(s.mutex);
+  ThreadState &t = threadState();
   std::string text = stream ? format("stream %p", static_cast<void *>(stream))
                             : std::string("the default (null) stream");
-  auto it = s.lastKernelOnStream.find(stream);
-  if (it != s.lastKernelOnStream.end())
-    text += "; last kernel launched on it: '" + it->second->name + "'";
-  else if (s.lastKernel)
-    text += "; last kernel launched (any stream): '" + s.lastKernel->name + "'";
+  if (t.lastLaunched && t.lastLaunchStream == stream)
+    text += "; last kernel launched on it (this thread): '" +
+            t.lastLaunched->name + "'";
+  else if (Kernel *k = lastLaunchedKernel.load(std::memory_order_relaxed))
+    text += "; last kernel launched (any stream): '" + k->name + "'";
   return text;
 }
 
 //===----------------------------------------------------------------------===//
-// Module loading
+// Module loading and kernel lookup
 //===----------------------------------------------------------------------===//
 
-/// Loads `data` (cubin, fatbin or NUL-terminated PTX) into the default
-/// device's primary context. `jitOptLevel` < 0 leaves the JIT optimization
-/// level at the driver's default.
-CUmodule loadModule(const char *entry, void *data, const std::string &binary,
+/// Loads `data` (cubin, fatbin or NUL-terminated PTX; `size` 0: unknown)
+/// into the default device's primary context and reads its kernels'
+/// parameter counts. `jitOptLevel` < 0 leaves the JIT optimization level at
+/// the driver's default.
+CUmodule loadModule(const char *entry, void *data, size_t size,
                     int jitOptLevel) {
+  txrt::ImageInfo image = txrt::inspectImage(data, size);
+  if (size == 0)
+    size = txrt::imageSize(data);
+  std::string binary = describeBinary(data, size, image.format);
+  ThreadState &t = threadState();
   CUcontext context =
       defaultContext(entry, [&] { return "module: " + binary; });
-  ContextGuard guard(context, entry);
+  ContextGuard guard(t, context, entry);
   if (!guard.ok())
     return nullptr;
 
@@ -537,9 +900,9 @@ CUmodule loadModule(const char *entry, void *data, const std::string &binary,
   }
 
   CUmodule module = nullptr;
-  CUresult result =
-      cuModuleLoadDataEx(&module, data, static_cast<unsigned>(options.size()),
-                         options.data(), values.data());
+  CUresult result = CU(cuModuleLoadDataEx, &module, data,
+                       static_cast<unsigned>(options.size()), options.data(),
+                       values.data());
   if (!check(result, entry, "cuModuleLoadDataEx", [&] {
         std::string text = "module: " + binary;
         errorLogBuffer.back() = '\0';
@@ -562,7 +925,102 @@ CUmodule loadModule(const char *entry, void *data, const std::string &binary,
   info.description = format("module #%u (%s)", s.nextModuleId++,
                             binary.c_str());
   info.context = context;
+  info.image = std::move(image);
+  info.kernels.clear();
   return module;
+}
+
+/// Slow path of mgpuModuleGetFunction: the (module, name) kernel, looked up
+/// in the driver the first time. Null on failure (reported).
+__attribute__((noinline)) Kernel *lookupKernel(ThreadState &t,
+                                               CUmodule module,
+                                               const char *name,
+                                               const char *entry) {
+  CUcontext context = nullptr;
+  std::string moduleDescription;
+  int imageParamCount = -1;
+  {
+    State &s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    auto it = s.modules.find(module);
+    if (it != s.modules.end()) {
+      for (Kernel *kernel : it->second.kernels)
+        if (kernel->name == name)
+          return kernel;
+      context = it->second.context;
+      moduleDescription = it->second.description;
+      imageParamCount = it->second.image.paramCount(name);
+    }
+  }
+  if (moduleDescription.empty())
+    moduleDescription = describeModule(module);
+  auto describe = [&] {
+    return format("kernel '%s' in %s", name, moduleDescription.c_str());
+  };
+  if (!context)
+    context = defaultContext(entry, describe);
+  ContextGuard guard(t, context, entry);
+  if (!guard.ok())
+    return nullptr;
+
+  CUfunction function = nullptr;
+  if (!check(CU(cuModuleGetFunction, &function, module, name), entry,
+             "cuModuleGetFunction", describe))
+    return nullptr;
+
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  ModuleInfo &info = s.modules[module];
+  if (info.description.empty()) { // not loaded through this runtime
+    info.description = moduleDescription;
+    info.context = context;
+  }
+  for (Kernel *kernel : info.kernels) // another thread won
+    if (kernel->name == name)
+      return kernel;
+  auto *kernel = new Kernel();
+  kernel->function = function;
+  kernel->module = module;
+  kernel->context = context;
+  kernel->name = name;
+  kernel->moduleDescription = std::move(moduleDescription);
+  kernel->imageParamCount = imageParamCount;
+  info.kernels.push_back(kernel);
+  s.kernelsByFunction[function] = kernel;
+  return kernel;
+}
+
+inline void refreshKernelCache(ThreadState &t) {
+  unsigned long long generation =
+      kernelGeneration.load(std::memory_order_acquire);
+  if (__builtin_expect(t.cacheGeneration != generation, 0)) {
+    std::memset(t.kernelCache, 0, sizeof(t.kernelCache));
+    t.lastLookedUp = nullptr;
+    t.lastLaunched = nullptr;
+    t.cacheGeneration = generation;
+  }
+}
+
+inline unsigned kernelCacheSlot(const char *name) {
+  auto bits = reinterpret_cast<uintptr_t>(name);
+  return static_cast<unsigned>((bits >> 3) ^ (bits >> 9)) &
+         (kKernelCacheSize - 1);
+}
+
+/// The Kernel of `function`, for a launch: normally the one just looked up
+/// on this thread; null if the runtime never looked it up.
+inline Kernel *kernelOf(ThreadState &t, CUfunction function) {
+  refreshKernelCache(t);
+  if (__builtin_expect(t.lastLookedUp && t.lastLookedUp->function == function,
+                       1))
+    return t.lastLookedUp;
+  for (const KernelCacheEntry &entry : t.kernelCache)
+    if (entry.kernel && entry.kernel->function == function)
+      return entry.kernel;
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  auto it = s.kernelsByFunction.find(function);
+  return it == s.kernelsByFunction.end() ? nullptr : it->second;
 }
 
 //===----------------------------------------------------------------------===//
@@ -573,13 +1031,12 @@ struct Dim3 {
   intptr_t x, y, z;
 };
 
-std::string describeLaunch(const std::string &kernel,
-                           const std::string &moduleDescription,
-                           const Dim3 *cluster, const Dim3 &grid,
-                           const Dim3 &block, int32_t smem, CUstream stream) {
-  std::string text = "kernel '" + kernel + "'";
-  if (!moduleDescription.empty())
-    text += " from " + moduleDescription;
+std::string describeLaunch(const Kernel &kernel, const Dim3 *cluster,
+                           const Dim3 &grid, const Dim3 &block, int32_t smem,
+                           CUstream stream) {
+  std::string text = "kernel '" + kernel.name + "'";
+  if (!kernel.moduleDescription.empty())
+    text += " from " + kernel.moduleDescription;
   if (cluster)
     text += format(", cluster (%" PRIdPTR ", %" PRIdPTR ", %" PRIdPTR ")",
                    cluster->x, cluster->y, cluster->z);
@@ -591,18 +1048,90 @@ std::string describeLaunch(const std::string &kernel,
   return text;
 }
 
-/// Counts the kernel's parameters with cuFuncGetParamInfo (no count query
-/// exists); -1 if the driver cannot tell (the check is then skipped).
-long long queryParamCount(CUfunction function) {
-  for (size_t index = 0; index < 4096; ++index) {
-    size_t offset = 0, size = 0;
-    CUresult result = cuFuncGetParamInfo(function, index, &offset, &size);
-    if (result == CUDA_ERROR_INVALID_VALUE)
-      return static_cast<long long>(index);
-    if (result != CUDA_SUCCESS)
-      return -1;
+/// Checks MLIR's paramsCount against the kernel, without a failing driver
+/// call on a correct program: against the count read from the module image,
+/// and (once per kernel and count) by asking the driver for the last
+/// parameter, cuFuncGetParamInfo(paramsCount - 1), which exists exactly when
+/// the kernel has at least paramsCount parameters. Returns false (reported)
+/// on a mismatch.
+template <typename DescribeFn>
+__attribute__((noinline)) bool
+checkParamCount(Kernel &kernel, long long paramsCount, const char *entry,
+                DescribeFn &&describe) {
+  if (kernel.imageParamCount >= 0 && kernel.imageParamCount != paramsCount) {
+    reportError(format("%s: kernel expects %d parameters but the launch "
+                       "passes %lld (host and device ABI disagree; count read "
+                       "from the module image); %s",
+                       entry, kernel.imageParamCount, paramsCount,
+                       describe().c_str()));
+    return false;
   }
-  return -1;
+  if (paramsCount > 0) {
+    size_t offset = 0, size = 0;
+    CUresult result =
+        CU(cuFuncGetParamInfo, kernel.function,
+           static_cast<size_t>(paramsCount - 1), &offset, &size);
+    if (result == CUDA_ERROR_INVALID_VALUE) {
+      reportError(format("%s: kernel expects fewer than %lld parameters (the "
+                         "driver has no parameter #%lld) but the launch passes "
+                         "%lld (host and device ABI disagree); %s",
+                         entry, paramsCount, paramsCount - 1, paramsCount,
+                         describe().c_str()));
+      return false;
+    }
+    if (!check(result, entry, "cuFuncGetParamInfo", describe))
+      return false;
+  }
+  kernel.confirmedParamCount.store(paramsCount, std::memory_order_relaxed);
+  return true;
+}
+
+/// Opts the kernel into `smem` bytes of dynamic shared memory.
+template <typename DescribeFn>
+__attribute__((noinline)) bool configureSmem(Kernel &kernel, int32_t smem,
+                                             const char *entry,
+                                             DescribeFn &&describe) {
+  CUresult result =
+      CU(cuFuncSetAttribute, kernel.function,
+         CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem);
+  if (!check(result, entry,
+             "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", [&] {
+               int optin = -1, staticSmem = -1;
+               CUdevice device = 0;
+               if (CU(cuCtxGetDevice, &device) == CUDA_SUCCESS)
+                 CU(cuDeviceGetAttribute, &optin,
+                    CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                    device);
+               CU(cuFuncGetAttribute, &staticSmem,
+                  CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, kernel.function);
+               return describe() +
+                      format("; device allows %d bytes per block, kernel "
+                             "uses %d bytes of static shared memory",
+                             optin, staticSmem);
+             }))
+    return false;
+  int32_t configured = kernel.configuredSmem.load(std::memory_order_relaxed);
+  while (configured < smem &&
+         !kernel.configuredSmem.compare_exchange_weak(configured, smem))
+    ;
+  return true;
+}
+
+__attribute__((noinline)) void reportNullFunction(ThreadState &t,
+                                                  const char *entry) {
+  if (t.failedLookup[0])
+    reportError(format(
+        "%s: null kernel function handle; mgpuModuleGetFunction for kernel "
+        "'%s' (the last one requested on this thread) failed earlier",
+        entry, t.failedLookup));
+  else if (t.lastLookedUp)
+    reportError(format("%s: null kernel function handle (the last kernel "
+                       "looked up on this thread, '%s', was found)",
+                       entry, t.lastLookedUp->name.c_str()));
+  else
+    reportError(format("%s: null kernel function handle (no kernel was "
+                       "looked up on this thread)",
+                       entry));
 }
 
 /// Shared implementation of mgpuLaunchKernel and mgpuLaunchClusterKernel.
@@ -611,38 +1140,26 @@ void launch(const char *entry, CUfunction function, const Dim3 *cluster,
             const Dim3 &grid, const Dim3 &block, int32_t smem,
             CUstream stream, void **params, void **extra,
             long long paramsCount) {
-  if (!function) {
-    if (lastRequestedKernel[0])
-      reportError(format(
-          "%s: null kernel function handle; mgpuModuleGetFunction for kernel "
-          "'%s' (the last one requested on this thread) failed earlier",
-          entry, lastRequestedKernel));
-    else
-      reportError(format("%s: null kernel function handle (no kernel was "
-                         "looked up on this thread)",
-                         entry));
+  ThreadState &t = threadState();
+  if (callFailed(t))
+    return; // An earlier error of this call: launch nothing more.
+  if (__builtin_expect(!function, 0)) {
+    reportNullFunction(t, entry);
     return;
   }
 
-  // Copy what we need, so the lock is not held across driver calls.
-  FunctionInfo info;
-  {
-    State &s = state();
-    std::lock_guard<std::mutex> lock(s.mutex);
-    auto it = s.functions.find(function);
-    if (it != s.functions.end())
-      info = it->second;
+  Kernel *kernelPtr = kernelOf(t, function);
+  Kernel unknownKernel;
+  if (__builtin_expect(!kernelPtr, 0)) {
+    unknownKernel.function = function;
+    unknownKernel.name = format("<kernel %p, not looked up through this "
+                                "runtime>",
+                                static_cast<void *>(function));
+    kernelPtr = &unknownKernel;
   }
-  if (!info.id) {
-    auto id = std::make_shared<KernelId>();
-    id->name = format("<kernel %p, not looked up through this runtime>",
-                      static_cast<void *>(function));
-    info.id = std::move(id);
-  }
-  const KernelId &kernel = *info.id;
+  Kernel &kernel = *kernelPtr;
   auto describe = [&] {
-    return describeLaunch(kernel.name, kernel.moduleDescription, cluster, grid,
-                          block, smem, stream);
+    return describeLaunch(kernel, cluster, grid, block, smem, stream);
   };
 
   // Validate the dimensions; the driver takes unsigned ints.
@@ -656,7 +1173,7 @@ void launch(const char *entry, CUfunction function, const Dim3 *cluster,
   if (cluster)
     valid = valid && cluster->x > 0 && cluster->y > 0 && cluster->z > 0 &&
             inRange(cluster->x) && inRange(cluster->y) && inRange(cluster->z);
-  if (!valid) {
+  if (__builtin_expect(!valid, 0)) {
     reportError(format("%s: invalid launch configuration (grid sizes must be "
                        "in [0, 2^32), block/cluster sizes in [1, 2^32), "
                        "dynamic shared memory >= 0); %s",
@@ -669,58 +1186,22 @@ void launch(const char *entry, CUfunction function, const Dim3 *cluster,
   CUcontext context = kernel.context;
   if (!context)
     context = defaultContext(entry, describe);
-  ContextGuard guard(context, entry);
+  ContextGuard guard(t, context, entry);
   if (!guard.ok())
     return;
 
-  // First launch of this kernel: compare the driver's parameter count with
-  // the number of parameters MLIR packed. A mismatch would make the kernel
-  // read garbage, so refuse the launch.
-  if (info.driverParamCount == -2) {
-    info.driverParamCount = queryParamCount(function);
-    State &s = state();
-    std::lock_guard<std::mutex> lock(s.mutex);
-    auto it = s.functions.find(function);
-    if (it != s.functions.end())
-      it->second.driverParamCount = info.driverParamCount;
-  }
-  if (paramsCount >= 0 && !extra && info.driverParamCount >= 0 &&
-      info.driverParamCount != paramsCount) {
-    reportError(format("%s: kernel expects %lld parameters but the launch "
-                       "passes %lld (host and device ABI disagree); %s",
-                       entry, info.driverParamCount, paramsCount,
-                       describe().c_str()));
+  // The parameters MLIR packed must be the kernel's: a mismatch would make
+  // the kernel read garbage, so such a launch is refused.
+  if (paramsCount >= 0 && !extra &&
+      kernel.confirmedParamCount.load(std::memory_order_relaxed) !=
+          paramsCount &&
+      !checkParamCount(kernel, paramsCount, entry, describe))
     return;
-  }
 
   // Opt into dynamic shared memory beyond the default limit.
-  if (smem > info.configuredSmem) {
-    CUresult result = cuFuncSetAttribute(
-        function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem);
-    if (!check(result, entry,
-               "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", [&] {
-                 int optin = -1, staticSmem = -1;
-                 CUdevice device = 0;
-                 if (cuCtxGetDevice(&device) == CUDA_SUCCESS)
-                   cuDeviceGetAttribute(
-                       &optin,
-                       CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-                       device);
-                 cuFuncGetAttribute(&staticSmem,
-                                    CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
-                                    function);
-                 return describe() +
-                        format("; device allows %d bytes per block, kernel "
-                               "uses %d bytes of static shared memory",
-                               optin, staticSmem);
-               }))
-      return;
-    State &s = state();
-    std::lock_guard<std::mutex> lock(s.mutex);
-    auto it = s.functions.find(function);
-    if (it != s.functions.end() && it->second.configuredSmem < smem)
-      it->second.configuredSmem = smem;
-  }
+  if (smem > kernel.configuredSmem.load(std::memory_order_relaxed) &&
+      !configureSmem(kernel, smem, entry, describe))
+    return;
 
   CUresult result;
   const char *call;
@@ -744,31 +1225,36 @@ void launch(const char *entry, CUfunction function, const Dim3 *cluster,
     config.attrs = &attribute;
     config.numAttrs = 1;
     call = "cuLaunchKernelEx";
-    result = cuLaunchKernelEx(&config, function, params, extra);
+    result = CU(cuLaunchKernelEx, &config, function, params, extra);
   } else {
     call = "cuLaunchKernel";
-    result = cuLaunchKernel(
-        function, static_cast<unsigned>(grid.x),
-        static_cast<unsigned>(grid.y), static_cast<unsigned>(grid.z),
-        static_cast<unsigned>(block.x), static_cast<unsigned>(block.y),
-        static_cast<unsigned>(block.z), static_cast<unsigned>(smem), stream,
-        params, extra);
+    result = CU(cuLaunchKernel, function, static_cast<unsigned>(grid.x),
+                static_cast<unsigned>(grid.y), static_cast<unsigned>(grid.z),
+                static_cast<unsigned>(block.x), static_cast<unsigned>(block.y),
+                static_cast<unsigned>(block.z), static_cast<unsigned>(smem),
+                stream, params, extra);
   }
   if (!check(result, entry, call, describe))
     return;
 
-  {
-    State &s = state();
-    std::lock_guard<std::mutex> lock(s.mutex);
-    s.lastKernelOnStream[stream] = info.id;
-    s.lastKernel = info.id;
+  if (kernelPtr != &unknownKernel) {
+    t.lastLaunched = kernelPtr;
+    t.lastLaunchStream = stream;
+    lastLaunchedKernel.store(kernelPtr, std::memory_order_relaxed);
   }
 
-  if (syncLaunches())
-    check(cuStreamSynchronize(stream), entry,
-          "cuStreamSynchronize (TX_RUNTIME_SYNC_LAUNCHES)", [&] {
-            return "kernel failed during execution: " + describe();
-          });
+  if (__builtin_expect(syncLaunches(), 0)) {
+    // Never synchronize a stream that is being captured into a graph.
+    CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+    if (!check(CU(cuStreamIsCapturing, stream, &capture), entry,
+               "cuStreamIsCapturing (TX_RUNTIME_SYNC_LAUNCHES)", describe))
+      return;
+    if (capture == CU_STREAM_CAPTURE_STATUS_NONE)
+      check(CU(cuStreamSynchronize, stream), entry,
+            "cuStreamSynchronize (TX_RUNTIME_SYNC_LAUNCHES)", [&] {
+              return "kernel failed during execution: " + describe();
+            });
+  }
 }
 
 /// Element sizes of CUtensorMapDataType values 0..12 (UINT8 .. TFLOAT32_FTZ).
@@ -788,49 +1274,216 @@ const int64_t *memrefSizes(void *descriptor) {
       static_cast<char *>(descriptor) + sizeof(MemRefDescriptorHead));
 }
 
+//===----------------------------------------------------------------------===//
+// Fault-injection plans
+//===----------------------------------------------------------------------===//
+
+/// Parses and installs `spec` (TX_RUNTIME_INJECT_FAULT syntax; null or empty
+/// turns injection off) and restarts the call counts. Returns false and
+/// reports if the spec is malformed (nothing is then injected).
+bool installFaultPlan(const char *spec, const char *origin) {
+  FaultPlan &plan = faultPlan();
+  std::vector<FaultPlan::Rule> rules;
+  std::string text = spec ? spec : "";
+  size_t pos = 0;
+  bool ok = true;
+  std::string problem;
+  while (ok && pos < text.size()) {
+    size_t comma = text.find(',', pos);
+    std::string item =
+        text.substr(pos, comma == std::string::npos ? std::string::npos
+                                                    : comma - pos);
+    pos = comma == std::string::npos ? text.size() : comma + 1;
+    if (item.empty())
+      continue;
+    size_t colon = item.find(':');
+    if (colon == std::string::npos) {
+      ok = false;
+      problem = "'" + item + "' is not <cuCall>:<n>[+][:<error>]";
+      break;
+    }
+    std::string name = item.substr(0, colon);
+    std::string rest = item.substr(colon + 1);
+    std::string count = rest, error;
+    size_t colon2 = rest.find(':');
+    if (colon2 != std::string::npos) {
+      count = rest.substr(0, colon2);
+      error = rest.substr(colon2 + 1);
+    }
+    FaultPlan::Rule rule;
+    rule.call = -1;
+    for (int i = 0; i < kNumDriverCalls; ++i)
+      if (name == kDriverCallNames[i])
+        rule.call = i;
+    if (rule.call < 0) {
+      ok = false;
+      problem = "unknown driver call '" + name + "' (known:";
+      for (const char *known : kDriverCallNames)
+        problem += std::string(" ") + known;
+      problem += ")";
+      break;
+    }
+    rule.andLater = !count.empty() && count.back() == '+';
+    if (rule.andLater)
+      count.pop_back();
+    char *end = nullptr;
+    rule.n = std::strtoull(count.c_str(), &end, 10);
+    if (count.empty() || !end || *end || rule.n == 0) {
+      ok = false;
+      problem = "'" + item + "': the call number must be 1 or more";
+      break;
+    }
+    rule.error = CUDA_ERROR_UNKNOWN;
+    if (!error.empty() && !parseErrorName(error, &rule.error)) {
+      ok = false;
+      problem = "'" + item + "': unknown CUDA error '" + error + "'";
+      break;
+    }
+    rules.push_back(rule);
+  }
+  {
+    std::lock_guard<std::mutex> lock(plan.mutex);
+    plan.rules = ok ? rules : std::vector<FaultPlan::Rule>();
+    for (auto &n : plan.counts)
+      n.store(0, std::memory_order_relaxed);
+    faultInjectionEnabled.store(ok && !plan.rules.empty(),
+                                std::memory_order_relaxed);
+  }
+  if (!ok)
+    reportError(format("%s: invalid fault-injection plan \"%s\": %s", origin,
+                       text.c_str(), problem.c_str()));
+  return ok;
+}
+
+__attribute__((constructor)) void installFaultPlanFromEnvironment() {
+  if (const char *spec = std::getenv("TX_RUNTIME_INJECT_FAULT"))
+    if (*spec)
+      installFaultPlan(spec, "TX_RUNTIME_INJECT_FAULT");
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
-// tx runtime API
+// tx runtime API: errors, calls, streams, fault injection
 //===----------------------------------------------------------------------===//
 
 extern "C" TX_RUNTIME_EXPORT const char *txRuntimeGetLastError(void) {
-  ErrorLog &log = errorLog();
-  std::lock_guard<std::mutex> lock(log.mutex);
-  return log.hasLast ? log.last.c_str() : nullptr;
+  ThreadState &t = threadState();
+  return t.hasLastError ? t.lastError : nullptr;
 }
 
 extern "C" TX_RUNTIME_EXPORT void txRuntimeClearLastError(void) {
-  ErrorLog &log = errorLog();
-  std::lock_guard<std::mutex> lock(log.mutex);
-  log.last.clear();
-  log.hasLast = false;
+  ThreadState &t = threadState();
+  t.hasLastError = false;
+  t.lastError[0] = '\0';
 }
 
 extern "C" TX_RUNTIME_EXPORT int txRuntimeErrorCount(void) {
-  return errorLog().count.load(std::memory_order_relaxed);
+  return processErrorCount.load(std::memory_order_relaxed);
+}
+
+extern "C" TX_RUNTIME_EXPORT int txRuntimeThreadErrorCount(void) {
+  return threadState().errorCount;
+}
+
+extern "C" TX_RUNTIME_EXPORT void txRuntimeFail(const char *message) {
+  reportError(message && *message ? message
+                                  : "txRuntimeFail called without a message");
+}
+
+extern "C" TX_RUNTIME_EXPORT void txRuntimeBeginCall(CUstream stream) {
+  const char *entry = "txRuntimeBeginCall";
+  ThreadState &t = threadState();
+  if (t.depth == kMaxCallDepth) {
+    ++t.overflow;
+    reportError(format("%s: calls nested more than %d deep on this thread "
+                       "(stream %p); this call is refused",
+                       entry, kMaxCallDepth, static_cast<void *>(stream)));
+    return;
+  }
+  CallFrame &call = t.frames[t.depth++];
+  call.stream = stream;
+  call.errorsAtStart = t.errorCount;
+  call.context = nullptr;
+  call.pushedContext = false;
+
+  // Make the default device's context current for the whole call: one
+  // cuCtxGetCurrent per call, so the caller may change contexts between
+  // calls, and none in the entry points inside the call.
+  DeviceState *device = defaultDeviceState(t, entry);
+  if (!device)
+    return; // Reported: the call has failed, its device work is skipped.
+  CUcontext current = nullptr;
+  if (!check(CU(cuCtxGetCurrent, &current), entry, "cuCtxGetCurrent"))
+    return;
+  if (current != device->context) {
+    if (!current) {
+      if (!check(CU(cuCtxSetCurrent, device->context), entry,
+                 "cuCtxSetCurrent"))
+        return;
+    } else {
+      if (!check(CU(cuCtxPushCurrent, device->context), entry,
+                 "cuCtxPushCurrent"))
+        return;
+      call.pushedContext = true;
+    }
+  }
+  call.context = device->context;
+}
+
+extern "C" TX_RUNTIME_EXPORT int32_t txRuntimeEndCall(void) {
+  const char *entry = "txRuntimeEndCall";
+  ThreadState &t = threadState();
+  if (t.overflow > 0) {
+    --t.overflow;
+    return 1; // Its BeginCall was refused (and reported).
+  }
+  if (t.depth == 0) {
+    reportError(format("%s: no call is active on this thread (missing "
+                       "txRuntimeBeginCall)",
+                       entry));
+    return 1;
+  }
+  CallFrame &call = t.frames[t.depth - 1];
+  if (call.pushedContext) {
+    CUcontext popped = nullptr;
+    check(CU(cuCtxPopCurrent, &popped), entry, "cuCtxPopCurrent");
+  }
+  int errors = t.errorCount - call.errorsAtStart;
+  --t.depth;
+  return errors;
 }
 
 extern "C" TX_RUNTIME_EXPORT int txRuntimeSynchronize(void) {
   const char *entry = "txRuntimeSynchronize";
-  CUcontext context = nullptr;
-  CUresult result = acquirePrimaryContext(
-      defaultDevice.load(std::memory_order_relaxed), entry,
-      [] { return std::string(); }, &context);
-  if (result != CUDA_SUCCESS)
+  CUresult result = CUDA_SUCCESS;
+  DeviceState *device =
+      acquireDevice(defaultDevice.load(std::memory_order_relaxed), entry,
+                    [] { return std::string(); }, &result);
+  if (!device)
     return static_cast<int>(result);
-  ContextGuard guard(context, entry);
+  ContextGuard guard(device->context, entry);
   if (!guard.ok())
     return static_cast<int>(CUDA_ERROR_INVALID_CONTEXT);
-  result = cuCtxSynchronize();
+  result = CU(cuCtxSynchronize);
   check(result, entry, "cuCtxSynchronize", [] {
-    State &s = state();
-    std::lock_guard<std::mutex> lock(s.mutex);
-    return s.lastKernel
-               ? "last kernel launched: '" + s.lastKernel->name + "'"
-               : std::string("no kernel was launched through this runtime");
+    Kernel *k = lastLaunchedKernel.load(std::memory_order_relaxed);
+    return k ? "last kernel launched: '" + k->name + "'"
+             : std::string("no kernel was launched through this runtime");
   });
   return static_cast<int>(result);
+}
+
+extern "C" TX_RUNTIME_EXPORT void txRuntimeSetStream(CUstream stream,
+                                                     int async) {
+  ThreadState &t = threadState();
+  t.hasExternalStream = stream != nullptr;
+  t.externalStream = stream;
+  t.externalAsync = stream ? async : 0;
+}
+
+extern "C" TX_RUNTIME_EXPORT int txRuntimeSetFaultInjection(const char *spec) {
+  return installFaultPlan(spec, "txRuntimeSetFaultInjection") ? 0 : 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -845,8 +1498,7 @@ extern "C" TX_RUNTIME_EXPORT CUmodule mgpuModuleLoad(void *data,
                        gpuBlobSize));
     return nullptr;
   }
-  return loadModule(entry, data, describeBinary(data, gpuBlobSize),
-                    /*jitOptLevel=*/-1);
+  return loadModule(entry, data, gpuBlobSize, /*jitOptLevel=*/-1);
 }
 
 extern "C" TX_RUNTIME_EXPORT CUmodule mgpuModuleLoadJIT(void *data,
@@ -860,7 +1512,7 @@ extern "C" TX_RUNTIME_EXPORT CUmodule mgpuModuleLoadJIT(void *data,
   size_t size = std::strlen(static_cast<const char *>(data)) + 1;
   // CU_JIT_OPTIMIZATION_LEVEL accepts 0..4; anything else means "default".
   int level = optLevel >= 0 && optLevel <= 4 ? optLevel : -1;
-  return loadModule(entry, data, describeBinary(data, size), level);
+  return loadModule(entry, data, size, level);
 }
 
 extern "C" TX_RUNTIME_EXPORT void mgpuModuleUnload(CUmodule module) {
@@ -874,48 +1526,68 @@ extern "C" TX_RUNTIME_EXPORT void mgpuModuleUnload(CUmodule module) {
     std::lock_guard<std::mutex> lock(s.mutex);
     auto it = s.modules.find(module);
     if (it != s.modules.end()) {
-      info = it->second;
+      info = std::move(it->second);
       s.modules.erase(it);
     } else {
       info.description = format("module %p (not loaded through this runtime)",
                                 static_cast<void *>(module));
     }
-    // Forget the module's kernels: their handles die with it.
-    for (auto fit = s.functions.begin(); fit != s.functions.end();) {
-      if (fit->second.id->module == module)
-        fit = s.functions.erase(fit);
-      else
-        ++fit;
-    }
+    // Forget the module's kernels: their handles die with it. The Kernel
+    // objects themselves stay (a racing launch may still read them).
+    for (Kernel *kernel : info.kernels)
+      s.kernelsByFunction.erase(kernel->function);
+    kernelGeneration.fetch_add(1, std::memory_order_acq_rel);
   }
 
   // MLIR unloads from a global destructor. By then the driver has usually
   // shut down already (it does so at exit, before those destructors run),
   // taking its contexts and their modules with it: nothing is left to unload.
   CUcontext current = nullptr;
-  if (cuCtxGetCurrent(&current) == CUDA_ERROR_DEINITIALIZED)
+  if (CU(cuCtxGetCurrent, &current) == CUDA_ERROR_DEINITIALIZED)
     return;
 
   CUcontext context = info.context ? info.context : defaultContext(entry);
   ContextGuard guard(context, entry);
   if (!guard.ok())
     return;
-  CUresult result = cuModuleUnload(module);
+  CUresult result = CU(cuModuleUnload, module);
   if (result == CUDA_ERROR_DEINITIALIZED)
     return; // As above: the driver shut down meanwhile.
-  check(result, entry, "cuModuleUnload",
-        [&] { return "module: " + info.description; });
+  if (!check(result, entry, "cuModuleUnload",
+             [&] { return "module: " + info.description; }) &&
+      info.context) {
+    // Still loaded: keep knowing it (its kernels are looked up afresh).
+    info.kernels.clear();
+    State &s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    s.modules.emplace(module, std::move(info));
+  }
 }
 
 extern "C" TX_RUNTIME_EXPORT CUfunction
 mgpuModuleGetFunction(CUmodule module, const char *name) {
   const char *entry = "mgpuModuleGetFunction";
+  ThreadState &t = threadState();
+  refreshKernelCache(t);
+  if (__builtin_expect(name != nullptr, 1)) {
+    KernelCacheEntry &slot = t.kernelCache[kernelCacheSlot(name)];
+    if (__builtin_expect(slot.kernel && slot.module == module &&
+                             slot.name == name &&
+                             std::strcmp(slot.kernel->name.c_str(), name) == 0,
+                         1)) {
+      t.lastLookedUp = slot.kernel;
+      t.failedLookup[0] = '\0';
+      return slot.kernel->function;
+    }
+  }
+
   if (!name) {
     reportError(format("%s: null kernel name (module %p)", entry,
                        static_cast<void *>(module)));
     return nullptr;
   }
-  setLastRequestedKernel(name);
+  std::snprintf(t.failedLookup, sizeof(t.failedLookup), "%s", name);
+  t.lastLookedUp = nullptr;
   if (!module) {
     reportError(format("%s: cannot look up kernel '%s': its module handle is "
                        "null (loading the gpu.binary that holds it failed "
@@ -923,46 +1595,16 @@ mgpuModuleGetFunction(CUmodule module, const char *name) {
                        entry, name));
     return nullptr;
   }
-
-  CUcontext context = nullptr;
-  std::string moduleDescription;
-  {
-    State &s = state();
-    std::lock_guard<std::mutex> lock(s.mutex);
-    auto it = s.modules.find(module);
-    if (it != s.modules.end()) {
-      context = it->second.context;
-      moduleDescription = it->second.description;
-    }
-  }
-  if (moduleDescription.empty())
-    moduleDescription = describeModule(module);
-  auto describe = [&] {
-    return format("kernel '%s' in %s", name, moduleDescription.c_str());
-  };
-  if (!context)
-    context = defaultContext(entry, describe);
-  ContextGuard guard(context, entry);
-  if (!guard.ok())
+  Kernel *kernel = lookupKernel(t, module, name, entry);
+  if (!kernel)
     return nullptr;
-
-  CUfunction function = nullptr;
-  if (!check(cuModuleGetFunction(&function, module, name), entry,
-             "cuModuleGetFunction", describe))
-    return nullptr;
-
-  State &s = state();
-  std::lock_guard<std::mutex> lock(s.mutex);
-  FunctionInfo &info = s.functions[function];
-  if (!info.id) {
-    auto id = std::make_shared<KernelId>();
-    id->name = name;
-    id->moduleDescription = std::move(moduleDescription);
-    id->module = module;
-    id->context = context;
-    info.id = std::move(id);
-  }
-  return function;
+  t.failedLookup[0] = '\0';
+  t.lastLookedUp = kernel;
+  KernelCacheEntry &slot = t.kernelCache[kernelCacheSlot(name)];
+  slot.module = module;
+  slot.name = name;
+  slot.kernel = kernel;
+  return kernel->function;
 }
 
 //===----------------------------------------------------------------------===//
@@ -997,87 +1639,141 @@ mgpuLaunchClusterKernel(CUfunction function, intptr_t clusterX,
 // Streams and events
 //===----------------------------------------------------------------------===//
 
-// An external stream set by txRuntimeSetStream: compiled code then enqueues
-// on it (mgpuStreamCreate returns it, mgpuStreamDestroy leaves it alone) and,
-// in async mode, does not wait for it (mgpuStreamSynchronize returns).
-static std::atomic<CUstream> externalStream{nullptr};
-static std::atomic<int> externalStreamAsync{0};
+namespace {
 
-extern "C" TX_RUNTIME_EXPORT void txRuntimeSetStream(CUstream stream,
-                                                     int async) {
-  externalStream.store(stream);
-  externalStreamAsync.store(stream ? async : 0);
+/// Remembers that `stream` (of `context`) was lent out by mgpuStreamCreate
+/// on this thread.
+inline void noteLent(ThreadState &t, CUstream stream, CUcontext context) {
+  if (t.lentCount == kLentStreams) { // forget the oldest
+    std::memmove(&t.lent[0], &t.lent[1],
+                 sizeof(PooledStream) * (kLentStreams - 1));
+    --t.lentCount;
+  }
+  t.lent[t.lentCount++] = PooledStream{stream, context};
 }
+
+/// Puts a runtime stream back into this thread's pool (or the shared one).
+void returnToPool(ThreadState &t, PooledStream pooled) {
+  if (t.pooledCount < kThreadStreamPool) {
+    if (!t.poolReturnerArmed) {
+      t.poolReturnerArmed = true;
+      streamPoolReturner.armed = true; // constructs it: returns the pool at exit
+    }
+    t.pooled[t.pooledCount++] = pooled;
+    return;
+  }
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.sharedStreamPool.push_back(pooled);
+}
+
+} // namespace
 
 extern "C" TX_RUNTIME_EXPORT CUstream mgpuStreamCreate(void) {
   const char *entry = "mgpuStreamCreate";
-  if (CUstream ext = externalStream.load())
-    return ext;
-  CUcontext context = defaultContext(entry);
-  if (!context)
+  ThreadState &t = threadState();
+  if (CallFrame *call = currentCall(t))
+    return call->stream;
+  if (t.hasExternalStream)
+    return t.externalStream;
+  DeviceState *device = defaultDeviceState(t, entry);
+  if (!device)
     return nullptr;
-  if (streamPoolEnabled()) {
+  CUcontext context = device->context;
+  bool pooling = streamPoolEnabled();
+  if (pooling) {
+    for (int i = t.pooledCount - 1; i >= 0; --i) {
+      if (t.pooled[i].context == context) {
+        PooledStream pooled = t.pooled[i];
+        t.pooled[i] = t.pooled[--t.pooledCount];
+        noteLent(t, pooled.stream, context);
+        return pooled.stream;
+      }
+    }
     State &s = state();
-    std::lock_guard<std::mutex> lock(s.mutex);
-    std::vector<CUstream> &pool = s.streamPool[context];
-    if (!pool.empty()) {
-      CUstream stream = pool.back();
-      pool.pop_back();
-      return stream;
+    std::unique_lock<std::mutex> lock(s.mutex);
+    for (size_t i = s.sharedStreamPool.size(); i-- > 0;) {
+      if (s.sharedStreamPool[i].context == context) {
+        PooledStream pooled = s.sharedStreamPool[i];
+        s.sharedStreamPool.erase(s.sharedStreamPool.begin() +
+                                 static_cast<long>(i));
+        lock.unlock();
+        noteLent(t, pooled.stream, context);
+        return pooled.stream;
+      }
     }
   }
-  ContextGuard guard(context, entry);
+  ContextGuard guard(t, context, entry);
   if (!guard.ok())
     return nullptr;
   CUstream stream = nullptr;
-  if (!check(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), entry,
+  if (!check(CU(cuStreamCreate, &stream, CU_STREAM_NON_BLOCKING), entry,
              "cuStreamCreate"))
     return nullptr;
-  State &s = state();
-  std::lock_guard<std::mutex> lock(s.mutex);
-  s.streamContexts[stream] = context;
+  if (pooling) {
+    State &s = state();
+    {
+      std::lock_guard<std::mutex> lock(s.mutex);
+      s.runtimeStreams[stream] = context;
+    }
+    noteLent(t, stream, context);
+  }
   return stream;
 }
 
 extern "C" TX_RUNTIME_EXPORT void mgpuStreamDestroy(CUstream stream) {
   const char *entry = "mgpuStreamDestroy";
+  ThreadState &t = threadState();
+  CallFrame *call = currentCall(t);
+  if (call && stream == call->stream)
+    return; // The caller's stream: owned by the caller.
   if (!stream)
     return; // Creation failure was reported when it happened.
-  if (stream == externalStream.load())
+  if (!call && t.hasExternalStream && stream == t.externalStream)
     return; // Owned by the caller of txRuntimeSetStream.
-  CUcontext context = nullptr;
-  {
-    State &s = state();
-    std::lock_guard<std::mutex> lock(s.mutex);
-    s.lastKernelOnStream.erase(stream);
-    auto it = s.streamContexts.find(stream);
-    if (it != s.streamContexts.end()) {
-      context = it->second;
-      // Keep the stream for reuse. Work still queued on it just completes
-      // first, as it would after cuStreamDestroy.
-      std::vector<CUstream> &pool = s.streamPool[context];
-      if (streamPoolEnabled() && pool.size() < kStreamPoolCapacity) {
-        pool.push_back(stream);
+  if (streamPoolEnabled()) {
+    for (int i = t.lentCount - 1; i >= 0; --i) {
+      if (t.lent[i].stream == stream) {
+        PooledStream pooled = t.lent[i];
+        t.lent[i] = t.lent[--t.lentCount];
+        returnToPool(t, pooled); // Queued work just completes first.
         return;
       }
-      s.streamContexts.erase(it);
+    }
+    CUcontext context = nullptr;
+    {
+      State &s = state();
+      std::lock_guard<std::mutex> lock(s.mutex);
+      auto it = s.runtimeStreams.find(stream);
+      if (it != s.runtimeStreams.end())
+        context = it->second;
+    }
+    if (context) { // lent on another thread
+      returnToPool(t, PooledStream{stream, context});
+      return;
     }
   }
-  ContextGuard guard(context ? context : defaultContext(entry), entry);
+  ContextGuard guard(t, defaultContext(entry), entry);
   if (!guard.ok())
     return;
-  check(cuStreamDestroy(stream), entry, "cuStreamDestroy",
+  check(CU(cuStreamDestroy, stream), entry, "cuStreamDestroy",
         [&] { return format("stream %p", static_cast<void *>(stream)); });
 }
 
 extern "C" TX_RUNTIME_EXPORT void mgpuStreamSynchronize(CUstream stream) {
   const char *entry = "mgpuStreamSynchronize";
-  if (stream && stream == externalStream.load() && externalStreamAsync.load())
+  ThreadState &t = threadState();
+  if (CallFrame *call = currentCall(t)) {
+    if (stream == call->stream)
+      return; // Stream-ordered call: the caller decides when to wait.
+  } else if (t.hasExternalStream && t.externalAsync &&
+             stream == t.externalStream) {
     return; // Async mode: the caller synchronizes (e.g. with CUDA events).
-  ContextGuard guard(defaultContext(entry), entry);
+  }
+  ContextGuard guard(t, defaultContext(entry), entry);
   if (!guard.ok())
     return;
-  check(cuStreamSynchronize(stream), entry, "cuStreamSynchronize",
+  check(CU(cuStreamSynchronize, stream), entry, "cuStreamSynchronize",
         [&] { return describeStream(stream); });
 }
 
@@ -1092,7 +1788,7 @@ extern "C" TX_RUNTIME_EXPORT void mgpuStreamWaitEvent(CUstream stream,
   ContextGuard guard(defaultContext(entry), entry);
   if (!guard.ok())
     return;
-  check(cuStreamWaitEvent(stream, event, /*Flags=*/0), entry,
+  check(CU(cuStreamWaitEvent, stream, event, /*Flags=*/0), entry,
         "cuStreamWaitEvent", [&] {
           return format("event %p; ", static_cast<void *>(event)) +
                  describeStream(stream);
@@ -1105,7 +1801,7 @@ extern "C" TX_RUNTIME_EXPORT CUevent mgpuEventCreate(void) {
   if (!guard.ok())
     return nullptr;
   CUevent event = nullptr;
-  if (!check(cuEventCreate(&event, CU_EVENT_DISABLE_TIMING), entry,
+  if (!check(CU(cuEventCreate, &event, CU_EVENT_DISABLE_TIMING), entry,
              "cuEventCreate"))
     return nullptr;
   return event;
@@ -1118,7 +1814,7 @@ extern "C" TX_RUNTIME_EXPORT void mgpuEventDestroy(CUevent event) {
   ContextGuard guard(defaultContext(entry), entry);
   if (!guard.ok())
     return;
-  check(cuEventDestroy(event), entry, "cuEventDestroy",
+  check(CU(cuEventDestroy, event), entry, "cuEventDestroy",
         [&] { return format("event %p", static_cast<void *>(event)); });
 }
 
@@ -1131,12 +1827,10 @@ extern "C" TX_RUNTIME_EXPORT void mgpuEventSynchronize(CUevent event) {
   ContextGuard guard(defaultContext(entry), entry);
   if (!guard.ok())
     return;
-  check(cuEventSynchronize(event), entry, "cuEventSynchronize", [&] {
-    State &s = state();
-    std::lock_guard<std::mutex> lock(s.mutex);
+  check(CU(cuEventSynchronize, event), entry, "cuEventSynchronize", [&] {
+    Kernel *k = lastLaunchedKernel.load(std::memory_order_relaxed);
     return format("event %p; last kernel launched: '%s'",
-                  static_cast<void *>(event),
-                  s.lastKernel ? s.lastKernel->name.c_str() : "(none)");
+                  static_cast<void *>(event), k ? k->name.c_str() : "(none)");
   });
 }
 
@@ -1151,7 +1845,7 @@ extern "C" TX_RUNTIME_EXPORT void mgpuEventRecord(CUevent event,
   ContextGuard guard(defaultContext(entry), entry);
   if (!guard.ok())
     return;
-  check(cuEventRecord(event, stream), entry, "cuEventRecord", [&] {
+  check(CU(cuEventRecord, event, stream), entry, "cuEventRecord", [&] {
     return format("event %p; ", static_cast<void *>(event)) +
            describeStream(stream);
   });
@@ -1162,39 +1856,91 @@ extern "C" TX_RUNTIME_EXPORT void mgpuEventRecord(CUevent event,
 //===----------------------------------------------------------------------===//
 
 extern "C" TX_RUNTIME_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes,
-                                                CUstream /*stream*/,
+                                                CUstream stream,
                                                 uint8_t isHostShared) {
   const char *entry = "mgpuMemAlloc";
   if (sizeBytes == 0)
     return nullptr;
+  ThreadState &t = threadState();
+  CallFrame *call = currentCall(t);
+  if (call) {
+    if (callFailed(t))
+      return nullptr; // The call failed earlier: nothing will use it.
+    stream = call->stream;
+  }
   auto describe = [&] {
-    return format("%" PRIu64 " bytes of %s memory", sizeBytes,
-                  isHostShared ? "managed (host_shared)" : "device");
+    return format("%" PRIu64 " bytes of %s memory on %s", sizeBytes,
+                  isHostShared ? "managed (host_shared)" : "device",
+                  describeStream(stream).c_str());
   };
-  ContextGuard guard(defaultContext(entry, describe), entry);
+  DeviceState *device = defaultDeviceState(t, entry, describe);
+  if (!device)
+    return nullptr;
+  ContextGuard guard(t, device->context, entry);
   if (!guard.ok())
     return nullptr;
   CUdeviceptr ptr = 0;
   if (isHostShared) {
-    if (!check(cuMemAllocManaged(&ptr, sizeBytes, CU_MEM_ATTACH_GLOBAL), entry,
-               "cuMemAllocManaged", describe))
+    if (!check(CU(cuMemAllocManaged, &ptr, sizeBytes, CU_MEM_ATTACH_GLOBAL),
+               entry, "cuMemAllocManaged", describe))
       return nullptr;
-  } else if (!check(cuMemAlloc(&ptr, sizeBytes), entry, "cuMemAlloc",
+    State &s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    s.managedAllocations.insert(reinterpret_cast<void *>(ptr));
+    s.managedCount.store(static_cast<int>(s.managedAllocations.size()),
+                         std::memory_order_relaxed);
+  } else if (device->pool) {
+    if (!check(CU(cuMemAllocFromPoolAsync, &ptr, sizeBytes, device->pool,
+                  stream),
+               entry, "cuMemAllocFromPoolAsync", describe))
+      return nullptr;
+  } else if (!check(CU(cuMemAlloc, &ptr, sizeBytes), entry, "cuMemAlloc",
                     describe)) {
     return nullptr;
   }
   return reinterpret_cast<void *>(ptr);
 }
 
-extern "C" TX_RUNTIME_EXPORT void mgpuMemFree(void *ptr, CUstream /*stream*/) {
+extern "C" TX_RUNTIME_EXPORT void mgpuMemFree(void *ptr, CUstream stream) {
   const char *entry = "mgpuMemFree";
   if (!ptr)
     return; // Zero-byte or failed allocation.
-  ContextGuard guard(defaultContext(entry), entry);
+  ThreadState &t = threadState();
+  if (CallFrame *call = currentCall(t))
+    stream = call->stream;
+  auto describe = [&] {
+    return format("pointer %p on %s", ptr, describeStream(stream).c_str());
+  };
+  DeviceState *device = defaultDeviceState(t, entry, describe);
+  if (!device)
+    return;
+  ContextGuard guard(t, device->context, entry);
   if (!guard.ok())
     return;
-  check(cuMemFree(reinterpret_cast<CUdeviceptr>(ptr)), entry, "cuMemFree",
-        [&] { return format("pointer %p", ptr); });
+  State &s = state();
+  if (s.managedCount.load(std::memory_order_relaxed) > 0) {
+    bool managed;
+    {
+      std::lock_guard<std::mutex> lock(s.mutex);
+      managed = s.managedAllocations.count(ptr) > 0;
+    }
+    if (managed) {
+      if (check(CU(cuMemFree, reinterpret_cast<CUdeviceptr>(ptr)), entry,
+                "cuMemFree", describe)) {
+        std::lock_guard<std::mutex> lock(s.mutex);
+        s.managedAllocations.erase(ptr);
+        s.managedCount.store(static_cast<int>(s.managedAllocations.size()),
+                             std::memory_order_relaxed);
+      }
+      return;
+    }
+  }
+  if (device->pool)
+    check(CU(cuMemFreeAsync, reinterpret_cast<CUdeviceptr>(ptr), stream),
+          entry, "cuMemFreeAsync", describe);
+  else
+    check(CU(cuMemFree, reinterpret_cast<CUdeviceptr>(ptr)), entry,
+          "cuMemFree", describe);
 }
 
 extern "C" TX_RUNTIME_EXPORT void mgpuMemcpy(void *dst, void *src,
@@ -1203,15 +1949,18 @@ extern "C" TX_RUNTIME_EXPORT void mgpuMemcpy(void *dst, void *src,
   const char *entry = "mgpuMemcpy";
   if (sizeBytes == 0)
     return;
+  ThreadState &t = threadState();
+  if (callFailed(t))
+    return;
   auto describe = [&] {
     return format("copy of %zu bytes from %p to %p on ", sizeBytes, src, dst) +
            describeStream(stream);
   };
-  ContextGuard guard(defaultContext(entry, describe), entry);
+  ContextGuard guard(t, defaultContext(entry, describe), entry);
   if (!guard.ok())
     return;
-  check(cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
-                      reinterpret_cast<CUdeviceptr>(src), sizeBytes, stream),
+  check(CU(cuMemcpyAsync, reinterpret_cast<CUdeviceptr>(dst),
+           reinterpret_cast<CUdeviceptr>(src), sizeBytes, stream),
         entry, "cuMemcpyAsync", describe);
 }
 
@@ -1220,15 +1969,19 @@ extern "C" TX_RUNTIME_EXPORT void mgpuMemset32(void *dst, unsigned int value,
   const char *entry = "mgpuMemset32";
   if (count == 0)
     return;
+  ThreadState &t = threadState();
+  if (callFailed(t))
+    return;
   auto describe = [&] {
-    return format("%zu 32-bit elements at %p set to 0x%08x", count, dst,
-                  value);
+    return format("%zu 32-bit elements at %p set to 0x%08x on ", count, dst,
+                  value) +
+           describeStream(stream);
   };
-  ContextGuard guard(defaultContext(entry, describe), entry);
+  ContextGuard guard(t, defaultContext(entry, describe), entry);
   if (!guard.ok())
     return;
-  check(cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(dst), value, count,
-                         stream),
+  check(CU(cuMemsetD32Async, reinterpret_cast<CUdeviceptr>(dst), value, count,
+           stream),
         entry, "cuMemsetD32Async", describe);
 }
 
@@ -1237,15 +1990,19 @@ extern "C" TX_RUNTIME_EXPORT void mgpuMemset16(void *dst, unsigned short value,
   const char *entry = "mgpuMemset16";
   if (count == 0)
     return;
+  ThreadState &t = threadState();
+  if (callFailed(t))
+    return;
   auto describe = [&] {
-    return format("%zu 16-bit elements at %p set to 0x%04x", count, dst,
-                  static_cast<unsigned>(value));
+    return format("%zu 16-bit elements at %p set to 0x%04x on ", count, dst,
+                  static_cast<unsigned>(value)) +
+           describeStream(stream);
   };
-  ContextGuard guard(defaultContext(entry, describe), entry);
+  ContextGuard guard(t, defaultContext(entry, describe), entry);
   if (!guard.ok())
     return;
-  check(cuMemsetD16Async(reinterpret_cast<CUdeviceptr>(dst), value, count,
-                         stream),
+  check(CU(cuMemsetD16Async, reinterpret_cast<CUdeviceptr>(dst), value, count,
+           stream),
         entry, "cuMemsetD16Async", describe);
 }
 
@@ -1258,7 +2015,7 @@ extern "C" TX_RUNTIME_EXPORT void mgpuMemHostRegister(void *ptr,
   ContextGuard guard(defaultContext(entry, describe), entry);
   if (!guard.ok())
     return;
-  check(cuMemHostRegister(ptr, sizeBytes, /*Flags=*/0), entry,
+  check(CU(cuMemHostRegister, ptr, sizeBytes, /*Flags=*/0), entry,
         "cuMemHostRegister", describe);
 }
 
@@ -1297,7 +2054,7 @@ extern "C" TX_RUNTIME_EXPORT void mgpuMemHostUnregister(void *ptr) {
   ContextGuard guard(defaultContext(entry), entry);
   if (!guard.ok())
     return;
-  check(cuMemHostUnregister(ptr), entry, "cuMemHostUnregister",
+  check(CU(cuMemHostUnregister, ptr), entry, "cuMemHostUnregister",
         [&] { return format("host pointer %p", ptr); });
 }
 
@@ -1317,9 +2074,10 @@ mgpuMemHostUnregisterMemRef(int64_t /*rank*/, void *descriptor,
 //===----------------------------------------------------------------------===//
 
 extern "C" TX_RUNTIME_EXPORT void mgpuSetDefaultDevice(int32_t device) {
-  if (device < 0) {
-    reportError(format("mgpuSetDefaultDevice: invalid device ordinal %" PRId32,
-                       device));
+  if (device < 0 || device >= kMaxDevices) {
+    reportError(format("mgpuSetDefaultDevice: invalid device ordinal %" PRId32
+                       " (the runtime supports 0..%d)",
+                       device, kMaxDevices - 1));
     return;
   }
   defaultDevice.store(device, std::memory_order_relaxed);
@@ -1365,7 +2123,7 @@ bool encodeTensorMap(const char *entry, CUtensorMap *tensorMap,
   ContextGuard guard(defaultContext(entry, describe), entry);
   if (!guard.ok())
     return false;
-  return check(cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank,
+  return check(CU(cuTensorMapEncodeTiled, tensorMap, tensorDataType, tensorRank,
                                       globalAddress, globalDim, globalStrides,
                                       boxDim, elementStrides, interleave,
                                       swizzle, l2Promotion, oobFill),
@@ -1441,13 +2199,15 @@ mgpuTensorMapEncodeTiledMemref(int64_t tensorRank, void *rankedDescriptor,
   if (!guard.ok())
     return nullptr;
   CUdeviceptr deviceMap = 0;
-  if (!check(cuMemAlloc(&deviceMap, sizeof(CUtensorMap)), entry, "cuMemAlloc",
+  if (!check(CU(cuMemAlloc, &deviceMap, sizeof(CUtensorMap)), entry,
+             "cuMemAlloc",
              [] { return std::string("128-byte tensor map descriptor"); }))
     return nullptr;
-  if (!check(cuMemcpyHtoD(deviceMap, &tensorMap, sizeof(CUtensorMap)), entry,
+  if (!check(CU(cuMemcpyHtoD, deviceMap, &tensorMap, sizeof(CUtensorMap)),
+             entry,
              "cuMemcpyHtoD",
              [] { return std::string("128-byte tensor map descriptor"); })) {
-    check(cuMemFree(deviceMap), entry, "cuMemFree",
+    check(CU(cuMemFree, deviceMap), entry, "cuMemFree",
           [] { return std::string("128-byte tensor map descriptor"); });
     return nullptr;
   }

@@ -8,18 +8,29 @@
 //      toolkit's stub libcuda.so), naming cuInit - plus the CUDA error name.
 //  (b) mgpuModuleGetFunction(nullptr, "k") must report an error naming kernel
 //      'k'; a launch of the resulting null function must name 'k' too.
-//  (c) With a GPU: allocate, memset32/memset16 known patterns, copy back and
-//      compare; JIT a small PTX kernel, launch it (plain, with opted-in
-//      dynamic shared memory, and as a cluster launch) and check its output;
-//      check that mistakes (unknown kernel, wrong parameter count) are
-//      reported with the kernel's name and that a failing operation never
-//      crashes.
+//  (c) With a GPU (or the fake driver, LD_LIBRARY_PATH=build/fake-cuda):
+//      allocate, memset32/memset16 known patterns, copy back and compare;
+//      JIT a small PTX kernel, launch it (plain, with opted-in dynamic shared
+//      memory, and as a cluster launch) and check its output; with the fake
+//      driver, check that no driver call failed on this correct program (the
+//      launch-time parameter check reads the count from the image instead of
+//      probing the driver past the last parameter); check that mistakes
+//      (unknown kernel, too few or too many parameters) are reported with the
+//      kernel's name and that a failing operation never crashes.
+//
+//   tx-runtime-selftest [--happy-path]
+// --happy-path runs only (c)'s correct program, no deliberate mistake, so
+// that `compute-sanitizer --report-api-errors all` must report no API error.
 //
 // Exit status: 0 when every check passed, 1 otherwise.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tx/Runtime.h"
+
+#include "FakeCuda.h"
+
+#include <dlfcn.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -31,6 +42,19 @@
 namespace {
 
 int failures = 0;
+bool happyPathOnly = false;
+
+/// Driver calls that failed so far (fake driver only; -1 otherwise).
+long long failedDriverCalls() {
+  using GetStats = void (*)(FakeCudaStats *);
+  auto getStats =
+      reinterpret_cast<GetStats>(dlsym(RTLD_DEFAULT, "fakeCudaGetStats"));
+  if (!getStats)
+    return -1;
+  FakeCudaStats stats;
+  getStats(&stats);
+  return stats.failedCalls;
+}
 
 void expect(bool condition, const char *what) {
   std::printf("[%s] %s\n", condition ? "PASS" : "FAIL", what);
@@ -110,6 +134,7 @@ bool runFill(CUfunction fill, void *device, uint32_t base, uint32_t n,
 
 void gpuChecks() {
   int errorsBefore = txRuntimeErrorCount();
+  long long failedBefore = failedDriverCalls();
   const uint32_t n = 1000;
 
   CUstream stream = mgpuStreamCreate();
@@ -183,7 +208,18 @@ void gpuChecks() {
   expect(txRuntimeSynchronize() == 0, "txRuntimeSynchronize returns 0");
   expect(txRuntimeErrorCount() == errorsBefore,
          "happy path reported no errors");
+  if (failedBefore >= 0)
+    expect(failedDriverCalls() == failedBefore,
+           "happy path: no driver call failed (fake driver's count)");
   takeError();
+  if (happyPathOnly) {
+    mgpuModuleUnload(module2);
+    mgpuModuleUnload(module);
+    mgpuMemFree(device, stream);
+    mgpuStreamSynchronize(stream);
+    mgpuStreamDestroy(stream);
+    return;
+  }
 
   // Mistakes are reported with the kernel's name and do not crash.
   CUfunction missing = mgpuModuleGetFunction(module, "no_such_kernel");
@@ -200,8 +236,17 @@ void gpuChecks() {
     mgpuLaunchKernel(fill, 1, 1, 1, 32, 1, 1, 0, stream, params, nullptr, 2);
     error = takeError();
     expect(contains(error.c_str(), "tx_selftest_fill") &&
-               contains(error.c_str(), "expects 3 parameters"),
-           "parameter count mismatch is refused, naming the kernel");
+               contains(error.c_str(), "expects 3 parameters") &&
+               contains(error.c_str(), "passes 2"),
+           "too few parameters: the launch is refused, naming the kernel");
+    uint32_t extra = 0;
+    void *params4[] = {&out, &base, &base, &extra};
+    mgpuLaunchKernel(fill, 1, 1, 1, 32, 1, 1, 0, stream, params4, nullptr, 4);
+    error = takeError();
+    expect(contains(error.c_str(), "tx_selftest_fill") &&
+               contains(error.c_str(), "expects 3 parameters") &&
+               contains(error.c_str(), "passes 4"),
+           "too many parameters: the launch is refused, naming the kernel");
     mgpuLaunchKernel(fill, 1, 1, 1, 4096, 1, 1, 0, stream, params, nullptr,
                      3);
     error = takeError();
@@ -220,11 +265,25 @@ void gpuChecks() {
 
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
   // Errors below are intentional; never abort on them.
   unsetenv("TX_RUNTIME_ABORT_ON_ERROR");
   // Keep our lines in order with the runtime's stderr reports.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  happyPathOnly = argc > 1 && std::strcmp(argv[1], "--happy-path") == 0;
+  if (happyPathOnly) {
+    CUstream probe = mgpuStreamCreate();
+    if (!probe) {
+      std::printf("tx-runtime-selftest: FAILED (no usable GPU: %s)\n",
+                  txRuntimeGetLastError());
+      return 1;
+    }
+    mgpuStreamDestroy(probe);
+    gpuChecks();
+    std::printf("tx-runtime-selftest: %s (happy path only)\n",
+                failures ? "FAILED" : "PASSED");
+    return failures ? 1 : 0;
+  }
 
   // (a) A buffer that is no cubin.
   static char notACubin[] = "not a cubin";

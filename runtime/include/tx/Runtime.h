@@ -3,8 +3,9 @@
  * Public C interface of the host runtime that code produced by MLIR's
  * `gpu-to-llvm` lowering (and the gpu.binary embedding) calls into.
  *
- *  - The tx* functions are this runtime's own API for harnesses and tests:
- *    error queries and a device-wide synchronize.
+ *  - The tx* functions are this runtime's own API: stream-ordered calls
+ *    (txRuntimeBeginCall/EndCall/Fail, used by the compiled _on_stream entry
+ *    points), error queries, a device-wide synchronize, fault injection.
  *  - The mgpu* functions are the ABI that MLIR 22 emits calls to. They are
  *    declared here so C/C++ harnesses and tests can call them directly; the
  *    handle types are the CUDA driver API's opaque pointer typedefs, spelled
@@ -37,34 +38,108 @@ extern "C" {
 #endif
 
 /*===------------------------------------------------------------------===*
- * tx runtime API
+ * tx runtime API: stream-ordered calls
+ *
+ * The compiler generates, for every public function f, besides the
+ * synchronous _mlir_ciface_f(args..., outs...), the stream-ordered
+ *
+ *   int32_t _mlir_ciface_f_on_stream(args..., outs..., CUstream stream) {
+ *     txRuntimeBeginCall(stream);
+ *     _mlir_ciface_f(args..., outs...);   // the same host code
+ *     return txRuntimeEndCall();          // 0: OK, else the error count
+ *   }
+ *
+ * and host code whose run-time checks fail (shapes) calls txRuntimeFail and
+ * returns early. See docs/ABI.md, "Streams and calls".
  *===------------------------------------------------------------------===*/
 
-/* The message of the most recent error the runtime reported (the same text it
- * printed to stderr after "tx-runtime: error: "), or NULL if there was none
- * since process start or the last txRuntimeClearLastError(). The pointer stays
- * valid until the next reported error or clear. */
+/* Starts a call on the calling thread, on `stream` (a CUstream of the default
+ * device's primary context, e.g. PyTorch's current stream; NULL is the legacy
+ * default stream). Until the matching txRuntimeEndCall, on this thread:
+ *  - mgpuStreamCreate returns `stream`; mgpuStreamSynchronize and
+ *    mgpuStreamDestroy of it return at once (nothing waits for the device);
+ *  - mgpuMemAlloc/mgpuMemFree allocate and free stream-ordered on `stream`
+ *    (cuMemAllocFromPoolAsync from the runtime's pool / cuMemFreeAsync);
+ *  - launches, copies and memsets go to the stream the host code passes,
+ *    i.e. `stream`, in program order;
+ *  - nothing in the call path synchronizes, allocates with cuMemAlloc or
+ *    loads modules, so the call can be captured into a CUDA graph;
+ *  - after the first error recorded on this thread during the call, the
+ *    call's remaining allocations, copies, memsets and launches are skipped
+ *    (frees still run), so nothing runs on a failed allocation.
+ * Calls may nest (up to 8 deep); the innermost one's stream is used. Two
+ * threads may each be inside a call, on different streams, at the same
+ * time; each call's errors are its thread's. */
+TX_RUNTIME_EXPORT void txRuntimeBeginCall(CUstream stream);
+
+/* Ends the innermost call of this thread. Returns 0 if no error was recorded
+ * on this thread during the call, else the number of such errors (the last
+ * message stays available from txRuntimeGetLastError()). Work queued on the
+ * call's stream may still be running: synchronize the stream (or record an
+ * event) to wait for it; errors that only the device can detect (a fault
+ * inside a kernel) surface there, not here. Without an active call, reports
+ * an error and returns 1. */
+TX_RUNTIME_EXPORT int32_t txRuntimeEndCall(void);
+
+/* Records the error "tx-runtime: error: <message>" for the calling thread
+ * (and its current call, if any): printed to stderr unless
+ * TX_RUNTIME_QUIET=1, counted, kept as txRuntimeGetLastError(). Never aborts,
+ * except under TX_RUNTIME_ABORT_ON_ERROR=1 (as for every error). Compiled
+ * code calls it when a run-time check fails (e.g. "tx.attention: head
+ * dimension D of query and key differ") and then returns early. */
+TX_RUNTIME_EXPORT void txRuntimeFail(const char *message);
+
+/*===------------------------------------------------------------------===*
+ * tx runtime API: errors and control
+ *===------------------------------------------------------------------===*/
+
+/* The message of the most recent error reported ON THE CALLING THREAD (the
+ * same text it printed to stderr after "tx-runtime: error: "), or NULL if
+ * there was none since the thread started or its last
+ * txRuntimeClearLastError(). The pointer stays valid until the thread's next
+ * error or clear (and while the thread lives). Errors reported on other
+ * threads (e.g. a module load in a global constructor on the main thread)
+ * are not visible here; txRuntimeErrorCount() counts them. */
 TX_RUNTIME_EXPORT const char *txRuntimeGetLastError(void);
 
-/* Forgets the last error message (txRuntimeGetLastError() returns NULL until
- * the next error). Does not reset txRuntimeErrorCount(). */
+/* Forgets the calling thread's last error message (txRuntimeGetLastError()
+ * returns NULL until its next error). Resets no count. */
 TX_RUNTIME_EXPORT void txRuntimeClearLastError(void);
 
-/* Number of errors reported since process start (monotonic; harnesses can
- * compare it before and after a call). */
+/* Number of errors reported in the whole process since it started, by any
+ * thread (monotonic). For the errors of one call use txRuntimeEndCall's
+ * result or txRuntimeThreadErrorCount() before and after. */
 TX_RUNTIME_EXPORT int txRuntimeErrorCount(void);
+
+/* Number of errors reported on the calling thread since it started
+ * (monotonic). */
+TX_RUNTIME_EXPORT int txRuntimeThreadErrorCount(void);
 
 /* cuCtxSynchronize on the default device's primary context: waits for all
  * work of the context and reports (and returns) any asynchronous error, e.g.
  * a kernel fault. Returns the CUresult as int (0 == CUDA_SUCCESS). */
 TX_RUNTIME_EXPORT int txRuntimeSynchronize(void);
 
-/* Makes compiled code enqueue its kernels on `stream` (e.g. PyTorch's current
- * stream) instead of streams of its own; NULL restores the default. With
- * `async` != 0, calls also return without waiting for that stream, so that
- * launches can be timed back to back with CUDA events. Only for code without
- * device temporaries (their frees would race the queued kernels). */
+/* For the CALLING THREAD's synchronous calls (no txRuntimeBeginCall active):
+ * makes compiled code enqueue its kernels on `stream` (e.g. PyTorch's current
+ * stream) instead of the runtime's own streams; NULL restores the default.
+ * With `async` != 0, calls also return without waiting for that stream, so
+ * that launches can be timed back to back with CUDA events. Temporaries are
+ * allocated and freed stream-ordered on `stream`, so this is safe with
+ * device temporaries too. txRuntimeBeginCall supersedes it (and adds per-call
+ * error status); it is kept for existing callers. */
 TX_RUNTIME_EXPORT void txRuntimeSetStream(CUstream stream, int async);
+
+/* Testing: installs a fault-injection plan, in the syntax of the environment
+ * variable TX_RUNTIME_INJECT_FAULT (read when the library loads):
+ *   <cuCall>:<n>[+][:<CUDA error name or number>][,...]
+ * makes the n-th call (counted from now, all threads) of the driver function
+ * <cuCall> (as named in error messages, e.g. cuMemAllocFromPoolAsync,
+ * cuLaunchKernel, cuModuleLoadDataEx) fail with the given error (default
+ * CUDA_ERROR_UNKNOWN) without calling the driver; "n+" fails every call from
+ * the n-th on. NULL or "" turns injection off. Returns 0, or 1 (and reports)
+ * if the plan is malformed, in which case nothing is injected. */
+TX_RUNTIME_EXPORT int txRuntimeSetFaultInjection(const char *spec);
 
 /*===------------------------------------------------------------------===*
  * MLIR 22 gpu-to-llvm / SelectObjectAttr ABI (see CudaRuntime.cpp)
