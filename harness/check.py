@@ -541,7 +541,7 @@ class Runner:
                 att("hk_add_d%d_%s" % (d, N[dt]), "huge mask keys [%d,%d) %s D%d" % (p0, p0 + 32, N[dt], d),
                     q, k, v, mask=m)
         # H3: Q = K = V = a huge value: every output element is that value.
-        for dt, val, d in ((f16, 60000.0, 64), (bf16, 133120.0, 64), (f32, 1e18, 64),
+        for dt, val, d in ((f16, 60000.0, 64), (bf16, 133120.0, 64), (f32, 2.0 ** 60, 64),
                            (f16, 60000.0, 128), (bf16, 133120.0, 128)):
             x = torch.full((1, 1, 1, d), val, dtype=dt, device=dev)
             kv = torch.full((1, 1, 4, d), val, dtype=dt, device=dev)

@@ -913,15 +913,22 @@ private:
     auto colOf = [&](int64_t nt, int64_t e) {
       return add(add(k0, col2), nt * 8 + e % 2);
     };
-    // Scores into the exp2 domain first, rounded: x = s * scale * log2(e).
-    // The exponent below is then x - m with m the maximum of the same
-    // rounded x, so it is <= 0 and exactly 0 at the maximum, for any
-    // magnitude. (One FFMA s * c - m * c keeps the rounding error of the
-    // exact product s * c: with a huge finite maximum, e.g. a K/V tile hidden
-    // by a -1e30 additive mask or logits of 1e10, that error exceeds 128 and
-    // exp2 gives inf, then NaN.)
-    for (Value &x : s)
-      x = mulRn(x, scale);
+    // The exponent (below) is 2^(x - a) with x = s * c and a = m * c, c =
+    // scale * log2(e), each product rounded on its own. Where x is formed
+    // is a scheduling choice measured on the H200 (bench/RESULTS.md,
+    // session 6): the mma.sync kernel forms every x first and takes the max
+    // over them (scaleFirst); the wgmma kernel keeps raw scores (max over
+    // s, then a = round(m * c), the same value by monotonic rounding) and
+    // forms each x right before its exponent. An additive mask joins raw
+    // scores as mask / scale, scaled ones as mask * log2(e).
+    const bool scaleFirst = !cfg.wgmma;
+    if (scaleFirst)
+      for (Value &x : s)
+        x = mulRn(x, scale);
+    Value invScale = scaleFirst
+                         ? maskScale
+                         : arith::DivFOp::create(b, loc, maskScale, scale)
+                               .getResult();
     if (mask) {
       Value sqLast = sub(Sq, one), skLast = sub(Sk, one);
       for (int64_t mt = 0; mt < MT; ++mt)
@@ -940,7 +947,7 @@ private:
             Value mf = toF32(mv);
             Value hidden = arith::CmpFOp::create(
                 b, loc, arith::CmpFPredicate::OEQ, mf, negInf);
-            x = select(hidden, negInf, fma(mf, maskScale, x));
+            x = select(hidden, negInf, fma(mf, invScale, x));
           }
         }
     }
@@ -993,15 +1000,25 @@ private:
         Value dead = arith::CmpFOp::create(
             b, loc, arith::CmpFPredicate::OEQ, mNew[r], negInf);
         Value mSafe = select(dead, fzero, mNew[r]);
-        // exp(scale * (s - m)) = 2^(x - m) in the exp2 domain (x = s * c,
-        // m = max x; both rounded, so x - m <= 0).
-        alpha[r] = fastExp2(subRn(carried[r], mSafe));
+        // exp(scale * (s - m)) = 2^(x - a) with x = s * c and a = m * c,
+        // c = scale * log2(e), each product rounded on its own: rounding is
+        // monotonic, so a = max x exactly, x - a <= 0 and is exactly 0 at
+        // the maximum, for any magnitude. (FlashAttention-2's single FFMA
+        // s * c - a keeps the rounding error of the exact product s * c:
+        // with a huge finite maximum, e.g. a K/V tile hidden by a -1e30
+        // additive mask or logits of 1e10, that error exceeds 128 and exp2
+        // gives inf, then inf * 0 = NaN, or 0; CASES.md H2/H3.) The rescale
+        // uses the same rounded anchors: alpha = 2^(a_old - a_new).
+        Value a = scaleFirst ? mSafe : mulRn(mSafe, scale);
+        Value aOld = scaleFirst ? carried[r] : mulRn(carried[r], scale);
+        alpha[r] = fastExp2(subRn(aOld, a));
         lNew[r] =
             arith::MulFOp::create(b, loc, carried[2 * MT + r], alpha[r]);
         for (int64_t nt = 0; nt < NT; ++nt)
           for (int64_t e = 2 * hh; e < 2 * hh + 2; ++e) {
             int64_t x = (mt * NT + nt) * 4 + e;
-            p[x] = fastExp2(subRn(s[x], mSafe));
+            p[x] = fastExp2(
+                subRn(scaleFirst ? s[x] : mulRn(s[x], scale), a));
             lNew[r] = arith::AddFOp::create(b, loc, lNew[r], p[x]);
           }
       }

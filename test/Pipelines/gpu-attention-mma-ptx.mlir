@@ -31,8 +31,8 @@
 // F16-DAG: cvt.rn.f16x2.f32
 // F16-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // F16-DAG: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-// The exponent 2^(x - m), x = s * scale * log2(e) rounded first (never one
-// FFMA: CASES.md H2/H3).
+// The exponent 2^(x - a), x = s * scale * log2(e) and a = max x, each
+// product rounded on its own (never one FFMA: CASES.md H2/H3).
 // F16-DAG: mul.rn.f32
 // F16-DAG: add.rn.f32
 // With a mask: per-tile key visibility flags (bytes written, words read by

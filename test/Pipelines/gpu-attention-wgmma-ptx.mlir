@@ -39,9 +39,10 @@
 // D64-DAG: wgmma.wait_group.sync.aligned 0
 // D64-DAG: cvt.rn.f16x2.f32
 // D64-DAG: ex2.approx.ftz.f32
-// The exponent is 2^(x - m) with x = s * scale * log2(e) rounded first
-// (mul.rn, then add.rn of -m: never one FFMA, whose unrounded product made
-// huge equal logits or a huge finite mask give inf, then NaN; CASES.md H2/H3).
+// The exponent is 2^(x - a) with x = s * scale * log2(e) and a = max x,
+// each product rounded on its own (mul.rn, then add.rn: never one FFMA,
+// whose unrounded product made huge equal logits or a huge finite mask give
+// inf, then NaN; CASES.md H2/H3).
 // D64-DAG: mul.rn.f32
 // D64-DAG: add.rn.f32
 // The two warpgroup roles meet at two barrier instructions: barrier.sync
