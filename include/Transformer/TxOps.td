@@ -93,6 +93,7 @@ def Tx_AttentionOp : Tx_Op<"attention", [
     | `value` (V) | `[B, Hkv, Sk, Dv]` |
     | `mask` (optional) | `[B or 1, H or 1, Sq, Sk]` |
     | result (O) | `[B, H, Sq, Dv]` |
+    | `lse` (optional second result) | `[B, H, Sq]`, `f32` |
 
     - Element types: Q, K, V and the result share one element type, `f16`,
       `bf16` or `f32`. Products, the softmax and the accumulation are computed
@@ -127,6 +128,15 @@ def Tx_AttentionOp : Tx_Op<"attention", [
       of a key that is visible to some rows of the same tile and hidden from
       others reaches the hidden rows too (the tensor cores multiply P = 0 by
       it).
+    - **Log-sum-exp** (optional second result, `f32 [B, H, Sq]`):
+      `lse[b,h,i] = log(sum_j exp(S[b,h,i,j]))` over the keys visible to
+      query `i` (natural logarithm; `S` includes the scale and an additive
+      mask), and `-inf` for a row that sees no key. It is what merges
+      partial attention results computed over disjoint key ranges
+      (split-KV decoding, ring attention: `O = sum_r exp(lse_r - lse) O_r`
+      with `lse = log sum_r exp(lse_r)`) and what a backward pass needs;
+      FlashAttention returns it as `softmax_lse`. Requested by writing a
+      second result type: `-> tensor<...xf16>, tensor<BxHxSqxf32>`.
     - Large magnitudes: scores are compared and exponentiated after the
       scale is applied and rounded (`exp(s - max)` with `s - max <= 0`
       exactly at the maximum), so huge but equal logits (Q = K = V = 60000 in
@@ -141,18 +151,23 @@ def Tx_AttentionOp : Tx_Op<"attention", [
     %o2 = tx.attention %q, %k, %v mask(%m : tensor<1x1x16x16xi1>) scale = 0.125
         : tensor<2x4x16x64xf32>, tensor<2x4x16x64xf32>,
           tensor<2x4x16x64xf32> -> tensor<2x4x16x64xf32>
+    %o3, %lse = tx.attention %q, %k, %v causal
+        : tensor<1x32x1x128xf16>, tensor<1x8x4096x128xf16>,
+          tensor<1x8x4096x128xf16> -> tensor<1x32x1x128xf16>, tensor<1x32x1xf32>
     ```
   }];
   let arguments = (ins Tx_FloatTensor:$query, Tx_FloatTensor:$key,
                        Tx_FloatTensor:$value,
                        Optional<RankedTensorOf<[I1, F16, BF16, F32]>>:$mask,
                        OptionalAttr<F32Attr>:$scale, UnitAttr:$causal);
-  let results = (outs Tx_FloatTensor:$result);
+  let results = (outs Tx_FloatTensor:$result,
+                      Optional<RankedTensorOf<[F32]>>:$lse);
   let assemblyFormat = [{
     $query `,` $key `,` $value
     (`mask` `(` $mask^ `:` type($mask) `)`)?
     (`scale` `=` $scale^)? (`causal` $causal^)? attr-dict
     `:` type($query) `,` type($key) `,` type($value) `->` type($result)
+    (`,` type($lse)^)?
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{

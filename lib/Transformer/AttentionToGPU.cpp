@@ -127,7 +127,8 @@ public:
       : b(b), op(op), loc(op.getLoc()), cfg(cfg), f32(b.getF32Type()),
         elt(op.getQuery().getType().getElementType()) {}
 
-  Value build() {
+  /// The output tensor, and the log-sum-exp tensor when the op has one.
+  SmallVector<Value> build() {
     auto toBuf = [&](Value t) -> Value {
       auto ty = cast<RankedTensorType>(t.getType());
       return bufferization::ToBufferOp::create(
@@ -154,7 +155,7 @@ public:
     Sk = val(sz.Sk);
     G = val(sz.G);
 
-    auto oTy = op.getType();
+    auto oTy = op.getResult().getType();
     SmallVector<Value> dynSizes;
     Value oDims[4] = {B, H, Sq, cst(cfg.Dv)};
     for (int64_t i = 0; i < 4; ++i)
@@ -162,6 +163,16 @@ public:
         dynSizes.push_back(oDims[i]);
     out = memref::AllocOp::create(b, loc, MemRefType::get(oTy.getShape(), elt),
                                   dynSizes);
+    RankedTensorType lTy;
+    if (op.getLse()) {
+      lTy = cast<RankedTensorType>(op.getLse().getType());
+      SmallVector<Value> lDyn;
+      for (int64_t i = 0; i < 3; ++i)
+        if (lTy.isDynamicDim(i))
+          lDyn.push_back(oDims[i]);
+      lseOut = memref::AllocOp::create(
+          b, loc, MemRefType::get(lTy.getShape(), f32), lDyn);
+    }
 
     // Scale folded with log2(e): scores live in the exp2 domain.
     const double log2e = 1.4426950408889634;
@@ -182,9 +193,12 @@ public:
       b.setInsertionPointToStart(ifAny.thenBlock());
       emitLaunch(blocks, nQT);
     }
-    return bufferization::ToTensorOp::create(b, loc, oTy, out,
-                                             /*restrict=*/true,
-                                             /*writable=*/true);
+    SmallVector<Value> results = {bufferization::ToTensorOp::create(
+        b, loc, oTy, out, /*restrict=*/true, /*writable=*/true)};
+    if (lseOut)
+      results.push_back(bufferization::ToTensorOp::create(
+          b, loc, lTy, lseOut, /*restrict=*/true, /*writable=*/true));
+    return results;
   }
 
 private:
@@ -624,6 +638,10 @@ private:
           scf::IfOp::create(b, loc, cmpi(arith::CmpIPredicate::ult, i, Sq), false);
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(ifRow.thenBlock());
+      if (lseOut) // m in natural units (Q was pre-scaled by the scale)
+        ifThen(cmpi(arith::CmpIPredicate::eq, lane, cst(0)), [&] {
+          storeLse(kvLoop.getResult(r), l, bi, h, i);
+        });
       for (int64_t t = 0; t < T; ++t) {
         Value y =
             arith::MulFOp::create(b, loc, kvLoop.getResult(2 * R + r * T + t), inv);
@@ -1036,6 +1054,17 @@ private:
     return {std::move(next), std::move(o), std::move(p)};
   }
 
+  /// lse[bi, h, i] = m + log(l) with m in natural units, -inf when l == 0
+  /// (the row saw no key).
+  void storeLse(Value mNat, Value l, Value bi, Value h, Value i) {
+    Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l,
+                                       fcst(0.0));
+    Value v = arith::AddFOp::create(b, loc, mNat,
+                                    math::LogOp::create(b, loc, l));
+    v = select(none, fcst(-std::numeric_limits<double>::infinity()), v);
+    memref::StoreOp::create(b, loc, v, lseOut, ValueRange{bi, h, i});
+  }
+
   /// O / l of the thread's rows (a row that saw no key gives zeros), two
   /// elements per store, in Q's type; rows past Sq are not stored.
   void storeMmaOutput(const MmaCtx &cx, ValueRange results, Value bi,
@@ -1056,6 +1085,16 @@ private:
           b, loc, cmpi(arith::CmpIPredicate::ult, rowG[r], Sq), false);
       OpBuilder::InsertionGuard gd(b);
       b.setInsertionPointToStart(ifRow.thenBlock());
+      if (lseOut) {
+        // The anchor a of the exponents 2^(x - a) (mmaSoftmaxStep): the
+        // carried max in exp2 units (mma.sync) or raw (wgmma), times ln 2.
+        Value m = results[r];
+        Value a = cfg.wgmma ? mulRn(m, scale) : m;
+        Value mNat = arith::MulFOp::create(b, loc, a,
+                                           fcst(0.69314718055994531));
+        ifThen(cmpi(arith::CmpIPredicate::eq, col2, cst(0)),
+               [&] { storeLse(mNat, l, bi, h, rowG[r]); });
+      }
       for (int64_t dt = 0; dt < DT; ++dt) {
         Value row = vector::ExtractOp::create(
             b, loc, results[4 * MT + mt * DT + dt],
@@ -1795,6 +1834,7 @@ private:
   FlashConfig cfg;
   Type f32, elt;
   Value q, k, v, mask, out, scale, scaleNat, maskScale;
+  Value lseOut; // log-sum-exp result [B, H, Sq] (f32), when requested
   Value flagsW, flagsR; // key visibility flags (cfg.keyFlags)
   Value B, H, Sq, Sk, G, tid;
   bool keepMask = false, maskBatchBcast = false, maskHeadBcast = false;
@@ -1949,8 +1989,8 @@ struct TxAttentionToGPUPass
         return signalPassFailure();
       }
       OpBuilder b(op);
-      Value result = FlashKernelBuilder(b, op, cfg).build();
-      op.replaceAllUsesWith(result);
+      SmallVector<Value> results = FlashKernelBuilder(b, op, cfg).build();
+      op->replaceAllUsesWith(results);
       op.erase();
     }
   }

@@ -377,9 +377,38 @@ struct AttentionLowering : OpRewritePattern<AttentionOp> {
     Value result =
         grouped ? Value(tensor::CollapseShapeOp::create(b, loc, out, groupHeads))
                 : out;
-    if (result.getType() != op.getType())
-      result = tensor::CastOp::create(b, loc, op.getType(), result);
-    rewriter.replaceOp(op, result);
+    Type oTy = op.getResult().getType();
+    if (result.getType() != oTy)
+      result = tensor::CastOp::create(b, loc, oTy, result);
+    if (!op.getLse()) {
+      rewriter.replaceOp(op, result);
+      return success();
+    }
+    // lse = (l == 0) ? -inf : m + log(l) (natural units: S holds the scale
+    // and the additive mask).
+    AffineMap rowId = b.getMultiDimIdentityMap(nb + 1);
+    Value lseT =
+        linalg::GenericOp::create(
+            b, loc, m.getType(), ValueRange{m, l},
+            emptyTensor(b, loc, rowShape, f32), {rowId, rowId, rowId},
+            iters(nb + 1, false),
+            [&](OpBuilder &nb_, Location nl, ValueRange a) {
+              Value none = arith::CmpFOp::create(
+                  nb_, nl, arith::CmpFPredicate::OEQ, a[1], zeroF);
+              Value v = arith::AddFOp::create(
+                  nb_, nl, a[0], math::LogOp::create(nb_, nl, a[1]));
+              linalg::YieldOp::create(
+                  nb_, nl, Value(arith::SelectOp::create(nb_, nl, none, negInf, v)));
+            })
+            .getResult(0);
+    if (grouped)
+      lseT = tensor::CollapseShapeOp::create(
+          b, loc, lseT,
+          SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}});
+    Type lTy = op.getLse().getType();
+    if (lseT.getType() != lTy)
+      lseT = tensor::CastOp::create(b, loc, lTy, lseT);
+    rewriter.replaceOp(op, ValueRange{result, lseT});
     return success();
   }
 };

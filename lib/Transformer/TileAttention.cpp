@@ -100,9 +100,20 @@ struct TxTileAttentionPass
         Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(elt, 0.0));
         out = linalg::FillOp::create(b, loc, zero, out).getResult(0);
       }
-      if (out.getType() != op.getType())
-        out = tensor::CastOp::create(b, loc, op.getType(), out);
-      rewriter.replaceOp(op, out);
+      Type oTy = op.getResult().getType();
+      if (out.getType() != oTy)
+        out = tensor::CastOp::create(b, loc, oTy, out);
+      if (!op.getLse()) {
+        rewriter.replaceOp(op, out);
+        return success();
+      }
+      // Log-sum-exp of no key: -inf (an empty tensor when B, H or Sq is 0).
+      Value lse = filledF32(b, loc, {sz.B, sz.H, sz.Sq},
+                            -std::numeric_limits<double>::infinity());
+      Type lTy = op.getLse().getType();
+      if (lse.getType() != lTy)
+        lse = tensor::CastOp::create(b, loc, lTy, lse);
+      rewriter.replaceOp(op, ValueRange{out, lse});
       return success();
     }
 
@@ -215,9 +226,42 @@ struct TxTileAttentionPass
                   nb, nl, emitNormalizedOutput(nb, nl, a[0], a[1], elt));
             })
             .getResult(0);
-    if (out.getType() != op.getType())
-      out = tensor::CastOp::create(b, loc, op.getType(), out);
-    rewriter.replaceOp(op, out);
+    Type oTy = op.getResult().getType();
+    if (out.getType() != oTy)
+      out = tensor::CastOp::create(b, loc, oTy, out);
+    if (!op.getLse()) {
+      rewriter.replaceOp(op, out);
+      return success();
+    }
+    // lse = (sum == 0) ? -inf : max + log(sum), from the final state (the
+    // max and sum are in natural units of the scaled, masked scores).
+    Value mxF = rows->replacements[1];
+    AffineMap id3 = b.getMultiDimIdentityMap(3);
+    Value lInit = tensor::EmptyOp::create(
+        b, loc, SmallVector<OpFoldResult>{sz.B, sz.H, sz.Sq}, f32);
+    Value lse =
+        linalg::GenericOp::create(
+            b, loc, lInit.getType(), ValueRange{mxF, sumF}, lInit,
+            ArrayRef<AffineMap>{id3, id3, id3},
+            SmallVector<IteratorType>(3, IteratorType::parallel),
+            [&](OpBuilder &nb, Location nl, ValueRange a) {
+              Value zero =
+                  arith::ConstantOp::create(nb, nl, nb.getF32FloatAttr(0.0));
+              Value negInf = arith::ConstantOp::create(
+                  nb, nl,
+                  nb.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
+              Value none = arith::CmpFOp::create(
+                  nb, nl, arith::CmpFPredicate::OEQ, a[1], zero);
+              Value v = arith::AddFOp::create(
+                  nb, nl, a[0], math::LogOp::create(nb, nl, a[1]));
+              linalg::YieldOp::create(
+                  nb, nl, Value(arith::SelectOp::create(nb, nl, none, negInf, v)));
+            })
+            .getResult(0);
+    Type lTy = op.getLse().getType();
+    if (lse.getType() != lTy)
+      lse = tensor::CastOp::create(b, loc, lTy, lse);
+    rewriter.replaceOp(op, ValueRange{out, lse});
     return success();
   }
 

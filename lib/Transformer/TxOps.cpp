@@ -202,6 +202,18 @@ LogicalResult AttentionOp::verify() {
       return emitOpError() << "result shape " << shapeStr(o)
                            << " does not match [B, H, Sq, Dv] = "
                            << shapeStr(expected);
+  // Log-sum-exp result: f32 [B, H, Sq].
+  if (Value lse = getLse()) {
+    auto lTy = cast<RankedTensorType>(lse.getType());
+    SmallVector<int64_t> want = {q[0], q[1], q[2]};
+    bool ok = lTy.getRank() == 3;
+    for (int i = 0; ok && i < 3; ++i)
+      ok = compatible(lTy.getDimSize(i), want[i]);
+    if (!ok)
+      return emitOpError() << "log-sum-exp result shape "
+                           << shapeStr(lTy.getShape())
+                           << " does not match [B, H, Sq] = " << shapeStr(want);
+  }
 
   // Mask.
   if (Value mask = getMask()) {
@@ -233,6 +245,8 @@ LogicalResult AttentionOp::reifyResultShapes(
       tensor::getMixedSizes(builder, loc, getQuery());
   OpFoldResult dv = tensor::getMixedSize(builder, loc, getValue(), 3);
   reifiedReturnShapes.push_back({q[0], q[1], q[2], dv});
+  if (getLse())
+    reifiedReturnShapes.push_back({q[0], q[1], q[2]});
   return success();
 }
 

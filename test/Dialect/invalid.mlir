@@ -224,3 +224,27 @@ func.func @attention_unsupported_element_type(%q: tensor<1x4x16x64xf64>, %k: ten
   %0 = tx.attention %q, %k, %v : tensor<1x4x16x64xf64>, tensor<1x4x16x64xf64>, tensor<1x4x16x64xf64> -> tensor<1x4x16x64xf64>
   return %0 : tensor<1x4x16x64xf64>
 }
+
+// -----
+
+func.func @attention_lse_shape(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x16x64xf32>, %v: tensor<1x4x16x64xf32>) -> tensor<1x4x16xf32> {
+  // expected-error @+1 {{'tx.attention' op log-sum-exp result shape [1, 4, 8] does not match [B, H, Sq] = [1, 4, 16]}}
+  %0, %1 = tx.attention %q, %k, %v : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>, tensor<1x4x8xf32>
+  return %1 : tensor<1x4x8xf32>
+}
+
+// -----
+
+func.func @attention_lse_rank(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x16x64xf32>, %v: tensor<1x4x16x64xf32>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{'tx.attention' op log-sum-exp result shape [4, 16] does not match [B, H, Sq] = [1, 4, 16]}}
+  %0, %1 = tx.attention %q, %k, %v : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>, tensor<4x16xf32>
+  return %1 : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @attention_lse_f16(%q: tensor<1x4x16x64xf16>, %k: tensor<1x4x16x64xf16>, %v: tensor<1x4x16x64xf16>) -> tensor<1x4x16xf16> {
+  // expected-error @+1 {{'tx.attention' op result #1 must be ranked tensor of 32-bit float values, but got 'tensor<1x4x16xf16>'}}
+  %0, %1 = tx.attention %q, %k, %v : tensor<1x4x16x64xf16>, tensor<1x4x16x64xf16>, tensor<1x4x16x64xf16> -> tensor<1x4x16x64xf16>, tensor<1x4x16xf16>
+  return %1 : tensor<1x4x16xf16>
+}

@@ -88,3 +88,11 @@ func.func @attention_zero_sizes(%q: tensor<0x2x4x8xf32>, %k: tensor<0x2x0x8xf32>
   %0 = tx.attention %q, %k, %v : tensor<0x2x4x8xf32>, tensor<0x2x0x8xf32>, tensor<0x2x0x0xf32> -> tensor<0x2x4x0xf32>
   return %0 : tensor<0x2x4x0xf32>
 }
+
+// The optional log-sum-exp result (f32 [B, H, Sq]).
+// CHECK-LABEL: func.func @attention_lse
+// CHECK: tx.attention %{{.*}}, %{{.*}}, %{{.*}} causal : tensor<?x32x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16> -> tensor<?x32x?x128xf16>, tensor<?x32x?xf32>
+func.func @attention_lse(%q: tensor<?x32x?x128xf16>, %k: tensor<?x8x?x128xf16>, %v: tensor<?x8x?x128xf16>) -> (tensor<?x32x?x128xf16>, tensor<?x32x?xf32>) {
+  %0, %1 = tx.attention %q, %k, %v causal : tensor<?x32x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16> -> tensor<?x32x?x128xf16>, tensor<?x32x?xf32>
+  return %0, %1 : tensor<?x32x?x128xf16>, tensor<?x32x?xf32>
+}

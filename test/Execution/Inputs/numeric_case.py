@@ -163,10 +163,14 @@ def softmax_ref(x, shape, dim):
     return out
 
 
-def attention_ref(a, q, k, v, mask, mshape, scale):
+def attention_ref(a, q, k, v, mask, mshape, scale, lse=None):
+    """Returns O; with a list `lse`, also fills it with the log-sum-exp of
+    every row (-inf for a row that sees no key)."""
     B, H, Hkv, Sq, Sk, D, Dv = a.B, a.H, a.Hkv, a.Sq, a.Sk, a.D, a.Dv
     G = H // Hkv
     out = [0.0] * (B * H * Sq * Dv)
+    if lse is not None:
+        lse[:] = [NEG_INF] * (B * H * Sq)
     for b in range(B):
         for h in range(H):
             kh = h // G
@@ -196,6 +200,8 @@ def attention_ref(a, q, k, v, mask, mshape, scale):
                     continue
                 p = [math.exp(x - m) for x in s]
                 l = math.fsum(p)
+                if lse is not None:
+                    lse[(b * H + h) * Sq + i] = m + math.log(l)
                 for e in range(Dv):
                     out[obase + e] = math.fsum(pj * vr[e] for pj, vr in zip(p, vrows)) / l
     return out
@@ -232,9 +238,19 @@ def emit_check(lines, name, out_val, out_shape, dtype, ref, tol, verbose):
         '      outs(%accf, %accf, %acci, %acci : tensor<f64>, tensor<f64>, tensor<i64>, tensor<i64>) {',
         '  ^bb0(%o: ' + dtype + ', %r: f64, %sd: f64, %sr: f64, %nn: i64, %nz: i64):',
         '    ' + ext,
-        '    %rnan = arith.cmpf uno, %r, %r : f64',
+        '    %rnan0 = arith.cmpf uno, %r, %r : f64',
         '    %onan = arith.cmpf uno, %of, %of : f64',
-        '    %nmis = arith.xori %rnan, %onan : i1',
+        '    %rabs = math.absf %r : f64',
+        '    %inf = arith.constant 0x7FF0000000000000 : f64',
+        '    %rinf = arith.cmpf oeq, %rabs, %inf : f64',
+        '    %oeqr = arith.cmpf oeq, %of, %r : f64',
+        '    %infmis = arith.andi %rinf, %oeqr : i1',
+        '    %true = arith.constant true',
+        '    %infbad = arith.xori %infmis, %true : i1',
+        '    %infm = arith.andi %rinf, %infbad : i1',
+        '    %nmis0 = arith.xori %rnan0, %onan : i1',
+        '    %nmis = arith.ori %nmis0, %infm : i1',
+        '    %rnan = arith.ori %rnan0, %rinf : i1',
         '    %anyn = arith.ori %rnan, %onan : i1',
         '    %d = arith.subf %of, %r : f64',
         '    %d2 = arith.mulf %d, %d : f64',
@@ -282,7 +298,8 @@ def emit_check(lines, name, out_val, out_shape, dtype, ref, tol, verbose):
     lines += ['  return', '}']
 
 
-def emit_module(a, fn_args, op_text, result_shape, dtype, consts, ref, rdyn):
+def emit_module(a, fn_args, op_text, result_shape, dtype, consts, ref, rdyn,
+                multi=False):
     """fn_args: list of (name, shape, elt, dyn_dims); consts: dense texts;
     rdyn: the dynamic dims of the result type (None: static)."""
     dyn = bool(rdyn and any(rdyn))
@@ -290,7 +307,10 @@ def emit_module(a, fn_args, op_text, result_shape, dtype, consts, ref, rdyn):
     sig = ", ".join("%%%s: %s" % (n, ttype(s, e, dd)) for n, s, e, dd in fn_args)
     rt_fn = ttype(result_shape, dtype, rdyn)
     lines.append("func.func @tx_case(%s) -> %s {" % (sig, rt_fn))
-    lines.append("  %%r = %s" % op_text)
+    if multi:  # op_text defines %rr (several results) and then %r
+        lines.append("  %%rr:2 = %s" % op_text)
+    else:
+        lines.append("  %%r = %s" % op_text)
     lines.append("  return %%r : %s" % rt_fn)
     lines.append("}")
     lines.append("")
@@ -312,7 +332,9 @@ def emit_module(a, fn_args, op_text, result_shape, dtype, consts, ref, rdyn):
         lines.append("  %%out = tensor.cast %%out_f : %s to %s" %
                      (rt_fn, ttype(result_shape, dtype)))
         out_val = "%out"
-    tol = a.tol if a.tol is not None else DEFAULT_TOL[dtype]
+    # The tolerance follows the inputs' element type (an f32 log-sum-exp of
+    # bf16 inputs is as accurate as the bf16 inputs allow).
+    tol = a.tol if a.tol is not None else DEFAULT_TOL[getattr(a, "dtype", dtype)]
     if a.corrupt_ref:  # self-test of the check: it must then print ok 0
         ref = list(ref)
         if a.corrupt_ref == "scale":  # every lane 5% off
@@ -437,7 +459,8 @@ def case_attention(a, rng):
                         mask[(bh * Sq + i) * Sk + j] = keep
                     elif not keep:
                         mask[(bh * Sq + i) * Sk + j] = NEG_INF
-    ref = attention_ref(a, q, k, v, mask, mshape, scale)
+    lse = [] if a.lse else None
+    ref = attention_ref(a, q, k, v, mask, mshape, scale, lse)
 
     dt = a.dtype
     qs, ks, vs, os_ = [B, H, Sq, D], [B, Hkv, Sk, D], [B, Hkv, Sk, Dv], [B, H, Sq, Dv]
@@ -460,6 +483,17 @@ def case_attention(a, rng):
         mask_text = " mask(%%m : %s)" % ttype(mshape, melt, mdd)
     scale_text = " scale = %s" % fmt_f32_attr(a.scale) if a.scale is not None else ""
     causal_text = " causal" if a.causal else ""
+    if a.lse:
+        # The log-sum-exp result [B, H, Sq] (f32) is the one checked.
+        ls = [B, H, Sq]
+        ld = alld[:3] if alld else None
+        op = ("tx.attention %%q, %%k, %%v%s%s%s : %s, %s, %s -> %s, %s\n"
+              "  %%r = tensor.cast %%rr#1 : %s to %s" % (
+                  mask_text, scale_text, causal_text, ttype(qs, dt, alld),
+                  ttype(ks, dt, alld), ttype(vs, dt, alld), ttype(os_, dt, alld),
+                  ttype(ls, "f32", ld), ttype(ls, "f32", ld), ttype(ls, "f32", ld)))
+        op = op.replace("tx.attention", "tx.attention", 1)
+        return emit_module(a, args, op, ls, "f32", consts, lse, ld, multi=True)
     op = "tx.attention %%q, %%k, %%v%s%s%s : %s, %s, %s -> %s" % (
         mask_text, scale_text, causal_text, ttype(qs, dt, alld), ttype(ks, dt, alld),
         ttype(vs, dt, alld), ttype(os_, dt, alld))
@@ -507,6 +541,8 @@ def main():
     t.add_argument("--static-heads", action="store_true",
                    help="with --dynamic: keep the head dims H and Hkv static")
     t.add_argument("--causal", action="store_true")
+    t.add_argument("--lse", action="store_true",
+                   help="check the log-sum-exp result (f32 [B, H, Sq]) instead of O")
     t.add_argument("--scale", type=float, default=None, help="default 1/sqrt(D)")
     t.add_argument("--mask", choices=["none", "keep", "add"], default="none")
     t.add_argument("--mask-bcast", default="1,1",
