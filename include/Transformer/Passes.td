@@ -287,6 +287,47 @@ def TxEmitCInterface : Pass<"tx-emit-c-interface", "::mlir::ModuleOp"> {
   }];
 }
 
+def TxResultsInPlace : Pass<"tx-results-in-place", "::mlir::func::FuncOp"> {
+  let summary = "Compute each result of a public function in its out-parameter, with a run-time check of the out-parameter's sizes";
+  let description = [{
+    Runs after `buffer-results-to-out-params` (tx-gpu-pipeline runs that with
+    `hoist-static-allocs` and `add-result-attr`). In a public function, a
+    result computed into a buffer the function allocates (`memref.alloc`,
+    static or dynamic sizes, possibly behind `memref.cast`) and then copied
+    into its out-parameter is computed in the out-parameter itself: the
+    `memref.alloc`, the `memref.copy` and any `memref.dealloc` of the buffer
+    are removed and the buffer's uses take the out-parameter (cast to the
+    buffer's type when they differ).
+
+    In their place, for every dimension that is dynamic on either side, a
+    run-time check that the out-parameter's size equals the size the
+    computation produces: `cf.assert` carrying the unit attribute
+    `tx.message_format`, whose message is a printf format, e.g.
+    `f: result #0 has size %lld in dim 1, but the computation produces %lld`;
+    `tx-host-checks-to-errors` turns it into `txRuntimeFail` with the two
+    values and an early return. The checks are placed as early as their
+    operands allow, after the op's own shape checks that precede the
+    allocation, so that no kernel runs and no temporary exists when they
+    fail.
+
+    The rewrite needs the buffer, its copy and the out-parameter in one
+    block, the out-parameter used by that copy only, identity layouts, and
+    no use of the buffer after the copy other than reads by further copies
+    (a result returned twice keeps one device-to-device copy) and frees.
+    Otherwise the copy stays. Results are numbered by the `bufferize.result`
+    argument attribute, which the pass then removes; without it an
+    out-parameter is named by its argument position. Private functions are
+    left alone (their out-parameters come from their callers).
+
+    Static sizes are part of the types and are not read from the caller's
+    descriptors.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::cf::ControlFlowDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
+}
+
 def TxCheckGPUTarget : Pass<"tx-check-gpu-target", "::mlir::ModuleOp"> {
   let summary = "Validate the GPU target options of tx-gpu-pipeline";
   let description = [{

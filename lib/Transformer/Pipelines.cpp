@@ -305,12 +305,16 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createTxSoftmaxToGPU(sm));
   }
   buildTxToBufferizedLinalgPipeline(pm);
-  // Results become out-parameters (destination-passing ABI); a static result
-  // buffer is the out-parameter itself, no copy.
+  // Results become out-parameters (destination-passing ABI, docs/ABI.md): a
+  // static result buffer is the out-parameter itself (upstream's hoisting);
+  // tx-results-in-place does the same for every other result buffer the
+  // function allocates, after a run-time check of the out-parameter's sizes.
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;
+  outParams.addResultAttribute = true; // result numbers for the messages
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  pm.addNestedPass<func::FuncOp>(createTxResultsInPlace());
   pm.addPass(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
   TxMapParallelLoopsToGPUOptions mapOpts;
