@@ -328,6 +328,36 @@ def TxResultsInPlace : Pass<"tx-results-in-place", "::mlir::func::FuncOp"> {
   ];
 }
 
+def TxHostChecksToErrors : Pass<"tx-host-checks-to-errors", "::mlir::ModuleOp"> {
+  let summary = "Turn run-time checks (cf.assert) of host functions into txRuntimeFail and an early return";
+  let description = [{
+    Every `cf.assert` in a `func.func` of the module (host code; kernels are
+    `gpu.func`s and `gpu.launch` bodies are skipped) becomes a conditional
+    branch to a failure block that
+
+    1. calls `txRuntimeFail(const char *message)` (runtime/include/tx/Runtime.h:
+       records an error for the current call, never aborts) with
+       `<function>: <assert message>`, or, for a check of
+       `tx-results-in-place` (`tx.message_format`), the message formatted by
+       `snprintf` with the two sizes compared (e.g. `f: result #0 has size 5 in
+       dim 1, but the computation produces 7`);
+    2. frees every buffer (`gpu.alloc`, `memref.alloc`) that is allocated on
+       every path to the check and freed on none, with `gpu.dealloc` in the
+       allocation's own (synchronous or async-token) form, or
+       `memref.dealloc`;
+    3. returns (zero for scalar results).
+
+    Upstream lowers `cf.assert` to `puts` + `abort`, which would end the
+    process that called the library. The pass works on CFG form: run it
+    after `convert-scf-to-cf`; an assert nested in another op is an error.
+  }];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect", "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::func::FuncDialect"
+  ];
+}
+
 def TxCheckGPUTarget : Pass<"tx-check-gpu-target", "::mlir::ModuleOp"> {
   let summary = "Validate the GPU target options of tx-gpu-pipeline";
   let description = [{

@@ -330,6 +330,9 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
   // From here on, upstream's NVVM lowering (as gpu-lower-to-nvvm-pipeline).
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createSCFToControlFlowPass());
+  // Host run-time checks report through txRuntimeFail and return early
+  // instead of aborting the caller's process (needs CFG form).
+  pm.addPass(createTxHostChecksToErrors());
   // Expand memref views before any function is converted: upstream's
   // expand-strided-metadata crashes (LLVM 22.1.8) on a dynamic
   // memref.expand_shape whose source is already a converted function argument.
