@@ -358,6 +358,41 @@ def TxHostChecksToErrors : Pass<"tx-host-checks-to-errors", "::mlir::ModuleOp"> 
   ];
 }
 
+def TxStreamEntryPoints : Pass<"tx-stream-entry-points", "::mlir::ModuleOp"> {
+  let summary = "Add a stream-ordered entry point <f>_on_stream(..., CUstream) -> i32 for every function with a C interface";
+  let description = [{
+    For every public `func.func` marked `llvm.emit_c_interface` (after
+    `buffer-results-to-out-params`: results are out-parameters), adds
+
+    ```mlir
+    func.func @f_on_stream(<f's arguments>, %stream: !llvm.ptr) -> i32
+        attributes {llvm.emit_c_interface} {
+      llvm.call @txRuntimeBeginCall(%stream) : (!llvm.ptr) -> ()
+      func.call @f(<arguments>) : (...) -> ()
+      %status = llvm.call @txRuntimeEndCall() : () -> i32
+      return %status : i32
+    }
+    ```
+
+    so that the library exports `int32_t _mlir_ciface_f_on_stream(MemRef
+    *args..., MemRef *outs..., CUstream stream)`: between the two runtime
+    calls every `mgpuStreamCreate` of the thread returns `stream`, stream
+    synchronization and destruction are no-ops and device allocation is
+    stream-ordered, so the call enqueues its work on `stream` and returns
+    without waiting (and can be captured in a CUDA graph); the status is 0
+    unless an error (a failed run-time check, a CUDA error) was recorded
+    during the call. A function with non-buffer results gets no entry point
+    (a warning); a name clash is an error.
+  }];
+  let options = [
+    Option<"suffix", "suffix", "std::string", /*default=*/"\"_on_stream\"",
+           "Name of the stream-ordered entry point: <function><suffix>">,
+  ];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect", "::mlir::func::FuncDialect"
+  ];
+}
+
 def TxCheckGPUTarget : Pass<"tx-check-gpu-target", "::mlir::ModuleOp"> {
   let summary = "Validate the GPU target options of tx-gpu-pipeline";
   let description = [{

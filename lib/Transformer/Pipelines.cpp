@@ -315,6 +315,9 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
   outParams.addResultAttribute = true; // result numbers for the messages
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   pm.addNestedPass<func::FuncOp>(createTxResultsInPlace());
+  // <f>_on_stream(..., CUstream) -> i32 beside every C entry point.
+  if (options.cInterface && options.streamEntryPoints)
+    pm.addPass(createTxStreamEntryPoints());
   pm.addPass(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
   TxMapParallelLoopsToGPUOptions mapOpts;
