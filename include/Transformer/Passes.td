@@ -393,6 +393,34 @@ def TxStreamEntryPoints : Pass<"tx-stream-entry-points", "::mlir::ModuleOp"> {
   ];
 }
 
+def TxCallStream : Pass<"tx-call-stream", "::mlir::ModuleOp"> {
+  let summary = "Put all GPU work of a host function on one stream, synchronized once before it returns";
+  let description = [{
+    Runs after `gpu-to-llvm`, on the `llvm.func`s of the module. Upstream's
+    lowering wraps every `gpu.launch_func`, `gpu.alloc`, `gpu.dealloc` and
+    `gpu.memcpy` that has no async token in its own `mgpuStreamCreate` /
+    `mgpuStreamSynchronize` / `mgpuStreamDestroy` (a launch without a stream
+    is translated so too), so a synchronous call waits after every launch.
+    This pass creates one stream per call, replaces every other
+    `mgpuStreamCreate` by it, gives it to every `gpu.launch_func` without
+    one, removes the per-op synchronizations and destructions, and
+    synchronizes and destroys the stream once before each `llvm.return` that
+    follows its creation. The stream is created at the start of the latest
+    block that dominates all the work and every return reachable from it:
+    after the run-time checks, so that a failed check returns without
+    touching the GPU. A free (`mgpuMemFree`) is preceded by a
+    synchronization of the stream, because outside `txRuntimeBeginCall` a
+    runtime may free at once.
+
+    Inside `txRuntimeBeginCall`/`txRuntimeEndCall` (the `_on_stream` entry
+    points) `mgpuStreamCreate` returns the caller's stream and the
+    synchronizations are no-ops, so nothing changes there. A function that
+    calls other stream or event functions of the `mgpu` ABI, or whose
+    streams do not come straight from `mgpuStreamCreate`, is left alone.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::gpu::GPUDialect"];
+}
+
 def TxCheckGPUTarget : Pass<"tx-check-gpu-target", "::mlir::ModuleOp"> {
   let summary = "Validate the GPU target options of tx-gpu-pipeline";
   let description = [{

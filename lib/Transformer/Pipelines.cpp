@@ -364,6 +364,8 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
   gpuPM.addPass(createReconcileUnrealizedCastsPass());
 
   pm.addPass(createGpuToLLVMConversionPass());
+  // One stream per call instead of one per launch/allocation/free.
+  pm.addPass(createTxCallStream());
   GpuModuleToBinaryPassOptions bin;
   bin.compilationTarget = options.format;
   bin.toolkitPath = options.toolkit;
