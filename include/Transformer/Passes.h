@@ -66,6 +66,13 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::desc("Emit a _mlir_ciface_ wrapper for every public function "
                      "(the C ABI of docs/ABI.md)"),
       llvm::cl::init(true)};
+  Option<bool> streamEntryPoints{
+      *this, "stream-entry-points",
+      llvm::cl::desc("With c-interface, also emit <f>_on_stream(..., CUstream) "
+                     "-> i32 for every public function: enqueues the call on "
+                     "the given stream and returns without waiting "
+                     "(tx-stream-entry-points; default true)"),
+      llvm::cl::init(true)};
   Option<std::string> softmax{
       *this, "softmax",
       llvm::cl::desc("Softmax strategy: fast (tx-softmax-to-gpu: rows on "

@@ -287,6 +287,140 @@ def TxEmitCInterface : Pass<"tx-emit-c-interface", "::mlir::ModuleOp"> {
   }];
 }
 
+def TxResultsInPlace : Pass<"tx-results-in-place", "::mlir::func::FuncOp"> {
+  let summary = "Compute each result of a public function in its out-parameter, with a run-time check of the out-parameter's sizes";
+  let description = [{
+    Runs after `buffer-results-to-out-params` (tx-gpu-pipeline runs that with
+    `hoist-static-allocs` and `add-result-attr`). In a public function, a
+    result computed into a buffer the function allocates (`memref.alloc`,
+    static or dynamic sizes, possibly behind `memref.cast`) and then copied
+    into its out-parameter is computed in the out-parameter itself: the
+    `memref.alloc`, the `memref.copy` and any `memref.dealloc` of the buffer
+    are removed and the buffer's uses take the out-parameter (cast to the
+    buffer's type when they differ).
+
+    In their place, for every dimension that is dynamic on either side, a
+    run-time check that the out-parameter's size equals the size the
+    computation produces: `cf.assert` carrying the unit attribute
+    `tx.message_format`, whose message is a printf format, e.g.
+    `f: result #0 has size %lld in dim 1, but the computation produces %lld`;
+    `tx-host-checks-to-errors` turns it into `txRuntimeFail` with the two
+    values and an early return. The checks are placed as early as their
+    operands allow, after the op's own shape checks that precede the
+    allocation, so that no kernel runs and no temporary exists when they
+    fail.
+
+    The rewrite needs the buffer, its copy and the out-parameter in one
+    block, the out-parameter used by that copy only, identity layouts, and
+    no use of the buffer after the copy other than reads by further copies
+    (a result returned twice keeps one device-to-device copy) and frees.
+    Otherwise the copy stays. Results are numbered by the `bufferize.result`
+    argument attribute, which the pass then removes; without it an
+    out-parameter is named by its argument position. Private functions are
+    left alone (their out-parameters come from their callers).
+
+    Static sizes are part of the types and are not read from the caller's
+    descriptors.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::cf::ControlFlowDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
+}
+
+def TxHostChecksToErrors : Pass<"tx-host-checks-to-errors", "::mlir::ModuleOp"> {
+  let summary = "Turn run-time checks (cf.assert) of host functions into txRuntimeFail and an early return";
+  let description = [{
+    Every `cf.assert` in a `func.func` of the module (host code; kernels are
+    `gpu.func`s and `gpu.launch` bodies are skipped) becomes a conditional
+    branch to a failure block that
+
+    1. calls `txRuntimeFail(const char *message)` (runtime/include/tx/Runtime.h:
+       records an error for the current call, never aborts) with
+       `<function>: <assert message>`, or, for a check of
+       `tx-results-in-place` (`tx.message_format`), the message formatted by
+       `snprintf` with the two sizes compared (e.g. `f: result #0 has size 5 in
+       dim 1, but the computation produces 7`);
+    2. frees every buffer (`gpu.alloc`, `memref.alloc`) that is allocated on
+       every path to the check and freed on none, with `gpu.dealloc` in the
+       allocation's own (synchronous or async-token) form, or
+       `memref.dealloc`;
+    3. returns (zero for scalar results).
+
+    Upstream lowers `cf.assert` to `puts` + `abort`, which would end the
+    process that called the library. The pass works on CFG form: run it
+    after `convert-scf-to-cf`; an assert nested in another op is an error.
+  }];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect", "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::func::FuncDialect"
+  ];
+}
+
+def TxStreamEntryPoints : Pass<"tx-stream-entry-points", "::mlir::ModuleOp"> {
+  let summary = "Add a stream-ordered entry point <f>_on_stream(..., CUstream) -> i32 for every function with a C interface";
+  let description = [{
+    For every public `func.func` marked `llvm.emit_c_interface` (after
+    `buffer-results-to-out-params`: results are out-parameters), adds
+
+    ```mlir
+    func.func @f_on_stream(<f's arguments>, %stream: !llvm.ptr) -> i32
+        attributes {llvm.emit_c_interface} {
+      llvm.call @txRuntimeBeginCall(%stream) : (!llvm.ptr) -> ()
+      func.call @f(<arguments>) : (...) -> ()
+      %status = llvm.call @txRuntimeEndCall() : () -> i32
+      return %status : i32
+    }
+    ```
+
+    so that the library exports `int32_t _mlir_ciface_f_on_stream(MemRef
+    *args..., MemRef *outs..., CUstream stream)`: between the two runtime
+    calls every `mgpuStreamCreate` of the thread returns `stream`, stream
+    synchronization and destruction are no-ops and device allocation is
+    stream-ordered, so the call enqueues its work on `stream` and returns
+    without waiting (and can be captured in a CUDA graph); the status is 0
+    unless an error (a failed run-time check, a CUDA error) was recorded
+    during the call. A function with non-buffer results gets no entry point
+    (a warning); a name clash is an error.
+  }];
+  let options = [
+    Option<"suffix", "suffix", "std::string", /*default=*/"\"_on_stream\"",
+           "Name of the stream-ordered entry point: <function><suffix>">,
+  ];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect", "::mlir::func::FuncDialect"
+  ];
+}
+
+def TxCallStream : Pass<"tx-call-stream", "::mlir::ModuleOp"> {
+  let summary = "Put all GPU work of a host function on one stream, synchronized once before it returns";
+  let description = [{
+    Runs after `gpu-to-llvm`, on the `llvm.func`s of the module. Upstream's
+    lowering wraps every `gpu.launch_func`, `gpu.alloc`, `gpu.dealloc` and
+    `gpu.memcpy` that has no async token in its own `mgpuStreamCreate` /
+    `mgpuStreamSynchronize` / `mgpuStreamDestroy` (a launch without a stream
+    is translated so too), so a synchronous call waits after every launch.
+    This pass creates one stream per call, replaces every other
+    `mgpuStreamCreate` by it, gives it to every `gpu.launch_func` without
+    one, removes the per-op synchronizations and destructions, and
+    synchronizes and destroys the stream once before each `llvm.return` that
+    follows its creation. The stream is created at the start of the latest
+    block that dominates all the work and every return reachable from it:
+    after the run-time checks, so that a failed check returns without
+    touching the GPU. A free (`mgpuMemFree`) is preceded by a
+    synchronization of the stream, because outside `txRuntimeBeginCall` a
+    runtime may free at once.
+
+    Inside `txRuntimeBeginCall`/`txRuntimeEndCall` (the `_on_stream` entry
+    points) `mgpuStreamCreate` returns the caller's stream and the
+    synchronizations are no-ops, so nothing changes there. A function that
+    calls other stream or event functions of the `mgpu` ABI, or whose
+    streams do not come straight from `mgpuStreamCreate`, is left alone.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::gpu::GPUDialect"];
+}
+
 def TxCheckGPUTarget : Pass<"tx-check-gpu-target", "::mlir::ModuleOp"> {
   let summary = "Validate the GPU target options of tx-gpu-pipeline";
   let description = [{

@@ -305,12 +305,19 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createTxSoftmaxToGPU(sm));
   }
   buildTxToBufferizedLinalgPipeline(pm);
-  // Results become out-parameters (destination-passing ABI); a static result
-  // buffer is the out-parameter itself, no copy.
+  // Results become out-parameters (destination-passing ABI, docs/ABI.md): a
+  // static result buffer is the out-parameter itself (upstream's hoisting);
+  // tx-results-in-place does the same for every other result buffer the
+  // function allocates, after a run-time check of the out-parameter's sizes.
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;
+  outParams.addResultAttribute = true; // result numbers for the messages
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  pm.addNestedPass<func::FuncOp>(createTxResultsInPlace());
+  // <f>_on_stream(..., CUstream) -> i32 beside every C entry point.
+  if (options.cInterface && options.streamEntryPoints)
+    pm.addPass(createTxStreamEntryPoints());
   pm.addPass(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
   TxMapParallelLoopsToGPUOptions mapOpts;
@@ -326,6 +333,9 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
   // From here on, upstream's NVVM lowering (as gpu-lower-to-nvvm-pipeline).
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createSCFToControlFlowPass());
+  // Host run-time checks report through txRuntimeFail and return early
+  // instead of aborting the caller's process (needs CFG form).
+  pm.addPass(createTxHostChecksToErrors());
   // Expand memref views before any function is converted: upstream's
   // expand-strided-metadata crashes (LLVM 22.1.8) on a dynamic
   // memref.expand_shape whose source is already a converted function argument.
@@ -354,6 +364,8 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
   gpuPM.addPass(createReconcileUnrealizedCastsPass());
 
   pm.addPass(createGpuToLLVMConversionPass());
+  // One stream per call instead of one per launch/allocation/free.
+  pm.addPass(createTxCallStream());
   GpuModuleToBinaryPassOptions bin;
   bin.compilationTarget = options.format;
   bin.toolkitPath = options.toolkit;

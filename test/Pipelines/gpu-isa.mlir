@@ -22,10 +22,10 @@
 // CHECK-DAG: gpu.binary @softmax_dyn_kernel {{.*}}#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">{{.*}}assembly = "{{.*}}.version 8.0{{.*}}.target sm_90
 // CHECK-DAG: gpu.binary @attention_kernel
 // CHECK-DAG: llvm.func @softmax_dyn(
-// CHECK-DAG: gpu.launch_func @softmax_dyn_kernel{{.*}}::@softmax_dyn_kernel blocks in
+// CHECK-DAG: gpu.launch_func <%{{.*}} : !llvm.ptr> @softmax_dyn_kernel{{.*}}::@softmax_dyn_kernel blocks in
 // CHECK-DAG: llvm.func @_mlir_ciface_softmax_dyn
 // CHECK-DAG: llvm.func @attention(
-// CHECK-DAG: gpu.launch_func @attention_kernel
+// CHECK-DAG: gpu.launch_func <%{{.*}} : !llvm.ptr> @attention_kernel
 
 // Two kernels for the fast softmax (vector and scalar fallback), one for the
 // flash attention (D = 64); attention=simple gives one per parallel loop nest

@@ -4,4 +4,4 @@
 // CHECK-DAG: gpu.binary @use_helper_kernel {{.*}}.visible .entry use_helper_kernel({{.*}}.visible .func (.param .b32 func_retval0) shifted_exp(
 // Dynamic memrefs keep their sizes: under the default (descriptor) calling
 // convention the launch passes the whole memref (case G3).
-// CHECK-DAG: gpu.launch_func @use_helper_kernel::@use_helper_kernel {{.*}} args({{.*}}%arg0 : !llvm.ptr, %arg1 : !llvm.ptr, %arg2 : i64, %arg3 : i64, %arg4 : i64
+// CHECK-DAG: gpu.launch_func <%{{.*}} : !llvm.ptr> @use_helper_kernel::@use_helper_kernel {{.*}} args({{.*}}%arg0 : !llvm.ptr, %arg1 : !llvm.ptr, %arg2 : i64, %arg3 : i64, %arg4 : i64
