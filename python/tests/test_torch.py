@@ -436,6 +436,66 @@ class CustomOps(unittest.TestCase):
         self.assertEqual(tuple(ops2["softmax"](x).shape), (4, 128))
 
 
+STUB_CODE = r"""
+import json, sys
+sys.path.insert(0, %(python)r)
+import torch, tx
+from tx._abi import open_library, bind_symbol
+path = %(lib)r
+cdll, rt = open_library(path)
+m = tx.read_manifest(path)
+lib = tx._bind_library(path, m, cdll, rt, torch, -1, torch.device("cpu"), lambda d: 0,
+                       lambda fn: bind_symbol(cdll, fn, rt))
+out = {"modes": {f.__name__: f.mode for f in lib},
+       "argtypes": {f.__name__: len(m.functions[f.__name__].arguments) + len(
+           m.functions[f.__name__].results) + (f.mode == "stream") for f in lib},
+       "unsupported": lib.unsupported}
+n0 = rt.error_count()
+try:
+    lib.softmax(torch.randn(4, 64))
+except tx.ShapeError as e:
+    out["shape_error"] = str(e)
+out["errors_after_bad_call"] = rt.error_count() - n0
+try:
+    lib.softmax(torch.randn(4, 128))
+    out["runtime_error"] = None
+except tx.TxRuntimeError as e:
+    out["runtime_error"] = str(e)
+print("RESULT " + json.dumps(out))
+"""
+
+
+class RealLibraryOnStubDriver(unittest.TestCase):
+    """The real libpkg.so and its runtime, loaded on the CUDA toolkit's stub
+    libcuda.so.1 ($TX_CUDA_STUB, in a child process): every entry point
+    binds to an exported symbol, bad arguments never reach the library, and
+    a call that fails in the runtime raises TxRuntimeError with its message."""
+
+    def test_stub(self):
+        stub = os.environ.get("TX_CUDA_STUB")
+        if not stub or not os.path.exists(os.path.join(stub, "libcuda.so.1")):
+            self.skipTest("TX_CUDA_STUB (a directory with the stub libcuda.so.1) not set")
+        import json
+        import subprocess
+        code = STUB_CODE % {"python": os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                   ".."),
+                            "lib": os.path.join(LIB_DIR, "libpkg.so")}
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env=dict(os.environ, LD_LIBRARY_PATH=stub))
+        line = [l for l in p.stdout.splitlines() if l.startswith("RESULT ")]
+        self.assertTrue(line, p.stdout + p.stderr)
+        r = json.loads(line[0][len("RESULT "):])
+        self.assertEqual(r["unsupported"], {})
+        self.assertEqual(sorted(r["modes"]), ["attn", "attn_bias", "attn_mask", "pair", "softmax",
+                                              "softmax_dyn", "zeros_like"])
+        self.assertTrue(set(r["modes"].values()) <= {"stream", "sync"}, r["modes"])
+        self.assertEqual(r["argtypes"]["attn_mask"], 5 + (r["modes"]["attn_mask"] == "stream"))
+        self.assertIn("dimension 1 is 64, expected 128", r["shape_error"])
+        self.assertEqual(r["errors_after_bad_call"], 0)
+        self.assertRegex(r["runtime_error"] or "", r"^softmax: the library (failed|reported an "
+                                                   r"error)")
+
+
 class Compile(unittest.TestCase):
     """tx.compile_library through scripts/tx-compile.sh (LLVM is here)."""
 

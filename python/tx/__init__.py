@@ -142,5 +142,5 @@ def load(path, manifest=None):
     from ._abi import bind_symbol, open_library
     cdll, runtime = open_library(path)
     return _bind_library(path, m, cdll, runtime, torch, 0, torch.device("cuda", 0),
-                         _raw_stream_getter(torch), lambda fn: bind_symbol(cdll, fn),
+                         _raw_stream_getter(torch), lambda fn: bind_symbol(cdll, fn, runtime),
                          device_label="cuda:0")

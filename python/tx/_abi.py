@@ -67,24 +67,30 @@ class ThreadBuffers:
 
 
 class Runtime:
-    """The tx runtime (libtx_cuda_runtime.so) a library was linked to."""
+    """The tx runtime (libtx_cuda_runtime.so) a library was linked to: its
+    error API (``txRuntimeGetLastError``, per thread in the stream-ordered
+    runtime) and, for synchronous entry points, ``txRuntimeSetStream`` and
+    ``txRuntimeErrorCount``. A function the runtime lacks is None."""
 
     def __init__(self, cdll):
         self.cdll = cdll
-        self.get_last_error = cdll.txRuntimeGetLastError
-        self.get_last_error.restype = ctypes.c_char_p
-        self.get_last_error.argtypes = []
-        self.error_count = cdll.txRuntimeErrorCount
-        self.error_count.restype = ctypes.c_int
-        self.error_count.argtypes = []
-        self.set_stream = cdll.txRuntimeSetStream
-        self.set_stream.restype = None
-        self.set_stream.argtypes = [ctypes.c_void_p, ctypes.c_int]
-        self.synchronize = cdll.txRuntimeSynchronize
-        self.synchronize.restype = ctypes.c_int
+
+        def bind(name, restype, argtypes):
+            try:
+                f = getattr(cdll, name)
+            except AttributeError:
+                return None
+            f.restype = restype
+            f.argtypes = argtypes
+            return f
+
+        self.get_last_error = bind("txRuntimeGetLastError", ctypes.c_char_p, [])
+        self.error_count = bind("txRuntimeErrorCount", ctypes.c_int, [])
+        self.set_stream = bind("txRuntimeSetStream", None, [ctypes.c_void_p, ctypes.c_int])
+        self.synchronize = bind("txRuntimeSynchronize", ctypes.c_int, [])
 
     def last_error(self):
-        m = self.get_last_error()
+        m = self.get_last_error() if self.get_last_error is not None else None
         return m.decode(errors="replace") if m else None
 
 
@@ -104,7 +110,7 @@ def open_library(path):
     return lib, Runtime(rt)
 
 
-def bind_symbol(cdll, fn):
+def bind_symbol(cdll, fn, runtime=None):
     """The C function of manifest function ``fn`` in ``cdll``: returns
     (ctypes function, mode) with mode ``"stream"`` for
     ``int32_t _mlir_ciface_f_on_stream(desc*..., CUstream)`` or ``"sync"``
@@ -127,6 +133,9 @@ def bind_symbol(cdll, fn):
     except (AttributeError, TypeError):
         return None, "the library exports neither %s nor %s" % (
             fn.symbols.get("on_stream"), fn.symbols.get("sync"))
+    if runtime is not None and (runtime.set_stream is None or runtime.error_count is None):
+        return None, ("%s is synchronous and the runtime lacks txRuntimeSetStream or "
+                      "txRuntimeErrorCount" % name)
     f.argtypes = [ctypes.c_void_p] * n
     f.restype = None
     return f, "sync"
