@@ -57,8 +57,7 @@ def minimal_caller(lib, name, args, out):
             st *= t.shape[i]
         descs.append(d)
     addrs = [ctypes.addressof(d) for d in descs]
-    # The default stream (NULL) as CU_STREAM_LEGACY, as python/tx passes it.
-    stream = torch.cuda.current_stream().cuda_stream or 1
+    stream = torch.cuda.current_stream().cuda_stream
     try:
         f = getattr(lib._cdll, fn.symbols["on_stream"])
         f.argtypes = [ctypes.c_void_p] * (len(addrs) + 1)
@@ -71,7 +70,9 @@ def minimal_caller(lib, name, args, out):
         f = getattr(lib._cdll, fn.symbols["sync"])
         f.argtypes = [ctypes.c_void_p] * len(addrs)
         f.restype = None
-        lib.runtime.set_stream(stream, 0)
+        # The default stream (NULL) as CU_STREAM_LEGACY, as python/tx does:
+        # txRuntimeSetStream(NULL) selects the runtime's own streams.
+        lib.runtime.set_stream(stream or 1, 0)
         call = lambda: f(*addrs)
         call.descs = descs
         return call, "sync"

@@ -88,6 +88,9 @@ class Runtime:
         self.error_count = bind("txRuntimeErrorCount", ctypes.c_int, [])
         self.set_stream = bind("txRuntimeSetStream", None, [ctypes.c_void_p, ctypes.c_int])
         self.synchronize = bind("txRuntimeSynchronize", ctypes.c_int, [])
+        # Errors of this thread (stream-ordered runtime), else of the process.
+        self.call_error_count = bind("txRuntimeThreadErrorCount", ctypes.c_int, []) \
+            or self.error_count
 
     def last_error(self):
         m = self.get_last_error() if self.get_last_error is not None else None

@@ -100,7 +100,7 @@ def build_entry(fn, cfunc, mode, *, torch, device_index, device, stream, runtime
     if mode == "sync":
         env["_LOCK"] = _SYNC_LOCK
         env["_set_stream"] = runtime.set_stream
-        env["_errcount"] = runtime.error_count
+        env["_errcount"] = runtime.call_error_count
     for i in range(nargs):
         env["_D%d" % i] = chk.arg_dtypes[i]
     for j in range(nres):
@@ -195,11 +195,12 @@ def build_entry(fn, cfunc, mode, *, torch, device_index, device, stream, runtime
     w("    else:")
     w("        _b = _TB.get(); _B = _b.buffer; _A = _b.addresses")
     w("    _pack(_B, 0, %s)" % ", ".join(vals))
-    # torch's default stream is the NULL stream, the legacy default stream;
-    # it is passed as CU_STREAM_LEGACY (1) so that the runtime never reads
-    # NULL as "a stream of your own" (txRuntimeSetStream(NULL) does).
+    # torch's default stream is the NULL stream, the legacy default stream:
+    # _on_stream takes NULL as that (txRuntimeBeginCall), but
+    # txRuntimeSetStream(NULL) means "the runtime's own streams", so the
+    # synchronous form gets CU_STREAM_LEGACY (1) instead.
     if mode == "stream":
-        w("    _rc = _fn(*_A, _stream(_DEV) or 1)")
+        w("    _rc = _fn(*_A, _stream(_DEV))")
         w("    if _rc:")
         w("        _fail(_rc)")
     else:
