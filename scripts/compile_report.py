@@ -134,8 +134,10 @@ def report(d, kernel_lines=False, verbose=False, name_width=0, stem=None, label=
     ptx_dir = os.path.join(d, "ptx")
     nk = len(ks) or (len([f for f in os.listdir(ptx_dir) if f.endswith(".ptx")])
                      if os.path.isdir(ptx_dir) else 0)
-    parts = ["%d entry points" % len(entries), "%d kernels" % nk, "%s %s" % (chip, fmt),
-             size_str(os.path.getsize(lib))]
+    counted = ks or os.path.isdir(ptx_dir)
+    parts = ["%d entry points" % len(entries),
+             "%d kernels" % nk if counted else "kernels not listed (no ptxas)",
+             "%s %s" % (chip, fmt), size_str(os.path.getsize(lib))]
     if ks:
         top = max(ks, key=lambda k: k[1])
         parts.append("max %d registers (%s)" % (top[1], top[0]))
