@@ -8,7 +8,14 @@
 # kernel); the check cases for sm_90 (mma.sync kernel), plus
 # flash_cases_sm90a for sm_90a.
 #
+# The compile report has one line per library (entry points, kernels, the
+# largest register count, spills), each distinct tx-opt remark once with the
+# functions it concerns (e.g. ops left to the reference lowering, and why),
+# and one line per kernel (ptxas -v). TX_VERBOSE=1 adds tx-opt's remarks as
+# printed.
+#
 #   scripts/main.sh                  # build + compile + (check if GPU)
+#   TX_VERBOSE=1 scripts/main.sh     # ... with the full remarks
 #   TX_RUN_ONLY=1 scripts/main.sh    # on a GPU machine without LLVM: only run
 #                                    # the check on already-compiled libraries
 set -euo pipefail
@@ -48,27 +55,17 @@ if [ "${TX_RUN_ONLY:-0}" != 1 ]; then
        || [ "$(cat "$out/$stem/options.txt" 2>/dev/null)" != "$opts" ] \
        || [ "$build/lib/libtx_cuda_runtime.so" -nt "$lib" ] \
        || [ "$root/scripts/tx-compile.sh" -nt "$lib" ]; then
-      bash "$root/scripts/tx-compile.sh" "$f" "$out/$stem" $opts
+      echo "compiling $stem${opts:+ ($opts)}"
+      TX_QUIET=1 bash "$root/scripts/tx-compile.sh" "$f" "$out/$stem" $opts
       printf '%s' "$opts" > "$out/$stem/options.txt"
     fi
   done
 
   echo
-  echo "== produced (sm_90 / sm_90a cubin inside each library; PTX in <dir>/ptx) =="
-  for d in "$out"/*/; do
-    stem=$(basename "$d")
-    [ -e "$d/lib$stem.so" ] || continue
-    nk=$(ls "$d"/ptx/*.ptx 2>/dev/null | wc -l)
-    entries=$(nm -D --defined-only "$d/lib$stem.so" | awk '/ _mlir_ciface_/{sub("_mlir_ciface_","",$3); printf "%s ", $3}')
-    echo "$stem: $(du -h "$d/lib$stem.so" | cut -f1) library, $nk kernels; entry points: $entries"
-    if [ -s "$d/$stem.kernels.txt" ]; then
-      awk '/^== /{k=$2}
-           /Used/{for(i=1;i<=NF;i++){ if($(i+1)=="registers,") r=$i; if($(i+1)=="bytes" && $(i+2)=="smem") m=$i }
-                  if(r>max){max=r; mk=k} if(m>smax) smax=m}
-           /spill/{s+=$5+$9}
-           END{printf "  ptxas -v: max %d registers/thread (%s), %d bytes spilled, max %d bytes static shared memory\n", max, mk, s, smax}' "$d/$stem.kernels.txt"
-    fi
-  done
+  echo "== compiled into $out (PTX in <stem>/ptx; TX_VERBOSE=1 for tx-opt's remarks) =="
+  report_opts="--kernels"
+  [ "${TX_VERBOSE:-0}" = 1 ] && report_opts="--kernels --verbose"
+  python3 "$root/scripts/compile_report.py" --all $report_opts "$out"
 fi
 
 echo

@@ -7,7 +7,7 @@
 #   TX_BUILD_DIR=/tmp/b scripts/test.sh
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-bash "$root/scripts/deps.sh"
+bash "$root/scripts/deps.sh" --tests
 
 build=${TX_BUILD_DIR:-$root/build}
 if [ ! -f "$build/build.ninja" ]; then

@@ -6,9 +6,17 @@
 #   scripts/tx-compile.sh IN.mlir OUT_DIR [extra tx-gpu-pipeline options]
 #
 # OUT_DIR receives lib<stem>.so, libtx_cuda_runtime.so (found through
-# $ORIGIN), <stem>.host.mlir (the pipeline's output), <stem>.ll, and
-# <stem>.kernels.txt (ptxas -v resource usage of every kernel, when ptxas is
-# installed). Default target: sm_90 cubin (format=bin).
+# $ORIGIN), lib<stem>.json (the manifest of the entry points, for python/tx:
+# tx-opt --tx-emit-manifest, docs/Python.md), <stem>.host.mlir (the
+# pipeline's output), <stem>.ll, <stem>.remarks.txt (tx-opt's remarks, e.g.
+# ops left to the reference lowering), and <stem>.kernels.txt (ptxas -v
+# resource usage of every kernel, with PTX in ptx/, when ptxas is installed).
+# Default target: sm_90 cubin (format=bin).
+#
+# Prints one line for the library (entry points, kernels, registers, spills)
+# and each distinct remark once with the functions it concerns
+# (scripts/compile_report.py). TX_VERBOSE=1 adds a line per kernel and
+# tx-opt's remarks as printed; TX_QUIET=1 prints only errors.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if [ $# -lt 2 ]; then
@@ -30,7 +38,19 @@ done
 format=bin
 [ -x "$cuda/bin/ptxas" ] || format=isa
 opts="format=$format toolkit=$cuda $extra"
-"$build/bin/tx-opt" "$in" --tx-gpu-pipeline="$opts" -o "$out/$stem.host.mlir"
+manifest="$out/lib$stem.json"
+remarks="$out/$stem.remarks.txt"
+rm -f "$manifest"
+# One tx-opt run compiles the library's host and kernel code and writes the
+# manifest; its diagnostics (remarks such as the ops left to the reference
+# lowering, without the op dumps) go to $remarks.
+if ! "$build/bin/tx-opt" "$in" --mlir-print-op-on-diagnostic=false \
+     --tx-emit-manifest="path='$manifest.tmp' library=lib$stem.so pipeline='$opts'" \
+     --tx-gpu-pipeline="$opts" -o "$out/$stem.host.mlir" 2> "$remarks"; then
+  cat "$remarks" >&2
+  echo "tx-compile: tx-opt failed on $in" >&2
+  exit 1
+fi
 "$llvm/mlir-translate" --mlir-to-llvmir "$out/$stem.host.mlir" -o "$out/$stem.ll"
 "$llvm/llc" -O2 -relocation-model=pic -filetype=obj "$out/$stem.ll" -o "$out/$stem.o"
 cp -f "$build/lib/libtx_cuda_runtime.so" "$out/"
@@ -39,16 +59,35 @@ c++ -shared -o "$out/lib$stem.so" "$out/$stem.o" \
   -Wl,-rpath-link,"$build/cuda-stub"
 rm -f "$out/$stem.o"
 
-# Kernel report: ptxas -v on the PTX of every kernel.
+# Kernel report: ptxas -v on the PTX of every kernel. The PTX comes from a
+# second run of the pipeline with format=isa; its diagnostics repeat the
+# first run's and are shown only if it fails.
 if [ -x "$cuda/bin/ptxas" ]; then
-  "$build/bin/tx-opt" "$in" --tx-gpu-pipeline="format=isa toolkit=$cuda $extra" \
-    | python3 "$root/scripts/extract_ptx.py" "$out/ptx"
+  isa_err="$out/.$stem.isa.err"
+  if ! "$build/bin/tx-opt" "$in" --mlir-print-op-on-diagnostic=false \
+       --tx-gpu-pipeline="format=isa toolkit=$cuda $extra" 2> "$isa_err" \
+       | python3 "$root/scripts/extract_ptx.py" "$out/ptx"; then
+    cat "$isa_err" >&2
+    echo "tx-compile: the PTX run of tx-opt failed on $in" >&2
+    exit 1
+  fi
+  rm -f "$isa_err"
   : > "$out/$stem.kernels.txt"
   for p in "$out"/ptx/*.ptx; do
+    [ -e "$p" ] || continue
     chip=$(grep -m1 -o 'sm_[0-9]*[af]\?' "$p")
     echo "== $(basename "$p" .ptx)" >> "$out/$stem.kernels.txt"
     "$cuda/bin/ptxas" -v -arch="$chip" "$p" -o /dev/null 2>&1 \
       | grep -E "Used|spill" >> "$out/$stem.kernels.txt" || true
   done
+else
+  rm -f "$out/$stem.kernels.txt"
 fi
-echo "tx-compile: $out/lib$stem.so ($(nm -D --defined-only "$out/lib$stem.so" | grep -c ' _mlir_ciface_') entry points, format=$format)"
+mv -f "$manifest.tmp" "$manifest"
+
+if [ "${TX_QUIET:-0}" != 1 ]; then
+  report_opts=""
+  [ "${TX_VERBOSE:-0}" = 1 ] && report_opts="--kernels --verbose"
+  python3 "$root/scripts/compile_report.py" $report_opts --stem "$stem" \
+    --label "tx-compile: $out/lib$stem.so" "$out"
+fi

@@ -41,3 +41,24 @@ if os.path.exists(os.path.join(config.cuda_toolkit, "bin", "ptxas")):
     config.available_features.add("ptxas")
 if os.path.exists(os.path.join(config.tx_obj_root, "lib", "libtx_cuda_runtime.so")):
     config.available_features.add("tx-runtime")
+
+# A Python with PyTorch for the python/tx tests (test/Python): lit's own
+# Python, else Debian's (/usr/bin/python3: python3-torch, which
+# scripts/deps.sh installs for scripts/test.sh), else python3 on PATH (which
+# may be a pyenv Python without torch). Feature "torch" when one imports it.
+import shutil
+import subprocess
+tx_python = sys.executable
+for candidate in [sys.executable, "/usr/bin/python3", shutil.which("python3")]:
+    if not candidate or not os.path.exists(candidate):
+        continue
+    try:
+        ok = subprocess.run([candidate, "-c", "import torch"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, timeout=120).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        ok = False
+    if ok:
+        tx_python = candidate
+        config.available_features.add("torch")
+        break
+config.substitutions.append(("%tx_python", tx_python))

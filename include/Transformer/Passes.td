@@ -421,6 +421,45 @@ def TxCallStream : Pass<"tx-call-stream", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::gpu::GPUDialect"];
 }
 
+def TxEmitManifest : Pass<"tx-emit-manifest", "::mlir::ModuleOp"> {
+  let summary = "Write a JSON manifest of the module's C entry points (signatures and tx ops)";
+  let description = [{
+    Describes every public `func.func` with a body as a library built by
+    `scripts/tx-compile.sh` exports it (docs/ABI.md), so that callers (the
+    `python/tx` package) need no hand-written signatures. Run it on the tx
+    input, before any lowering; it does not change the IR. Per function:
+
+    - `name` and the C `symbols` (`sync`: `_mlir_ciface_<name>`,
+      `on_stream`: `_mlir_ciface_<name>_on_stream`);
+    - `arguments` and `results` (results are the out-parameters after the
+      arguments): `name` (the SSA name in the source when the input file is
+      readable, else from the tx operand the argument feeds: `q`, `k`, `v`,
+      `mask`, `x`; else `arg<i>`), `role` (`query`, `key`, `value`, `mask`,
+      `input` or null), MLIR `type`, `element_type` (`f16`, `bf16`, `f32`,
+      `i1`, ...), `rank`, `shape` (null for a dynamic size); results also
+      get `shape_from`, one entry per dimension: its static size, `{"arg": i,
+      "dim": d}` when it equals dimension `d` of argument `i` (the result of
+      `tx.softmax` has its input's shape, that of `tx.attention`
+      `[B, H, Sq, Dv]`), or null when it cannot be derived from the
+      arguments (the caller then passes the result buffer);
+    - `ops`: every `tx.softmax` (`dim`, normalized to `[0, rank)`) and
+      `tx.attention` (`causal`, `scale`: null for the default `1/sqrt(D)`,
+      `mask`: `none`, `i1` or `additive`) with `operands` (the argument index
+      of each operand, null when it is not a function argument), `results`
+      (which function results return this op's value) and `loc`.
+
+    `path` = `-` writes to standard output.
+  }];
+  let options = [
+    Option<"path", "path", "std::string", /*default=*/"\"-\"",
+           "Output file of the JSON manifest ('-' = standard output)">,
+    Option<"library", "library", "std::string", /*default=*/"\"\"",
+           "File name of the library the manifest describes (recorded as is)">,
+    Option<"pipeline", "pipeline", "std::string", /*default=*/"\"\"",
+           "tx-gpu-pipeline options the library was built with (recorded as is)">,
+  ];
+}
+
 def TxCheckGPUTarget : Pass<"tx-check-gpu-target", "::mlir::ModuleOp"> {
   let summary = "Validate the GPU target options of tx-gpu-pipeline";
   let description = [{

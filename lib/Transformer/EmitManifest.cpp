@@ -1,0 +1,342 @@
+//===- EmitManifest.cpp - tx-emit-manifest: JSON description of entry points ===//
+//
+// Writes what a caller of a tx-compile.sh library needs to know about each C
+// entry point (docs/ABI.md) without a hand-written signature: argument and
+// result types, ranks and static sizes, how result shapes follow from the
+// arguments, and the tx ops each function computes. The python/tx package
+// reads it (python/tx/_manifest.py); the format is documented in
+// docs/Python.md.
+//
+//===----------------------------------------------------------------------===//
+#include "Transformer/Passes.h"
+#include "Transformer/TxOps.h"
+
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+namespace mlir {
+namespace tx {
+#define GEN_PASS_DEF_TXEMITMANIFEST
+#include "Transformer/Passes.h.inc"
+} // namespace tx
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::tx;
+
+namespace {
+
+/// Where one dimension of a value comes from: a static size, or dimension
+/// `dim` of function argument `arg`, or unknown (arg < 0 and no size).
+struct DimSource {
+  std::optional<int64_t> size;
+  int64_t arg = -1, dim = -1;
+};
+
+/// The SSA names of block arguments as written in the source file, read back
+/// at the arguments' locations (the parser records the position of `%name`).
+class SourceNames {
+public:
+  SourceNames() = default;
+  // Pass clones start with an empty cache.
+  SourceNames(const SourceNames &) {}
+
+  std::optional<std::string> lookup(Location loc) {
+    auto fl = dyn_cast<FileLineColLoc>(loc);
+    if (!fl || fl.getLine() == 0 || fl.getColumn() == 0)
+      return std::nullopt;
+    StringRef file = fl.getFilename().getValue();
+    if (file.empty() || file == "-")
+      return std::nullopt;
+    auto it = buffers.find(file);
+    if (it == buffers.end()) {
+      auto buf = llvm::MemoryBuffer::getFile(file);
+      std::unique_ptr<llvm::MemoryBuffer> text;
+      if (buf)
+        text = std::move(*buf);
+      it = buffers.try_emplace(file, std::move(text)).first;
+    }
+    if (!it->second)
+      return std::nullopt;
+    StringRef text = it->second->getBuffer();
+    for (unsigned line = 1; line < fl.getLine(); ++line) {
+      size_t nl = text.find('\n');
+      if (nl == StringRef::npos)
+        return std::nullopt;
+      text = text.drop_front(nl + 1);
+    }
+    text = text.take_until([](char c) { return c == '\n'; });
+    if (fl.getColumn() > text.size())
+      return std::nullopt;
+    text = text.drop_front(fl.getColumn() - 1);
+    if (!text.consume_front("%"))
+      return std::nullopt;
+    StringRef name = text.take_while([](char c) {
+      return llvm::isAlnum(c) || c == '_' || c == '$' || c == '.' || c == '-';
+    });
+    // %0, %1: the parser's numbering, not a name.
+    if (name.empty() || llvm::all_of(name, llvm::isDigit))
+      return std::nullopt;
+    return name.str();
+  }
+
+private:
+  llvm::StringMap<std::unique_ptr<llvm::MemoryBuffer>> buffers;
+};
+
+std::string typeString(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  t.print(os);
+  return s;
+}
+
+std::string locString(Location loc) {
+  if (auto fl = dyn_cast<FileLineColLoc>(loc))
+    return (fl.getFilename().getValue() + ":" + Twine(fl.getLine()) + ":" +
+            Twine(fl.getColumn()))
+        .str();
+  return "";
+}
+
+/// Per dimension of `v`: its static size, or the function argument dimension
+/// it equals (through tx.softmax, tx.attention and tensor.cast), or unknown.
+SmallVector<DimSource> dimSources(Value v, func::FuncOp func, int depth = 0) {
+  auto ty = dyn_cast<RankedTensorType>(v.getType());
+  if (!ty)
+    return {};
+  SmallVector<DimSource> dims(ty.getRank());
+  if (depth < 32) {
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() == &func.getBody().front())
+        for (int64_t d = 0; d < ty.getRank(); ++d)
+          dims[d].arg = arg.getArgNumber(), dims[d].dim = d;
+    } else if (auto sm = v.getDefiningOp<SoftmaxOp>()) {
+      dims = dimSources(sm.getInput(), func, depth + 1);
+    } else if (auto att = v.getDefiningOp<AttentionOp>()) {
+      SmallVector<DimSource> q = dimSources(att.getQuery(), func, depth + 1);
+      SmallVector<DimSource> val = dimSources(att.getValue(), func, depth + 1);
+      if (q.size() == 4 && val.size() == 4)
+        dims = {q[0], q[1], q[2], val[3]};
+    } else if (auto cast = v.getDefiningOp<tensor::CastOp>()) {
+      SmallVector<DimSource> src = dimSources(cast.getSource(), func, depth + 1);
+      if (src.size() == dims.size())
+        dims = src;
+    }
+  }
+  for (int64_t d = 0; d < ty.getRank(); ++d)
+    if (!ty.isDynamicDim(d))
+      dims[d] = DimSource{ty.getDimSize(d)};
+  return dims;
+}
+
+/// `"key": [...]` on one line (shapes stay readable in the manifest).
+void inlineArray(llvm::json::OStream &j, StringRef key, llvm::json::Array a) {
+  j.attributeBegin(key);
+  j.rawValue([&](raw_ostream &os) { os << llvm::json::Value(std::move(a)); });
+  j.attributeEnd();
+}
+
+struct TxEmitManifestPass
+    : public tx::impl::TxEmitManifestBase<TxEmitManifestPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    std::string error;
+    auto file = openOutputFile(path, &error);
+    if (!file) {
+      emitError(getOperation().getLoc(), "tx-emit-manifest: cannot write '")
+          << path << "': " << error;
+      return signalPassFailure();
+    }
+    llvm::json::OStream j(file->os(), /*IndentSize=*/1);
+    j.object([&] {
+      j.attribute("format", "tx-manifest");
+      j.attribute("version", 1);
+      j.attribute("source", locFile(getOperation().getLoc()));
+      j.attribute("library", library);
+      j.attribute("pipeline", pipeline);
+      j.attributeArray("functions", [&] {
+        for (auto func : getOperation().getOps<func::FuncOp>())
+          if (func.isPublic() && !func.isExternal())
+            emitFunction(j, func);
+      });
+    });
+    file->os() << "\n";
+    file->keep();
+    markAllAnalysesPreserved();
+  }
+
+  static std::string locFile(Location loc) {
+    if (auto fl = dyn_cast<FileLineColLoc>(loc))
+      return fl.getFilename().str();
+    return "";
+  }
+
+  void emitFunction(llvm::json::OStream &j, func::FuncOp func) {
+    Block &entry = func.getBody().front();
+    unsigned nArgs = func.getNumArguments();
+
+    // The tx ops and, for each argument, the first tx operand it feeds.
+    SmallVector<Operation *> ops;
+    func.walk([&](Operation *op) {
+      if (isa<SoftmaxOp, AttentionOp>(op))
+        ops.push_back(op);
+    });
+    SmallVector<std::string> roles(nArgs);
+    auto argIndex = [&](Value v) -> std::optional<unsigned> {
+      auto arg = dyn_cast<BlockArgument>(v);
+      if (!arg || arg.getOwner() != &entry)
+        return std::nullopt;
+      return arg.getArgNumber();
+    };
+    auto noteRole = [&](Value v, StringRef role) {
+      if (auto i = argIndex(v); i && roles[*i].empty())
+        roles[*i] = role.str();
+    };
+    for (Operation *op : ops) {
+      if (auto sm = dyn_cast<SoftmaxOp>(op)) {
+        noteRole(sm.getInput(), "input");
+      } else if (auto att = dyn_cast<AttentionOp>(op)) {
+        noteRole(att.getQuery(), "query");
+        noteRole(att.getKey(), "key");
+        noteRole(att.getValue(), "value");
+        if (att.getMask())
+          noteRole(att.getMask(), "mask");
+      }
+    }
+
+    // Argument names: the source's, else from the role, else arg<i>.
+    SmallVector<std::string> names(nArgs);
+    llvm::StringMap<unsigned> used;
+    for (unsigned i = 0; i < nArgs; ++i) {
+      if (auto n = sourceNames.lookup(entry.getArgument(i).getLoc()))
+        names[i] = *n;
+      else if (!roles[i].empty())
+        names[i] = llvm::StringSwitch<std::string>(roles[i])
+                       .Case("query", "q").Case("key", "k").Case("value", "v")
+                       .Case("input", "x").Default(roles[i]);
+      if (names[i].empty() || ++used[names[i]] > 1)
+        names[i] = "arg" + std::to_string(i);
+    }
+
+    // The returned values.
+    SmallVector<Value> returned;
+    if (auto ret = dyn_cast<func::ReturnOp>(entry.getTerminator()))
+      returned.assign(ret.getOperands().begin(), ret.getOperands().end());
+
+    auto shapeOf = [&](Type t) {
+      auto ty = dyn_cast<RankedTensorType>(t);
+      j.attribute("element_type",
+                  ty ? llvm::json::Value(typeString(ty.getElementType()))
+                     : llvm::json::Value(nullptr));
+      j.attribute("rank", ty ? llvm::json::Value(ty.getRank())
+                             : llvm::json::Value(nullptr));
+      if (!ty)
+        return j.attribute("shape", nullptr);
+      llvm::json::Array shape;
+      for (int64_t s : ty.getShape())
+        shape.push_back(ShapedType::isDynamic(s) ? llvm::json::Value(nullptr)
+                                                 : llvm::json::Value(s));
+      inlineArray(j, "shape", std::move(shape));
+    };
+
+    j.object([&] {
+      j.attribute("name", func.getSymName());
+      j.attributeObject("symbols", [&] {
+        j.attribute("sync", ("_mlir_ciface_" + func.getSymName()).str());
+        j.attribute("on_stream",
+                    ("_mlir_ciface_" + func.getSymName() + "_on_stream").str());
+      });
+      j.attribute("loc", locString(func.getLoc()));
+      j.attributeArray("arguments", [&] {
+        for (unsigned i = 0; i < nArgs; ++i)
+          j.object([&] {
+            j.attribute("index", i);
+            j.attribute("name", names[i]);
+            j.attribute("role", roles[i].empty()
+                                    ? llvm::json::Value(nullptr)
+                                    : llvm::json::Value(roles[i]));
+            j.attribute("type", typeString(func.getArgumentTypes()[i]));
+            shapeOf(func.getArgumentTypes()[i]);
+          });
+      });
+      auto resultTypes = func.getResultTypes();
+      j.attributeArray("results", [&] {
+        for (unsigned r = 0; r < resultTypes.size(); ++r)
+          j.object([&] {
+            j.attribute("index", r);
+            j.attribute("name", resultTypes.size() == 1
+                                    ? std::string("result")
+                                    : "result" + std::to_string(r));
+            j.attribute("type", typeString(resultTypes[r]));
+            shapeOf(resultTypes[r]);
+            SmallVector<DimSource> dims;
+            if (r < returned.size())
+              dims = dimSources(returned[r], func);
+            llvm::json::Array from;
+            for (const DimSource &d : dims) {
+              if (d.size)
+                from.push_back(*d.size);
+              else if (d.arg >= 0)
+                from.push_back(llvm::json::Object{{"arg", d.arg}, {"dim", d.dim}});
+              else
+                from.push_back(nullptr);
+            }
+            inlineArray(j, "shape_from", std::move(from));
+          });
+      });
+      j.attributeArray("ops", [&] {
+        for (Operation *op : ops)
+          emitOp(j, op, argIndex, returned);
+      });
+    });
+  }
+
+  template <typename ArgIndexFn>
+  void emitOp(llvm::json::OStream &j, Operation *op, ArgIndexFn argIndex,
+              ArrayRef<Value> returned) {
+    auto operand = [&](StringRef name, Value v) {
+      std::optional<unsigned> i = v ? argIndex(v) : std::nullopt;
+      j.attribute(name, i ? llvm::json::Value(*i) : llvm::json::Value(nullptr));
+    };
+    j.object([&] {
+      j.attribute("op", op->getName().getStringRef());
+      j.attribute("loc", locString(op->getLoc()));
+      if (auto sm = dyn_cast<SoftmaxOp>(op)) {
+        j.attribute("dim", sm.getNormalizedDim());
+        j.attributeObject("operands", [&] { operand("input", sm.getInput()); });
+      } else if (auto att = dyn_cast<AttentionOp>(op)) {
+        j.attribute("causal", att.getCausal());
+        if (auto scale = att.getScaleAttr())
+          j.attribute("scale", scale.getValueAsDouble());
+        else
+          j.attribute("scale", nullptr);
+        StringRef mask = "none";
+        if (Value m = att.getMask())
+          mask = cast<ShapedType>(m.getType()).getElementType().isInteger(1)
+                     ? "i1"
+                     : "additive";
+        j.attribute("mask", mask);
+        j.attributeObject("operands", [&] {
+          operand("query", att.getQuery());
+          operand("key", att.getKey());
+          operand("value", att.getValue());
+          operand("mask", att.getMask());
+        });
+      }
+      llvm::json::Array results;
+      for (auto [r, v] : llvm::enumerate(returned))
+        if (v.getDefiningOp() == op)
+          results.push_back(int64_t(r));
+      inlineArray(j, "results", std::move(results));
+    });
+  }
+
+  SourceNames sourceNames;
+};
+} // namespace

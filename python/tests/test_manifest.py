@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Manifest tests of python/tx (no torch, no GPU): the manifest that
+scripts/tx-compile.sh wrote for test/Python/Inputs/pkg.mlir, read through
+tx.read_manifest.
+
+    python3 python/tests/test_manifest.py OUT_DIR     # OUT_DIR holds libpkg.json
+"""
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import tx  # noqa: E402
+
+LIB_DIR = None
+
+
+class RealManifest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.m = tx.read_manifest(os.path.join(LIB_DIR, "libpkg.so"))
+
+    def test_header(self):
+        m = self.m
+        self.assertEqual(m.library, "libpkg.so")
+        self.assertTrue(m.source.endswith("pkg.mlir"), m.source)
+        self.assertIn("format=", m.pipeline)
+        self.assertEqual(list(m.functions),
+                         ["attn", "attn_mask", "attn_bias", "softmax", "softmax_dyn", "pair",
+                          "zeros_like"])
+
+    def test_static_gqa_attention(self):
+        f = self.m.functions["attn"]
+        self.assertEqual(f.symbols, {"sync": "_mlir_ciface_attn",
+                                     "on_stream": "_mlir_ciface_attn_on_stream"})
+        self.assertEqual([(a.name, a.role, a.element_type, a.rank, a.shape) for a in f.arguments],
+                         [("q", "query", "f16", 4, (1, 8, 16, 64)),
+                          ("k", "key", "f16", 4, (1, 2, 16, 64)),
+                          ("v", "value", "f16", 4, (1, 2, 16, 64))])
+        r, = f.results
+        self.assertEqual((r.name, r.element_type, r.shape, r.shape_from),
+                         ("result", "f16", (1, 8, 16, 64), (1, 8, 16, 64)))
+        op = f.op
+        self.assertEqual((op.op, op.causal, op.scale, op.mask), ("tx.attention", True, None, "none"))
+        self.assertEqual(op.operands, {"query": 0, "key": 1, "value": 2, "mask": None})
+        self.assertEqual(op.results, (0,))
+        self.assertRegex(op.loc, r"pkg\.mlir:5:")
+        self.assertEqual(f.signature(), "attn(q: f16[1, 8, 16, 64], k: f16[1, 2, 16, 64], "
+                                        "v: f16[1, 2, 16, 64]) -> f16[1, 8, 16, 64]")
+
+    def test_dynamic_masked_attention(self):
+        f = self.m.functions["attn_mask"]
+        # Source names, not role names.
+        self.assertEqual([a.name for a in f.arguments], ["query", "key", "value", "keep"])
+        self.assertEqual([a.role for a in f.arguments], ["query", "key", "value", "mask"])
+        self.assertEqual(f.arguments[3].element_type, "i1")
+        self.assertEqual(f.arguments[0].shape, (None,) * 4)
+        # [B, H, Sq, Dv]: q's dims 0-2, v's dim 3.
+        self.assertEqual(f.results[0].shape_from, ((0, 0), (0, 1), (0, 2), (2, 3)))
+        self.assertTrue(f.results[0].derivable)
+        self.assertEqual((f.op.mask, f.op.causal, f.op.scale), ("i1", True, None))
+        self.assertEqual(f.op.operands["mask"], 3)
+
+    def test_additive_mask_scale_static_dims(self):
+        f = self.m.functions["attn_bias"]
+        self.assertEqual(f.arguments[3].shape, (1, 1, None, None))
+        self.assertEqual((f.op.mask, f.op.scale, f.op.causal), ("additive", 0.5, False))
+        # Dv is static (16) in the result type; the rest comes from q.
+        self.assertEqual(f.results[0].shape_from, ((0, 0), (0, 1), (0, 2), 16))
+
+    def test_softmax(self):
+        f = self.m.functions["softmax"]
+        self.assertEqual((f.arguments[0].name, f.arguments[0].role), ("x", "input"))
+        self.assertEqual((f.op.op, f.op.dim), ("tx.softmax", 1))
+        g = self.m.functions["softmax_dyn"]
+        self.assertEqual((g.arguments[0].name, g.arguments[0].element_type), ("logits", "bf16"))
+        self.assertEqual(g.op.dim, 0)
+        self.assertEqual(g.results[0].shape_from, ((0, 0), (0, 1), (0, 2)))
+
+    def test_two_results(self):
+        f = self.m.functions["pair"]
+        self.assertEqual([r.name for r in f.results], ["result0", "result1"])
+        self.assertEqual([r.shape_from for r in f.results], [((0, 0), (0, 1)), ((1, 0), 8)])
+        self.assertEqual([o.results for o in f.ops], [(0,), (1,)])
+        self.assertIsNone(f.op)  # not a single tx op
+
+    def test_not_a_tx_op(self):
+        f = self.m.functions["zeros_like"]
+        self.assertEqual(f.ops, ())
+        self.assertEqual(f.results[0].shape_from, (None, None))
+        self.assertFalse(f.results[0].derivable)
+        self.assertEqual(f.arguments[0].name, "x")
+        self.assertIsNone(f.arguments[0].role)
+
+
+class ManifestErrors(unittest.TestCase):
+    def write(self, data):
+        d = tempfile.mkdtemp()
+        p = os.path.join(d, "libx.json")
+        with open(p, "w") as f:
+            f.write(data if isinstance(data, str) else json.dumps(data))
+        return p
+
+    def test_missing(self):
+        with self.assertRaisesRegex(tx.ManifestError, r"nowhere/libx\.json: no manifest .*rebuild"):
+            tx.read_manifest("/nowhere/libx.so")
+
+    def test_not_json(self):
+        with self.assertRaisesRegex(tx.ManifestError, "cannot read the manifest"):
+            tx.read_manifest(self.write("{"))
+
+    def test_not_a_manifest(self):
+        with self.assertRaisesRegex(tx.ManifestError, 'not a tx manifest'):
+            tx.read_manifest(self.write({"functions": []}))
+
+    def test_version(self):
+        with self.assertRaisesRegex(tx.ManifestError, "manifest version 2, this package reads "
+                                                      "version 1"):
+            tx.read_manifest(self.write({"format": "tx-manifest", "version": 2, "functions": []}))
+
+    def test_malformed_function(self):
+        with self.assertRaisesRegex(tx.ManifestError, "function f, argument 0: malformed"):
+            tx.read_manifest(self.write({"format": "tx-manifest", "version": 1, "functions": [
+                {"name": "f", "symbols": {}, "arguments": [{"index": 0}], "results": []}]}))
+
+    def test_unsupported_argument(self):
+        m = tx.Manifest({"format": "tx-manifest", "version": 1, "functions": [
+            {"name": "f", "symbols": {"sync": "_mlir_ciface_f"}, "results": [],
+             "arguments": [{"index": 0, "name": "s", "role": None, "type": "f32",
+                            "element_type": None, "rank": None, "shape": None}]}]})
+        self.assertRegex(m.functions["f"].unsupported,
+                         r"argument s has type f32 \(only ranked tensors of .*\)")
+
+    def test_python_names(self):
+        m = tx.Manifest({"format": "tx-manifest", "version": 1, "functions": [
+            {"name": "f", "symbols": {}, "results": [], "arguments": [
+                {"index": i, "name": n, "type": "tensor<4xf32>", "element_type": "f32",
+                 "rank": 1, "shape": [4]} for i, n in enumerate(["x.y", "out", "class", "_p", "ok"])]}]})
+        self.assertEqual([a.pyname for a in m.functions["f"].arguments],
+                         ["arg0", "arg1", "arg2", "arg3", "ok"])
+
+
+if __name__ == "__main__":
+    LIB_DIR = sys.argv.pop(1)
+    unittest.main(verbosity=1)

@@ -1,0 +1,146 @@
+"""tx for PyTorch users: call tx-compiled GPU kernels on torch CUDA tensors.
+
+    import torch, tx
+    lib = tx.load("out/libattn.so")          # built by scripts/tx-compile.sh
+    o = lib.attn(q, k, v)                     # a new tensor, on the current stream
+    lib.attn(q, k, v, out=o)                  # or into a buffer of yours
+
+``tx.load`` reads the manifest that ``scripts/tx-compile.sh`` writes next to
+the library (``lib<stem>.json``) and gives one callable per public function.
+A call checks dtype, device, rank, sizes, contiguity and the op's shape
+rules first and raises a :class:`TxError` naming the argument; the library
+never sees bad arguments. ``tx.compile`` builds a library from tx source
+where LLVM is installed. ``Library.register_custom_ops`` makes the entry
+points ``torch.library`` custom ops (torch >= 2.4) usable inside
+``torch.compile``. The package imports without torch (manifests can be read
+anywhere); loading a library needs torch with CUDA. See docs/Python.md.
+"""
+import os
+
+from ._errors import (ArgumentError, ArgumentTypeError, CompileError, ManifestError,
+                      ShapeError, TxError, TxRuntimeError)
+from ._manifest import FunctionInfo, Manifest, manifest_path, read_manifest
+from ._compile import compile, compile_library
+
+__all__ = ["load", "compile", "compile_library", "read_manifest", "Library", "Manifest",
+           "FunctionInfo", "TxError", "ArgumentError", "ArgumentTypeError", "ShapeError",
+           "TxRuntimeError", "ManifestError", "CompileError"]
+
+
+def _raw_stream_getter(torch):
+    """device index -> the raw CUstream of torch's current stream there."""
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return raw
+    return lambda d: torch.cuda.current_stream(d).cuda_stream
+
+
+class Library:
+    """A loaded tx library: one callable attribute per public function of its
+    source (``lib.attn(q, k, v)``), also reachable as ``lib["attn"]``.
+
+    ``path``, ``manifest`` (:class:`Manifest`), ``functions`` (name -> the
+    callables), ``unsupported`` (name -> why a function cannot be called
+    from Python), ``runtime`` (the tx runtime, ctypes)."""
+
+    def __init__(self, path, manifest, functions, unsupported, runtime, cdll):
+        self.path = path
+        self.manifest = manifest
+        self.functions = functions
+        self.unsupported = unsupported
+        self.runtime = runtime
+        self._cdll = cdll
+        for name, f in functions.items():
+            # A function named like a Library attribute stays reachable
+            # as lib["name"].
+            if name.isidentifier() and not hasattr(Library, name) and name not in self.__dict__:
+                setattr(self, name, f)
+
+    def __getitem__(self, name):
+        try:
+            return self.functions[name]
+        except KeyError:
+            why = self.unsupported.get(name)
+            raise KeyError("%s: %s" % (name, why) if why else
+                           "%s has no function %s (it has: %s)" % (
+                               self.path, name, ", ".join(self.functions)))
+
+    def __getattr__(self, name):
+        # Only reached for names that are not entry points.
+        why = self.__dict__.get("unsupported", {}).get(name)
+        if why:
+            raise AttributeError("%s cannot be called from Python: %s" % (name, why))
+        raise AttributeError("%s has no function %r (it has: %s)" % (
+            self.__dict__.get("path"), name, ", ".join(self.__dict__.get("functions", {}))))
+
+    def __dir__(self):
+        return sorted(set(object.__dir__(self)) | set(self.functions))
+
+    def __iter__(self):
+        return iter(self.functions.values())
+
+    def __repr__(self):
+        return "<tx.Library %s: %s>" % (self.path, ", ".join(self.functions))
+
+    def register_custom_ops(self, namespace="tx", names=None, prefix=""):
+        """Registers entry points as ``torch.library`` custom ops
+        ``<namespace>::<prefix><name>`` with a fake (meta) implementation, so
+        that ``torch.compile`` graphs can contain them (``torch.ops.<namespace>
+        .<prefix><name>(...)``, or the returned objects). ``names``: which
+        functions (default all whose result sizes follow from the arguments).
+        Needs torch >= 2.4 (``torch.library.custom_op``). Returns a dict
+        name -> custom op."""
+        from .torch_ops import register
+        return register(self, namespace=namespace, names=names, prefix=prefix)
+
+
+def _bind_library(path, manifest, cdll, runtime, torch, device_index, device,
+                  stream, bind, device_label=None):
+    """Builds the Library from a manifest and a symbol binder (shared by
+    ``load`` and the CPU tests, which bind fake C functions)."""
+    from ._entry import build_entry
+    functions, unsupported = {}, {}
+    for name, fn in manifest.functions.items():
+        why = fn.unsupported
+        if why is None:
+            cfunc, mode = bind(fn)
+            if cfunc is None:
+                why = mode
+        if why is not None:
+            unsupported[name] = why
+            continue
+        functions[name] = build_entry(fn, cfunc, mode, torch=torch, device_index=device_index,
+                                      device=device, stream=stream, runtime=runtime,
+                                      device_label=device_label)
+    return Library(path, manifest, functions, unsupported, runtime, cdll)
+
+
+def load(path, manifest=None):
+    """Loads a library built by ``scripts/tx-compile.sh`` (``out/lib<stem>.so``)
+    with its manifest (``out/lib<stem>.json``, or ``manifest=``: a path or a
+    :class:`Manifest`) and returns a :class:`Library`.
+
+    Needs torch with a CUDA device: CUDA is initialized first (the library's
+    kernels are loaded into device 0's primary context when it is opened).
+    Tensors must be on ``cuda:0`` (the runtime's device). Raises
+    :class:`ManifestError` (no or bad manifest) or :class:`TxError` (no CUDA,
+    the library cannot be opened)."""
+    try:
+        import torch
+    except ImportError as e:
+        raise TxError("tx.load needs PyTorch (%s)" % e)
+    if isinstance(manifest, Manifest):
+        m = manifest
+    else:
+        m = read_manifest(manifest or manifest_path(path))
+    if not os.path.exists(path):
+        raise TxError("%s: no such library" % path)
+    if not torch.cuda.is_available():
+        raise TxError("tx.load(%s): PyTorch sees no CUDA device (tx libraries run on "
+                      "NVIDIA GPUs)" % path)
+    torch.cuda.init()
+    from ._abi import bind_symbol, open_library
+    cdll, runtime = open_library(path)
+    return _bind_library(path, m, cdll, runtime, torch, 0, torch.device("cuda", 0),
+                         _raw_stream_getter(torch), lambda fn: bind_symbol(cdll, fn, runtime),
+                         device_label="cuda:0")

@@ -1,0 +1,255 @@
+"""Argument checks of an entry point: per argument (type, dtype, device,
+rank, static sizes, contiguity) and the shape rules of the tx ops it
+computes (include/Transformer/TxOps.td), with messages that name the
+argument.
+
+Each rule is written once, as a Python expression over the argument shapes
+``S[i]``: the entry point's generated fast path (``_entry.py``) inlines the
+expressions; when one fails, :meth:`Checker.diagnose` evaluates the same
+rules in order and raises the first failure's message.
+"""
+from ._errors import ArgumentError, ArgumentTypeError, ShapeError, TxError
+from ._manifest import TORCH_DTYPES
+
+
+class Rule:
+    """A shape rule: ``expr`` (over ``S[i]``, the shape of argument i) must
+    hold; otherwise argument ``blame`` gets ``message`` (a str.format
+    template over ``S`` and ``A``, the argument names)."""
+
+    __slots__ = ("blame", "expr", "message", "check")
+
+    def __init__(self, blame, expr, message):
+        self.blame = blame
+        self.expr = expr
+        self.message = message
+        self.check = eval("lambda S: bool(%s)" % expr)
+
+    def __repr__(self):
+        return "<rule %s on argument %d>" % (self.expr, self.blame)
+
+
+def op_rules(fn):
+    """The shape rules of the tx ops of ``fn`` whose operands are function
+    arguments, in the order the library's run-time checks use
+    (lib/Transformer/AttentionShapes.cpp), plus the default-scale rule."""
+    rules = []
+    for op in fn.ops:
+        if op.op != "tx.attention":
+            continue  # tx.softmax: any shape of its type.
+        o = op.operands
+        q, k, v, m = o.get("query"), o.get("key"), o.get("value"), o.get("mask")
+
+        def add(blame, needs, expr, message):
+            # $q/$k/$v/$m: the operands' argument indices; the message is a
+            # str.format template over S (shapes) and A (argument names).
+            if blame is None or any(i is None for i in needs):
+                return
+            for key, idx in (("$q", q), ("$k", k), ("$v", v), ("$m", m)):
+                expr = expr.replace(key, str(idx))
+                message = message.replace(key, str(idx))
+            rules.append(Rule(blame, expr, message))
+
+        add(k, (q,), "S[$k][0] == S[$q][0]",
+            "batch size B = {S[$k][0]} differs from {A[$q]}'s {S[$q][0]}")
+        add(v, (q,), "S[$v][0] == S[$q][0]",
+            "batch size B = {S[$v][0]} differs from {A[$q]}'s {S[$q][0]}")
+        add(k, (q,), "S[$k][3] == S[$q][3]",
+            "head dim D = {S[$k][3]} differs from {A[$q]}'s {S[$q][3]}")
+        add(v, (k,), "S[$v][1] == S[$k][1]",
+            "K/V head count Hkv = {S[$v][1]} differs from {A[$k]}'s {S[$k][1]}")
+        add(v, (k,), "S[$v][2] == S[$k][2]",
+            "key length Sk = {S[$v][2]} differs from {A[$k]}'s {S[$k][2]}")
+        add(k, (q,), "S[$k][1] > 0 or S[$q][1] == 0",
+            "K/V head count Hkv is 0 but {A[$q]} has H = {S[$q][1]} heads")
+        add(k, (q,), "S[$k][1] == 0 or S[$q][1] % S[$k][1] == 0",
+            "K/V head count Hkv = {S[$k][1]} does not divide {A[$q]}'s H = {S[$q][1]} "
+            "query heads (grouped-query attention needs H % Hkv == 0)")
+        if m is not None:
+            mshape = fn.arguments[m].shape or (None,) * 4
+            # A mask dim broadcasts only where its type has a static 1
+            # (docs/Design.md); a dynamic one must be the full size.
+            if mshape[0] != 1:
+                add(m, (q,), "S[$m][0] == S[$q][0]",
+                    "batch dimension is {S[$m][0]}, expected B = {S[$q][0]} ({A[$q]}'s; the "
+                    "mask broadcasts over B only where the function's mask type has a static 1)")
+            if mshape[1] != 1:
+                add(m, (q,), "S[$m][1] == S[$q][1]",
+                    "head dimension is {S[$m][1]}, expected H = {S[$q][1]} ({A[$q]}'s; the "
+                    "mask broadcasts over H only where the function's mask type has a static 1)")
+            add(m, (q,), "S[$m][2] == S[$q][2]",
+                "query length is {S[$m][2]}, expected Sq = {S[$q][2]} ({A[$q]}'s)")
+            add(m, (k,), "S[$m][3] == S[$k][2]",
+                "key length is {S[$m][3]}, expected Sk = {S[$k][2]} ({A[$k]}'s)")
+        if op.scale is None:
+            add(q, (), "S[$q][3] > 0",
+                "head dim D is 0, but the default scale 1/sqrt(D) needs D > 0 "
+                "(the function has no explicit scale)")
+    return rules
+
+
+def _shape_str(shape):
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+class Checker:
+    """The checks of one entry point.
+
+    ``torch``: the torch module; ``device_index``: what ``Tensor.get_device()``
+    must return (the runtime's CUDA device; -1 = CPU, for tests);
+    ``device_label``: how messages name it (``cuda:0``)."""
+
+    def __init__(self, fn, torch, device_index, device_label):
+        self.fn = fn
+        self.torch = torch
+        self.device_index = device_index
+        self.device_label = device_label
+        self.arg_dtypes = tuple(getattr(torch, TORCH_DTYPES[a.element_type])
+                                for a in fn.arguments)
+        self.result_dtypes = tuple(getattr(torch, TORCH_DTYPES[r.element_type])
+                                   for r in fn.results)
+        self.rules = op_rules(fn)
+        self.names = tuple(a.pyname for a in fn.arguments)
+
+    # -- the fast path's conditions (inlined by _entry.py) ------------------
+    def fast_conditions(self, tvar, svar, dvar):
+        """Python expressions that are all true exactly when the arguments
+        pass every check: ``tvar(i)`` names argument i, ``svar(i)`` its
+        shape, ``dvar(i)`` its expected dtype."""
+        conds = []
+        args = self.fn.arguments
+        conds += ["%s.dtype is %s" % (tvar(i), dvar(i)) for i in range(len(args))]
+        conds += ["%s.get_device() == _DEV" % tvar(i) for i in range(len(args))]
+        conds += ["%s.is_contiguous()" % tvar(i) for i in range(len(args))]
+        for i, a in enumerate(args):
+            if all(s is not None for s in a.shape):
+                conds.append("%s == %r" % (svar(i), tuple(a.shape)))
+            else:
+                conds.append("_len(%s) == %d" % (svar(i), a.rank))
+                conds += ["%s[%d] == %d" % (svar(i), d, s)
+                          for d, s in enumerate(a.shape) if s is not None]
+        for r in self.rules:
+            e = r.expr
+            for i in range(len(args)):
+                e = e.replace("S[%d]" % i, svar(i))
+            conds.append("(%s)" % e)
+        return conds
+
+    # -- diagnosis: the first failing check, as an exception ----------------
+    def _prefix(self, i):
+        a = self.fn.arguments[i]
+        role = " (%s)" % a.role if a.role else ""
+        return "%s: argument '%s'%s: " % (self.fn.name, a.pyname, role)
+
+    def argument_error(self, args, device=True, layout=True):
+        """The first failing check of ``args`` (a sequence, in order) as an
+        exception, or None when they pass. ``device``/``layout``: also check
+        the device and contiguity (off for fake tensors)."""
+        torch = self.torch
+        fn = self.fn
+        for i, (a, t) in enumerate(zip(fn.arguments, args)):
+            p = self._prefix(i)
+            want = self.arg_dtypes[i]
+            if not isinstance(t, torch.Tensor):
+                return ArgumentTypeError(p + "expected a torch.Tensor (%s), got %s"
+                                         % (a.describe(), type(t).__name__), fn.name, a.pyname)
+            if t.dtype is not want:
+                return ArgumentTypeError(p + "expected dtype %s (%s), got %s"
+                                         % (want, a.element_type, t.dtype), fn.name, a.pyname)
+            if device and t.get_device() != self.device_index:
+                return ArgumentError(p + "is on %s; the library runs on %s"
+                                     % (t.device, self.device_label), fn.name, a.pyname)
+            shape = tuple(t.shape)
+            if len(shape) != a.rank:
+                return ShapeError(p + "expected rank %d (%s), got rank %d with shape %s"
+                                  % (a.rank, a.describe(), len(shape), _shape_str(shape)),
+                                  fn.name, a.pyname)
+            for d, s in enumerate(a.shape):
+                if s is not None and shape[d] != s:
+                    return ShapeError(p + "dimension %d is %d, expected %d (%s); got shape %s"
+                                      % (d, shape[d], s, a.describe(), _shape_str(shape)),
+                                      fn.name, a.pyname)
+            if layout and not t.is_contiguous():
+                return ArgumentError(p + "is not contiguous (shape %s, strides %s); tx takes "
+                                     "row-major tensors: pass .contiguous()"
+                                     % (_shape_str(shape), tuple(t.stride())), fn.name, a.pyname)
+        shapes = [tuple(t.shape) for t in args]
+        for r in self.rules:
+            if not r.check(shapes):
+                return ShapeError(self._prefix(r.blame) + r.message.format(S=shapes, A=self.names),
+                                  fn.name, self.names[r.blame])
+        return None
+
+    def diagnose(self, args):
+        """Raises the first failing check of ``args``."""
+        e = self.argument_error(args)
+        if e is None:
+            e = TxError("%s: internal error: the fast argument check failed but no rule "
+                        "names the problem (please report)" % self.fn.name)
+        raise e
+
+    # -- results -------------------------------------------------------------
+    def result_shapes(self, shapes):
+        """The result shapes (tuples, None for a size that cannot be derived)
+        for argument shapes ``shapes``."""
+        out = []
+        for r in self.fn.results:
+            dims = []
+            for d in range(r.rank):
+                s = r.shape_from[d] if r.shape_from and d < len(r.shape_from) else r.shape[d]
+                if isinstance(s, tuple):
+                    s = shapes[s[0]][s[1]]
+                dims.append(s)
+            out.append(tuple(dims))
+        return out
+
+    def check_out(self, out, args):
+        """Validates ``out=`` (a tensor, or a sequence of one per result)
+        against the arguments; returns the list of result tensors."""
+        torch = self.torch
+        fn = self.fn
+        n = len(fn.results)
+        outs = [out] if (n == 1 and isinstance(out, torch.Tensor)) else out
+        if not isinstance(outs, (list, tuple)) or len(outs) != n:
+            raise ArgumentTypeError("%s: out= must be %s, got %s" % (
+                fn.name, "a torch.Tensor" if n == 1 else "a sequence of %d tensors" % n,
+                type(out).__name__), fn.name, "out")
+        expected = self.result_shapes([tuple(t.shape) for t in args])
+        spans = [(self.names[i], t) for i, t in enumerate(args)]
+        for j, (r, t) in enumerate(zip(fn.results, outs)):
+            name = "out" if n == 1 else "out[%d]" % j
+            p = "%s: %s (%s): " % (fn.name, name, r.name)
+            want = self.result_dtypes[j]
+            if not isinstance(t, torch.Tensor):
+                raise ArgumentTypeError(p + "expected a torch.Tensor, got %s" % type(t).__name__,
+                                        fn.name, name)
+            if t.dtype is not want:
+                raise ArgumentTypeError(p + "expected dtype %s (%s), got %s"
+                                        % (want, r.element_type, t.dtype), fn.name, name)
+            if t.get_device() != self.device_index:
+                raise ArgumentError(p + "is on %s; the library runs on %s"
+                                    % (t.device, self.device_label), fn.name, name)
+            shape = tuple(t.shape)
+            exp = expected[j]
+            if len(shape) != len(exp) or any(e is not None and e != s for e, s in zip(exp, shape)):
+                raise ShapeError(p + "has shape %s, expected %s" % (
+                    _shape_str(shape), _shape_str("?" if e is None else e for e in exp)),
+                    fn.name, name)
+            if not t.is_contiguous():
+                raise ArgumentError(p + "is not contiguous (strides %s)" % (tuple(t.stride()),),
+                                    fn.name, name)
+            for other, u in spans:
+                if _overlap(t, u):
+                    raise ArgumentError(p + "overlaps %s; results must not alias the arguments "
+                                        "or each other" % (
+                                            "argument '%s'" % other if not other.startswith("out")
+                                            else other), fn.name, name)
+            spans.append((name, t))
+        return list(outs)
+
+
+def _overlap(a, b):
+    if a.numel() == 0 or b.numel() == 0 or a.get_device() != b.get_device():
+        return False
+    a0, b0 = a.data_ptr(), b.data_ptr()
+    return a0 < b0 + b.numel() * b.element_size() and b0 < a0 + a.numel() * a.element_size()

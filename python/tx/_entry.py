@@ -1,0 +1,262 @@
+"""One Python callable per entry point, generated at load time.
+
+The per-call path is what ``torch.softmax`` competes with (a few µs), so the
+callable is generated Python source specialized to its function: one boolean
+expression checks every argument (dtype, device, contiguity, rank, static
+sizes, the op's shape rules, see ``_checks.py``); only when it fails does the
+slow :meth:`Checker.diagnose` find and raise the first failing check by name.
+Then: the results are allocated (or ``out=`` is validated), the descriptors
+of all tensors are packed into one per-thread buffer by one
+``struct.pack_into``, and the C function is called with their addresses and
+the current stream.
+"""
+import threading
+
+from ._abi import ThreadBuffers
+from ._checks import Checker
+from ._errors import ArgumentError, TxRuntimeError
+from ._manifest import ELEMENT_BYTES
+
+
+#: Serializes calls of synchronous (pre-_on_stream) entry points.
+_SYNC_LOCK = threading.Lock()
+
+
+def _strides(svar, shape, rank):
+    """Row-major strides of a tensor of shape ``svar`` (a variable) as
+    Python expressions; constants where the static ``shape`` is known."""
+    if shape is not None and all(s is not None for s in shape):
+        st, acc = [], 1
+        for s in reversed(shape):
+            st.append(str(acc))
+            acc *= s
+        return list(reversed(st))
+    st = ["1"] * rank
+    for d in range(rank - 2, -1, -1):
+        st[d] = "%s[%d]" % (svar, d + 1) if d == rank - 2 else "%s[%d]*%s" % (svar, d + 1, st[d + 1])
+    return st
+
+
+def _nbytes(svar, info):
+    """The byte size of a tensor of shape ``svar`` with ``info``'s element type."""
+    return "*".join(["%s[%d]" % (svar, d) for d in range(info.rank)]
+                    + [str(ELEMENT_BYTES[info.element_type])])
+
+
+def _same_shape_argument(fn, r, rdtype, arg_dtypes):
+    """The argument whose shape and dtype result ``r`` has (softmax), or None."""
+    if not r.derivable:
+        return None
+    for i, a in enumerate(fn.arguments):
+        if arg_dtypes[i] is not rdtype or a.rank != r.rank:
+            continue
+        if all(src == (i, d) or (isinstance(src, int) and a.shape[d] == src)
+               for d, src in enumerate(r.shape_from)):
+            return i
+    return None
+
+
+def build_entry(fn, cfunc, mode, *, torch, device_index, device, stream, runtime,
+                device_label=None):
+    """The callable of manifest function ``fn``.
+
+    ``cfunc``: the C function (ctypes; ``mode`` ``"stream"``: returns int32 and
+    takes a CUstream last; ``"sync"``: the synchronous form, run on the
+    current stream through ``txRuntimeSetStream``); ``device_index``: what
+    ``Tensor.get_device()`` must return; ``device``: the torch device results
+    are allocated on; ``stream(device_index)``: the raw current stream;
+    ``runtime``: the tx Runtime (error messages)."""
+    label = device_label or str(device)
+    chk = Checker(fn, torch, device_index, label)
+    nargs, nres = len(fn.arguments), len(fn.results)
+    names = [a.pyname for a in fn.arguments]
+    tb = ThreadBuffers([a.rank for a in fn.arguments] + [r.rank for r in fn.results])
+
+    def fail(rc):
+        msg = runtime.last_error() if runtime is not None else None
+        raise TxRuntimeError("%s: the library failed (%s)" % (
+            fn.name, msg or "status %d, no message from the runtime" % rc))
+
+    def fail_sync():
+        raise TxRuntimeError("%s: the library reported an error: %s" % (
+            fn.name, runtime.last_error() or "(no message)"))
+
+    def need_out():
+        bad = [r.name for r in fn.results if not r.derivable]
+        raise ArgumentError("%s: the size of result %s cannot be derived from the arguments "
+                            "(the function is not a single tx op returning it, and its type "
+                            "has dynamic sizes); pass out=" % (fn.name, ", ".join(bad)),
+                            fn.name, "out")
+
+    env = {
+        "_DEV": device_index, "_DEVICE": device, "_empty": torch.empty,
+        "_empty_like": torch.empty_like,
+        "_chk": chk, "_diagnose": chk.diagnose, "_check_out": chk.check_out,
+        "_TB": tb, "_OWNER": tb.owner, "_MB": tb.main.buffer, "_MA": tb.main.addresses,
+        "_pack": tb.main.layout.pack_into, "_ident": threading.get_ident,
+        "_fn": cfunc, "_stream": stream, "_fail": fail, "_fail_sync": fail_sync,
+        "_need_out": need_out, "_len": len, "_Exception": Exception,
+    }
+    if mode == "sync":
+        env["_LOCK"] = _SYNC_LOCK
+        env["_set_stream"] = runtime.set_stream
+        env["_errcount"] = runtime.call_error_count
+    for i in range(nargs):
+        env["_D%d" % i] = chk.arg_dtypes[i]
+    for j in range(nres):
+        env["_RD%d" % j] = chk.result_dtypes[j]
+
+    t = lambda i: names[i]
+    s = lambda i: "_s%d" % i
+    L = []
+    w = L.append
+    params = ", ".join(names)
+    # Defined as _entry (a function name may be a Python keyword) and renamed.
+    w("def _entry(%s%sout=None):" % (params, ", *, " if params else "*, "))
+    args_tuple = "(%s)" % "".join(n + ", " for n in names)
+    w("    try:")
+    for i in range(nargs):
+        w("        _s%d = %s.shape" % (i, t(i)))
+    conds = chk.fast_conditions(t, s, lambda i: "_D%d" % i)
+    w("        _ok = (%s)" % ("\n               and ".join(conds) if conds else "True"))
+    w("    except _Exception:")
+    w("        _ok = False")
+    w("    if not _ok:")
+    w("        _diagnose(%s)" % args_tuple)
+    # Results: allocated (like an argument when a result has its shape and
+    # dtype: torch.empty_like is the cheapest allocation), or out= checked
+    # inline (single result) with the generic check_out as the fallback that
+    # names the problem.
+    for i in range(nargs):
+        w("    _p%d = %s.data_ptr()" % (i, t(i)))
+    w("    if out is None:")
+    if all(r.derivable or (r.shape is not None and None not in r.shape) for r in fn.results):
+        for j, r in enumerate(fn.results):
+            like = _same_shape_argument(fn, r, chk.result_dtypes[j], chk.arg_dtypes)
+            if like is not None:
+                w("        _r%d = _empty_like(%s)" % (j, t(like)))
+                w("        _rs%d = _s%d" % (j, like))
+                continue
+            dims = []
+            for d in range(r.rank):
+                src = r.shape_from[d] if r.derivable else r.shape[d]
+                dims.append("%s[%d]" % (s(src[0]), src[1]) if isinstance(src, tuple) else str(src))
+            w("        _rs%d = (%s)" % (j, "".join(x + ", " for x in dims)))
+            w("        _r%d = _empty(_rs%d, dtype=_RD%d, device=_DEVICE)" % (j, j, j))
+    else:
+        w("        _need_out()")
+    w("    else:")
+    if nres == 1:
+        r = fn.results[0]
+        conds = ["_r0.dtype is _RD0", "_r0.get_device() == _DEV", "_r0.is_contiguous()"]
+        if r.derivable:
+            dims = ["%s[%d]" % (s(x[0]), x[1]) if isinstance(x, tuple) else str(x)
+                    for x in r.shape_from]
+            conds.append("_rs0 == (%s)" % "".join(x + ", " for x in dims))
+        else:
+            conds.append("_len(_rs0) == %d" % r.rank)
+            conds += ["_rs0[%d] == %d" % (d, x) for d, x in enumerate(r.shape) if x is not None]
+        w("        _r0 = out")
+        w("        try:")
+        w("            _rs0 = _r0.shape")
+        w("            _ok = (%s)" % "\n                   and ".join(conds))
+        w("            if _ok:")
+        w("                _q0 = _r0.data_ptr(); _e0 = _q0 + %s" % _nbytes("_rs0", r))
+        for i, a in enumerate(fn.arguments):
+            w("                _ok = _ok and not (_p%d < _e0 and _q0 < _p%d + %s)"
+              % (i, i, _nbytes(s(i), a)))
+        w("        except _Exception:")
+        w("            _ok = False")
+        w("        if not _ok:")
+        w("            _r0, = _check_out(out, %s)" % args_tuple)
+        w("            _rs0 = _r0.shape")
+    elif nres:
+        w("        %s = _check_out(out, %s)" % ("".join("_r%d, " % j for j in range(nres)), args_tuple))
+        for j in range(nres):
+            w("        _rs%d = _r%d.shape" % (j, j))
+    else:
+        w("        _check_out(out, %s)" % args_tuple)
+    # Descriptors.
+    vals = []
+    for i, a in enumerate(fn.arguments):
+        vals += ["_p%d" % i, "_p%d" % i, "0"]
+        if a.rank:
+            vals.append("*_s%d" % i)
+            vals += _strides("_s%d" % i, a.shape, a.rank)
+    for j, r in enumerate(fn.results):
+        w("    _q%d = _r%d.data_ptr()" % (j, j))
+        vals += ["_q%d" % j, "_q%d" % j, "0"]
+        if r.rank:
+            vals.append("*_rs%d" % j)
+            vals += _strides("_rs%d" % j, r.shape if r.shape and None not in r.shape else None,
+                             r.rank)
+    w("    if _ident() == _OWNER:")
+    w("        _B = _MB; _A = _MA")
+    w("    else:")
+    w("        _b = _TB.get(); _B = _b.buffer; _A = _b.addresses")
+    w("    _pack(_B, 0, %s)" % ", ".join(vals))
+    # torch's default stream is the NULL stream, the legacy default stream:
+    # _on_stream takes NULL as that (txRuntimeBeginCall), but
+    # txRuntimeSetStream(NULL) means "the runtime's own streams", so the
+    # synchronous form gets CU_STREAM_LEGACY (1) instead.
+    if mode == "stream":
+        w("    _rc = _fn(*_A, _stream(_DEV))")
+        w("    if _rc:")
+        w("        _fail(_rc)")
+    else:
+        # txRuntimeSetStream and the error count are process-wide: one
+        # synchronous call at a time (each waits for its kernels anyway).
+        w("    with _LOCK:")
+        w("        _set_stream(_stream(_DEV) or 1, 0)")
+        w("        _n = _errcount()")
+        w("        _fn(*_A)")
+        w("        _failed = _errcount() != _n")
+        w("    if _failed:")
+        w("        _fail_sync()")
+    if nres == 1:
+        w("    return _r0")
+    elif nres:
+        w("    return (%s)" % "".join("_r%d, " % j for j in range(nres)))
+    src = "\n".join(L) + "\n"
+    code = compile(src, "<tx entry point %s>" % fn.name, "exec")
+    exec(code, env)
+    f = env["_entry"]
+    f.__name__ = f.__qualname__ = fn.name
+    f.__doc__ = docstring(fn, mode, label)
+    f.info = fn
+    f.mode = mode
+    f.checker = chk
+    f.source = src
+    return f
+
+
+def docstring(fn, mode, device_label):
+    """What ``help(lib.<fn>)`` shows: the signature with dtypes and static
+    sizes, the op, how results are sized, and the errors."""
+    lines = [fn.signature(), ""]
+    op = fn.op
+    if op is not None and op.op == "tx.attention":
+        what = "scaled dot-product attention"
+        if op.causal:
+            what += ", causal (bottom-right aligned)"
+        if op.mask != "none":
+            what += ", %s mask" % ("keep (bool)" if op.mask == "i1" else "additive")
+        what += ", scale %s" % ("1/sqrt(D)" if op.scale is None else op.scale)
+        lines += ["Computes tx.attention: %s." % what,
+                  "Shapes: q [B, H, Sq, D], k [B, Hkv, Sk, D], v [B, Hkv, Sk, Dv], "
+                  "mask [B|1, H|1, Sq, Sk] -> [B, H, Sq, Dv]; H % Hkv == 0."]
+    elif op is not None and op.op == "tx.softmax":
+        lines += ["Computes tx.softmax along dimension %d; the result has the input's shape."
+                  % op.dim]
+    elif fn.ops:
+        lines += ["Computes: %s." % ", ".join(o.op for o in fn.ops)]
+    lines += ["",
+              "Arguments: contiguous torch tensors on %s with the dtypes and sizes above "
+              "('?' = any size)." % device_label,
+              "Returns new tensors, or writes into out= (a tensor per result) and returns it.",
+              "Runs on torch.cuda.current_stream()%s." % (
+                  "" if mode == "stream" else
+                  " and waits for it (the library predates the stream-ordered ABI)"),
+              "Raises tx.ArgumentTypeError / tx.ShapeError / tx.ArgumentError (naming the "
+              "argument) before calling the library, tx.TxRuntimeError when the library fails."]
+    return "\n".join(lines)
