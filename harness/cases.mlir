@@ -133,3 +133,9 @@ func.func @softmax_dim0_dyn_f32(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %0 = tx.softmax %x dim = 0 : tensor<?x?xf32>
   return %0 : tensor<?x?xf32>
 }
+
+// The log-sum-exp result through the reference lowering (dynamic head dims).
+func.func @attn_lse_causal_dyn_f32(%q: tensor<?x?x?x?xf32>, %k: tensor<?x?x?x?xf32>, %v: tensor<?x?x?x?xf32>) -> (tensor<?x?x?x?xf32>, tensor<?x?x?xf32>) {
+  %0, %1 = tx.attention %q, %k, %v causal : tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32> -> tensor<?x?x?x?xf32>, tensor<?x?x?xf32>
+  return %0, %1 : tensor<?x?x?x?xf32>, tensor<?x?x?xf32>
+}

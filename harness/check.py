@@ -76,9 +76,11 @@ class Library:
         self.rt.txRuntimeSynchronize.restype = ctypes.c_int
 
     def call(self, fn, args, out):
+        """out: the result tensor, or a list of them (one per result)."""
         f = getattr(self.lib, "_mlir_ciface_" + fn)
         f.restype = None
-        descs = [descriptor(a) for a in args] + [descriptor(out)]
+        outs = list(out) if isinstance(out, (list, tuple)) else [out]
+        descs = [descriptor(a) for a in args] + [descriptor(o) for o in outs]
         errs = self.rt.txRuntimeErrorCount()
         torch.cuda.synchronize()
         f(*[ctypes.byref(d) for d in descs])
@@ -99,6 +101,29 @@ def ref_softmax(x, dim=-1):
     m = x.amax(dim=dim, keepdim=True)
     e = torch.exp(x - m)
     return e / e.sum(dim=dim, keepdim=True)
+
+
+def ref_lse(q, k, mask=None, causal=False, scale=None):
+    """float64 log-sum-exp of every query row's scores [B, H, Sq] (tx
+    semantics as ref_attention; -inf for a row that sees no key)."""
+    B, H, Sq, D = q.shape
+    Hkv, Sk = k.shape[1], k.shape[2]
+    if Sk == 0 or q.numel() == 0:
+        return torch.full((B, H, Sq), float("-inf"), dtype=torch.float64, device=q.device)
+    if scale is None:
+        scale = 1.0 / math.sqrt(D)
+    kk = k.double().repeat_interleave(H // Hkv, dim=1)
+    s = torch.matmul(q.double(), kk.transpose(-1, -2)) * scale
+    if mask is not None:
+        if mask.dtype == torch.bool:
+            s = s.masked_fill(~mask, float("-inf"))
+        else:
+            s = torch.where(torch.isneginf(mask), torch.full_like(s, float("-inf")), s + mask.double())
+    if causal:
+        i = torch.arange(Sq, device=q.device)[:, None]
+        j = torch.arange(Sk, device=q.device)[None, :]
+        s = s.masked_fill(j > i + Sk - Sq, float("-inf"))
+    return torch.logsumexp(s, dim=-1)
 
 
 def ref_attention(q, k, v, mask=None, causal=False, scale=None):
@@ -341,6 +366,18 @@ class Runner:
             self.attention(C, "attn_dyn_f32", "A5 zero dims %s" % str((b, h, sq, sk, d, dv)), q, k, v)
         for shape in ((0, 16), (4, 0)):
             self.softmax(C, "softmax_dyn_f32", "A5 softmax %dx%d" % shape, rand(shape, torch.float32, g))
+        # The log-sum-exp result through the reference lowering.
+        for (b, h, hkv, sq, sk, d) in ((2, 4, 2, 37, 50, 24), (1, 2, 2, 9, 5, 8)):
+            name = "LSE reference lowering %s" % str((b, h, hkv, sq, sk, d))
+            if self.wanted(name):
+                q, k, v = rand((b, h, sq, d), torch.float32, g), rand((b, hkv, sk, d), torch.float32, g), rand((b, hkv, sk, d), torch.float32, g)
+                o, l = poisoned((b, h, sq, d), torch.float32), poisoned((b, h, sq), torch.float32)
+                self.lib(C).call("attn_lse_causal_dyn_f32", [q, k, v], [o, l])
+                ref = ref_lse(q, k, None, True)
+                fin = ~torch.isneginf(ref)
+                res = compare(l[fin], ref[fin], TOL[torch.float32])
+                res["pass"] = res["pass"] and bool((torch.isneginf(ref) == torch.isneginf(l)).all())
+                self.record(name, torch.float32, res)
         # A6: fully dynamic shapes, random inputs.
         for (b, h, hkv, sq, sk, d) in ((2, 1, 1, 37, 37, 24), (1, 1, 1, 1, 1, 1),
                                        (3, 2, 2, 130, 130, 64), (1, 4, 4, 1, 300, 64),
@@ -490,6 +527,52 @@ class Runner:
         att("flash_addmask_bcast_bf16", "flash additive bf16 mask [1,H,Sq,Sk] + causal Sq<Sk",
             *qkv(2, 4, 4, 33, 65, 64, 64, bf16), mask=am, causal=True)
         self.hidden_keys(F, tag)
+        self.lse(F, tag)
+
+    def lse(self, F, tag):
+        """The log-sum-exp result (f32 [B, H, Sq]) of every kernel family
+        against float64 (-inf rows exact), with the output checked too."""
+        g, dev = self.gen, "cuda"
+        f16, f32, bf16 = torch.float16, torch.float32, torch.bfloat16
+        cases = (("lse_causal_d128_f16", f16, 128, None, True, (1, 4, 2, 77, 130)),
+                 ("lse_causal_d128_f16", f16, 128, None, True, (2, 8, 2, 1, 300)),
+                 ("lse_causal_d128_f16", f16, 128, None, True, (1, 2, 2, 130, 64)),
+                 ("lse_add_d64_bf16", bf16, 64, bf16, False, (2, 2, 2, 70, 257)),
+                 ("lse_keep_causal_d64_f16", f16, 64, torch.bool, True, (1, 3, 3, 65, 129)),
+                 ("lse_causal_d64_f32", f32, 64, None, True, (2, 2, 1, 33, 40)),
+                 ("lse_d80_f16", f16, 80, None, False, (1, 2, 2, 45, 100)))
+        for fn, dt, d, mdt, causal, (b, h, hkv, sq, sk) in cases:
+            name = "LSE %s %s%s" % (fn, str((b, h, hkv, sq, sk)), tag)
+            if not self.wanted(name):
+                continue
+            q, k, v = rand((b, h, sq, d), dt, g), rand((b, hkv, sk, d), dt, g), rand((b, hkv, sk, d), dt, g)
+            args = [q, k, v]
+            m = None
+            if mdt is torch.bool:
+                m = torch.rand((b, h, sq, sk), generator=g, device=dev) > 0.3
+                m[:, :, 0, :] = False  # a row that sees no key: -inf
+                args.append(m)
+            elif mdt is not None:
+                m = rand((b, h, sq, sk), mdt, g, -2, 2)
+                m[:, :, 1, :] = float("-inf")
+                args.append(m)
+            o = poisoned((b, h, sq, d), dt)
+            l = poisoned((b, h, sq), f32)
+            try:
+                self.lib(F).call(fn, args, [o, l])
+            except RuntimeError as e:
+                print(name, "ERROR", e)
+                self.rows.append({"name": name, "dtype": NAMES[dt], "pass": False,
+                                  "rel_err": float("nan"), "max_abs_err": float("nan"),
+                                  "nan_mismatch": -1, "tol": TOL[dt], "error": str(e)})
+                continue
+            ref = ref_lse(q, k, m, causal)
+            inf_ok = bool((torch.isneginf(ref) == torch.isneginf(l)).all())
+            fin = ~torch.isneginf(ref)
+            res = compare(l[fin], ref[fin], TOL[dt])
+            res["pass"] = res["pass"] and inf_ok
+            self.record(name, dt, res)
+            self.record(name + " (O)", dt, compare(o, ref_attention(q, k, v, m, causal), TOL[dt]))
 
     def hidden_keys(self, F, tag):
         """Issue #13 / CASES.md H1-H3 through library F: huge finite mask

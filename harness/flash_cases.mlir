@@ -224,3 +224,25 @@ func.func @hk_causal_d64_bf16(%q: tensor<?x?x?x64xbf16>, %k: tensor<?x?x?x64xbf1
   %0 = tx.attention %q, %k, %v causal : tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16> -> tensor<?x?x?x64xbf16>
   return %0 : tensor<?x?x?x64xbf16>
 }
+
+// The log-sum-exp result (f32 [B, H, Sq]) through every kernel family.
+func.func @lse_causal_d128_f16(%q: tensor<?x?x?x128xf16>, %k: tensor<?x?x?x128xf16>, %v: tensor<?x?x?x128xf16>) -> (tensor<?x?x?x128xf16>, tensor<?x?x?xf32>) {
+  %0, %1 = tx.attention %q, %k, %v causal : tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16> -> tensor<?x?x?x128xf16>, tensor<?x?x?xf32>
+  return %0, %1 : tensor<?x?x?x128xf16>, tensor<?x?x?xf32>
+}
+func.func @lse_add_d64_bf16(%q: tensor<?x?x?x64xbf16>, %k: tensor<?x?x?x64xbf16>, %v: tensor<?x?x?x64xbf16>, %m: tensor<?x?x?x?xbf16>) -> (tensor<?x?x?x64xbf16>, tensor<?x?x?xf32>) {
+  %0, %1 = tx.attention %q, %k, %v mask(%m : tensor<?x?x?x?xbf16>) : tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16> -> tensor<?x?x?x64xbf16>, tensor<?x?x?xf32>
+  return %0, %1 : tensor<?x?x?x64xbf16>, tensor<?x?x?xf32>
+}
+func.func @lse_keep_causal_d64_f16(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: tensor<?x?x?x64xf16>, %m: tensor<?x?x?x?xi1>) -> (tensor<?x?x?x64xf16>, tensor<?x?x?xf32>) {
+  %0, %1 = tx.attention %q, %k, %v mask(%m : tensor<?x?x?x?xi1>) causal : tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16> -> tensor<?x?x?x64xf16>, tensor<?x?x?xf32>
+  return %0, %1 : tensor<?x?x?x64xf16>, tensor<?x?x?xf32>
+}
+func.func @lse_causal_d64_f32(%q: tensor<?x?x?x64xf32>, %k: tensor<?x?x?x64xf32>, %v: tensor<?x?x?x64xf32>) -> (tensor<?x?x?x64xf32>, tensor<?x?x?xf32>) {
+  %0, %1 = tx.attention %q, %k, %v causal : tensor<?x?x?x64xf32>, tensor<?x?x?x64xf32>, tensor<?x?x?x64xf32> -> tensor<?x?x?x64xf32>, tensor<?x?x?xf32>
+  return %0, %1 : tensor<?x?x?x64xf32>, tensor<?x?x?xf32>
+}
+func.func @lse_d80_f16(%q: tensor<?x?x?x80xf16>, %k: tensor<?x?x?x80xf16>, %v: tensor<?x?x?x80xf16>) -> (tensor<?x?x?x80xf16>, tensor<?x?x?xf32>) {
+  %0, %1 = tx.attention %q, %k, %v : tensor<?x?x?x80xf16>, tensor<?x?x?x80xf16>, tensor<?x?x?x80xf16> -> tensor<?x?x?x80xf16>, tensor<?x?x?xf32>
+  return %0, %1 : tensor<?x?x?x80xf16>, tensor<?x?x?xf32>
+}
