@@ -113,6 +113,11 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::desc("tx-softmax-to-gpu prefetch: software-pipeline the row "
                      "loads of a persistent kernel (default true)"),
       llvm::cl::init(true)};
+  Option<int64_t> softmaxStreamUnroll{
+      *this, "softmax-stream-unroll",
+      llvm::cl::desc("tx-softmax-to-gpu stream-unroll: 16-byte loads per "
+                     "thread in flight when a row is streamed (0 = 4)"),
+      llvm::cl::init(0)};
   Option<int64_t> attentionWarps{
       *this, "attention-warps",
       llvm::cl::desc("tx-attention-to-gpu warps: warps per CTA (0 = 4 for "

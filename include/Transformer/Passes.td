@@ -62,6 +62,10 @@ def TxSoftmaxToGPU : Pass<"tx-softmax-to-gpu", "::mlir::func::FuncOp"> {
       the loads of the next row group are issued before the current one is
       reduced. On an H200 this was no faster than one CTA per row group for
       any benchmark shape (bench/RESULTS.md), so it is off by default.
+    - rows too long for registers (vocabulary-size rows) are streamed twice
+      (the second read mostly from L2); each thread issues `stream-unroll`
+      16-byte loads before it reduces them, so that a CTA keeps enough
+      bytes in flight to stream at memory bandwidth.
 
     Softmax along another dimension is left to the reference lowering
     (`convert-tx-to-linalg`), which is correct but slower. Options of 0 mean
@@ -83,6 +87,10 @@ def TxSoftmaxToGPU : Pass<"tx-softmax-to-gpu", "::mlir::func::FuncOp"> {
     Option<"prefetch", "prefetch", "bool", /*default=*/"true",
            "In a persistent kernel with register-resident rows, issue the "
            "loads of the next row group before reducing the current one">,
+    Option<"streamUnroll", "stream-unroll", "int64_t", /*default=*/"0",
+           "Rows streamed (not register-resident): vectors each thread loads "
+           "before it reduces them, in [1, 16] (0 = 4): more bytes in flight "
+           "per thread">,
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",

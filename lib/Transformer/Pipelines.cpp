@@ -302,6 +302,7 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
     sm.maxCachedVectors = options.softmaxMaxCachedVectors;
     sm.gridCtas = options.softmaxGridCtas;
     sm.prefetch = options.softmaxPrefetch;
+    sm.streamUnroll = options.softmaxStreamUnroll;
     pm.addNestedPass<func::FuncOp>(createTxSoftmaxToGPU(sm));
   }
   buildTxToBufferizedLinalgPipeline(pm);

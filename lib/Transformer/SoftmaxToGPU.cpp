@@ -40,6 +40,7 @@ struct KernelConfig {
   bool peel = false;     // rows not vector-aligned: scalar head and tail
   int64_t gridCtas = 0;  // > 0: at most this many CTAs, grid-stride over rows
   bool prefetch = true;  // persistent register path: load the next rows early
+  int64_t unroll = 4;    // streamed rows: vectors loaded per thread before use
 };
 
 /// Builds the kernel of one configuration inside `b`'s insertion point (host
@@ -369,14 +370,11 @@ private:
     Value xt = maybeLoad(inTail, tailCol);
     auto [m0, s0] = onlineUpdate(negInf, zero, xh, false);
     auto [m1, s1] = onlineUpdate(m0, s0, xt, false);
-    Value step = cst(cfg.threadsPerRow);
-    auto loop = scf::ForOp::create(
-        b, loc, lane, nvec, step, ValueRange{m1, s1},
-        [&](OpBuilder &, Location, Value vi, ValueRange acc) {
-          auto [m, s] = onlineUpdate(acc[0], acc[1], loadVecAt(vecCol(vi)), true);
-          scf::YieldOp::create(b, loc, ValueRange{m, s});
-        });
-    auto [M, S] = allReduceOnline(loop.getResult(0), loop.getResult(1));
+    SmallVector<Value> ms = unrolledRowLoop(
+        lane, nvec, ValueRange{m1, s1},
+        [&](Value vi) { return loadVecAt(vecCol(vi)); },
+        [&](ValueRange acc, ArrayRef<Value> xs) { return onlineFold(acc, xs); });
+    auto [M, S] = allReduceOnline(ms[0], ms[1]);
     Value inv = arith::DivFOp::create(b, loc, fcst(1.0f), S);
     auto storeScalarIf = [&](Value cond, Value col, Value x) {
       auto ifOp = scf::IfOp::create(b, loc, cond, false);
@@ -388,13 +386,13 @@ private:
     storeScalarIf(inHead, lane, xh);
     storeScalarIf(inTail, tailCol, xt);
     Value Mv = splat(M), invV = splat(inv);
-    scf::ForOp::create(
-        b, loc, lane, nvec, step, ValueRange{},
-        [&](OpBuilder &, Location, Value vi, ValueRange) {
-          Value col = vecCol(vi);
-          Value e = exp(arith::SubFOp::create(b, loc, loadVecAt(col), Mv));
-          storeVecAt(col, arith::MulFOp::create(b, loc, e, invV));
-          scf::YieldOp::create(b, loc);
+    unrolledRowLoop(
+        lane, nvec, ValueRange{},
+        [&](Value vi) { return loadVecAt(vecCol(vi)); },
+        [&](ValueRange, ArrayRef<Value>) { return SmallVector<Value>(); },
+        [&](Value vi, Value x) {
+          Value e = exp(arith::SubFOp::create(b, loc, x, Mv));
+          storeVecAt(vecCol(vi), arith::MulFOp::create(b, loc, e, invV));
         });
   }
 
@@ -469,37 +467,92 @@ private:
     }
   }
 
+  /// The vectors vi = first, first + T, ... < n of this thread (T threads
+  /// per row), cfg.unroll at a time: every load of a group is issued before
+  /// any is used (vectors past n read as -inf and are not stored), so a
+  /// thread keeps unroll * 16 bytes in flight. `reduce` folds the group's
+  /// vectors into the carried values; `each` sees every valid vector.
+  SmallVector<Value> unrolledRowLoop(
+      Value first, Value n, ValueRange init,
+      llvm::function_ref<Value(Value)> loadVec,
+      llvm::function_ref<SmallVector<Value>(ValueRange, ArrayRef<Value>)>
+          reduce,
+      llvm::function_ref<void(Value, Value)> each = nullptr) {
+    const int64_t T = cfg.threadsPerRow, U = cfg.unroll;
+    Value padding = splat(negInf);
+    auto loop = scf::ForOp::create(
+        b, loc, first, n, cst(T * U), init,
+        [&](OpBuilder &, Location, Value base, ValueRange acc) {
+          SmallVector<Value> xs, vis, oks;
+          for (int64_t u = 0; u < U; ++u) {
+            Value vi = arith::AddIOp::create(b, loc, base, cst(u * T));
+            Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                             vi, n);
+            auto ifOp = scf::IfOp::create(b, loc, TypeRange{padding.getType()},
+                                          ok, /*withElse=*/true);
+            {
+              OpBuilder::InsertionGuard g(b);
+              b.setInsertionPointToStart(ifOp.thenBlock());
+              scf::YieldOp::create(b, loc, loadVec(vi));
+              b.setInsertionPointToStart(ifOp.elseBlock());
+              scf::YieldOp::create(b, loc, padding);
+            }
+            xs.push_back(ifOp.getResult(0));
+            vis.push_back(vi);
+            oks.push_back(ok);
+          }
+          SmallVector<Value> next = reduce(acc, xs);
+          if (each)
+            for (int64_t u = 0; u < U; ++u) {
+              auto ifOp = scf::IfOp::create(b, loc, oks[u], false);
+              OpBuilder::InsertionGuard g(b);
+              b.setInsertionPointToStart(ifOp.thenBlock());
+              each(vis[u], xs[u]);
+            }
+          scf::YieldOp::create(b, loc, next);
+        });
+    return SmallVector<Value>(loop.getResults().begin(),
+                              loop.getResults().end());
+  }
+  /// Folds vectors xs into the online (max, sum) acc.
+  /// (One rescale of the sum per group: the group's max first.)
+  SmallVector<Value> onlineFold(ValueRange acc, ArrayRef<Value> xs) {
+    Value m = acc[0], s = acc[1];
+    Value mNew = m;
+    for (Value x : xs)
+      mNew = arith::MaximumFOp::create(b, loc, mNew, reduceMax(x));
+    // While the running max is -inf every element seen is -inf: add 0
+    // (exp(-inf - -inf) would be NaN).
+    Value dead =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mNew, negInf);
+    Value mv = splat(mNew);
+    Value part = zero;
+    for (Value x : xs)
+      part = arith::AddFOp::create(
+          b, loc, part,
+          reduceAdd(exp(arith::SubFOp::create(b, loc, x, mv))));
+    part = arith::SelectOp::create(b, loc, dead, zero, part);
+    return {mNew, arith::AddFOp::create(b, loc, rescale(s, m, mNew), part)};
+  }
+
   /// Two passes over the row: online max/sum, then normalize.
   void streamingBody() {
-    Value step = cst(cfg.threadsPerRow);
-    auto loop = scf::ForOp::create(
-        b, loc, lane, numVec, step, ValueRange{negInf, zero},
-        [&](OpBuilder &, Location, Value vi, ValueRange acc) {
-          Value x = load(vi);
-          Value m = acc[0], s = acc[1];
-          Value mNew = arith::MaximumFOp::create(b, loc, m, reduceMax(x));
-          // While the running max is -inf every element seen is -inf: add 0
-          // (exp(-inf - -inf) would be NaN).
-          Value dead = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                             mNew, negInf);
-          Value e = exp(arith::SubFOp::create(b, loc, x, splat(mNew)));
-          Value part = arith::SelectOp::create(b, loc, dead, zero, reduceAdd(e));
-          Value sNew =
-              arith::AddFOp::create(b, loc, rescale(s, m, mNew), part);
-          scf::YieldOp::create(b, loc, ValueRange{mNew, sNew});
-        });
-    auto [M, S] = allReduceOnline(loop.getResult(0), loop.getResult(1));
+    SmallVector<Value> ms = unrolledRowLoop(
+        lane, numVec, ValueRange{negInf, zero},
+        [&](Value vi) { return load(vi); },
+        [&](ValueRange acc, ArrayRef<Value> xs) { return onlineFold(acc, xs); });
+    auto [M, S] = allReduceOnline(ms[0], ms[1]);
     // An all -inf row has M = -inf and S = 0: exp(NaN) * inf = NaN, as the
     // reference path.
     Value Mv = splat(M);
     Value inv = splat(arith::DivFOp::create(b, loc, fcst(1.0f), S));
-    scf::ForOp::create(b, loc, lane, numVec, step, ValueRange{},
-                       [&](OpBuilder &, Location, Value vi, ValueRange) {
-                         Value x = load(vi);
-                         Value e = exp(arith::SubFOp::create(b, loc, x, Mv));
-                         store(vi, arith::MulFOp::create(b, loc, e, inv));
-                         scf::YieldOp::create(b, loc);
-                       });
+    unrolledRowLoop(
+        lane, numVec, ValueRange{}, [&](Value vi) { return load(vi); },
+        [&](ValueRange, ArrayRef<Value>) { return SmallVector<Value>(); },
+        [&](Value vi, Value x) {
+          Value e = exp(arith::SubFOp::create(b, loc, x, Mv));
+          store(vi, arith::MulFOp::create(b, loc, e, inv));
+        });
   }
 
   OpBuilder &b;
@@ -566,6 +619,7 @@ struct TxSoftmaxToGPUPass
     if (c.threadsPerRow <= 32 && gridCtas > 0)
       c.gridCtas = gridCtas;
     c.prefetch = prefetch;
+    c.unroll = streamUnroll > 0 ? int64_t(streamUnroll) : 4;
     return c;
   }
 
@@ -592,6 +646,9 @@ struct TxSoftmaxToGPUPass
     if (maxCachedVectors < 0 || maxCachedVectors > 64)
       return bad("max-cached-vectors must be in [0, 64], got " +
                  Twine(static_cast<int64_t>(maxCachedVectors)));
+    if (streamUnroll < 0 || streamUnroll > 16)
+      return bad("stream-unroll must be 0 (4) or in [1, 16], got " +
+                 Twine(static_cast<int64_t>(streamUnroll)));
     if (gridCtas < 0 || gridCtas > (int64_t(1) << 31) - 1)
       return bad("grid-ctas must be 0 or a CTA count in [1, 2^31), got " +
                  Twine(static_cast<int64_t>(gridCtas)));

@@ -13,6 +13,10 @@
 // GRID: error: tx-softmax-to-gpu: grid-ctas must be 0 or a CTA count in [1, 2^31), got -1
 // GRIDPIPE: error: tx-softmax-to-gpu: grid-ctas must be 0 or a CTA count in [1, 2^31), got -5
 // STRATEGY: error: tx-gpu-pipeline: unknown softmax strategy 'turbo'; expected fast or simple
+// RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-softmax-to-gpu{stream-unroll=17}))" 2>&1 | FileCheck %s --check-prefix=UNROLL
+// RUN: not tx-opt %s --tx-gpu-pipeline="softmax-stream-unroll=-1 format=isa" 2>&1 | FileCheck %s --check-prefix=UNROLLPIPE
+// UNROLL: error: tx-softmax-to-gpu: stream-unroll must be 0 (4) or in [1, 16], got 17
+// UNROLLPIPE: error: tx-softmax-to-gpu: stream-unroll must be 0 (4) or in [1, 16], got -1
 func.func @f(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %0 = tx.softmax %x dim = 1 : tensor<4x8xf32>
   return %0 : tensor<4x8xf32>

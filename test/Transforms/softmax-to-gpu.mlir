@@ -25,8 +25,10 @@
 // CHECK-NOT: tx.softmax
 // STREAM-LABEL: func.func @rows_1024_f32
 // STREAM: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c256{{.*}} workgroup(%[[SA:.*]] : memref<8xf32, #gpu.address_space<workgroup>>, %[[SB:.*]] : memref<8xf32, #gpu.address_space<workgroup>>)
-// STREAM: scf.for {{.*}} iter_args
-// STREAM:   vector.load
+// Streamed rows: each thread issues 4 vector loads (stream-unroll, default
+// 4) before it reduces them: the loop steps over 4 x 256 vectors.
+// STREAM: scf.for {{.*}} step %c1024 iter_args
+// STREAM-COUNT-4:   vector.load
 // STREAM:   arith.maximumf
 // STREAM:   arith.cmpf oeq
 // STREAM:   math.exp2
