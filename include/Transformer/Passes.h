@@ -113,6 +113,12 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::desc("tx-softmax-to-gpu prefetch: software-pipeline the row "
                      "loads of a persistent kernel (default true)"),
       llvm::cl::init(true)};
+  Option<bool> softmaxSmemRows{
+      *this, "softmax-smem-rows",
+      llvm::cl::desc("tx-softmax-to-gpu smem-rows: keep a streamed row in "
+                     "dynamic shared memory between its two passes when it "
+                     "fits (default true)"),
+      llvm::cl::init(true)};
   Option<int64_t> softmaxStreamUnroll{
       *this, "softmax-stream-unroll",
       llvm::cl::desc("tx-softmax-to-gpu stream-unroll: 16-byte loads per "

@@ -63,7 +63,10 @@ def TxSoftmaxToGPU : Pass<"tx-softmax-to-gpu", "::mlir::func::FuncOp"> {
       reduced. On an H200 this was no faster than one CTA per row group for
       any benchmark shape (bench/RESULTS.md), so it is off by default.
     - rows too long for registers (vocabulary-size rows) are streamed twice
-      (the second read mostly from L2); each thread issues `stream-unroll`
+      by a CTA: the first pass keeps the row in dynamic shared memory when
+      it fits (`smem-rows`, `max-shared-memory`; 50257 f32 are 201 KB of
+      the H200's 227 KB), so the second pass reads it from there, not from
+      global memory; each thread issues `stream-unroll`
       16-byte loads before it reduces them, so that a CTA keeps enough
       bytes in flight to stream at memory bandwidth.
 
@@ -87,6 +90,14 @@ def TxSoftmaxToGPU : Pass<"tx-softmax-to-gpu", "::mlir::func::FuncOp"> {
     Option<"prefetch", "prefetch", "bool", /*default=*/"true",
            "In a persistent kernel with register-resident rows, issue the "
            "loads of the next row group before reducing the current one">,
+    Option<"smemRows", "smem-rows", "bool", /*default=*/"true",
+           "Rows streamed by a CTA each (too long for registers) keep their "
+           "vectors in dynamic shared memory between the two passes when "
+           "they fit max-shared-memory: one read of the input">,
+    Option<"maxSharedMemory", "max-shared-memory", "int64_t",
+           /*default=*/"49152",
+           "Largest dynamic shared memory per CTA, in bytes (tx-gpu-pipeline "
+           "sets the chip's opt-in limit)">,
     Option<"streamUnroll", "stream-unroll", "int64_t", /*default=*/"0",
            "Rows streamed (not register-resident): vectors each thread loads "
            "before it reduces them, in [1, 16] (0 = 4): more bytes in flight "

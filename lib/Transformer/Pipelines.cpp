@@ -79,6 +79,16 @@ static int minPtxForSm(int sm, char suffix) {
   }
 }
 
+/// The largest dynamic shared memory a CTA can opt into on sm_NN (bytes).
+static int64_t maxSharedMemoryOf(int sm) {
+  return sm >= 90              ? 232448
+         : sm == 80 || sm == 87 ? 166912
+         : sm >= 86             ? 101376
+         : sm == 75             ? 65536
+         : sm >= 70             ? 98304
+                                : 49152;
+}
+
 /// Newest PTX version (times 10) LLVM 22's NVPTX backend knows.
 static constexpr int kMaxLLVMPtx = 90;
 
@@ -286,12 +296,7 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
     at.wgmma = options.attentionWgmma && sm == 90 && suffix == 'a';
     if (sm > 0) {
       at.sm = sm;
-      at.maxSharedMemory = sm >= 90              ? 232448
-                           : sm == 80 || sm == 87 ? 166912
-                           : sm >= 86             ? 101376
-                           : sm == 75             ? 65536
-                           : sm >= 70             ? 98304
-                                                  : 49152;
+      at.maxSharedMemory = maxSharedMemoryOf(sm);
     }
     pm.addNestedPass<func::FuncOp>(createTxAttentionToGPU(at));
   }
@@ -303,6 +308,13 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
     sm.gridCtas = options.softmaxGridCtas;
     sm.prefetch = options.softmaxPrefetch;
     sm.streamUnroll = options.softmaxStreamUnroll;
+    sm.smemRows = options.softmaxSmemRows;
+    {
+      char suffix = 0;
+      int smv = parseChip(options.chip, suffix);
+      if (smv > 0)
+        sm.maxSharedMemory = maxSharedMemoryOf(smv);
+    }
     pm.addNestedPass<func::FuncOp>(createTxSoftmaxToGPU(sm));
   }
   buildTxToBufferizedLinalgPipeline(pm);

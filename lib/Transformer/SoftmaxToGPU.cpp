@@ -41,6 +41,8 @@ struct KernelConfig {
   int64_t gridCtas = 0;  // > 0: at most this many CTAs, grid-stride over rows
   bool prefetch = true;  // persistent register path: load the next rows early
   int64_t unroll = 4;    // streamed rows: vectors loaded per thread before use
+  int64_t smemRowBytes = 0; // > 0: a streamed row (CTA per row) is kept in
+                            // dynamic shared memory between its two passes
 };
 
 /// Builds the kernel of one configuration inside `b`'s insertion point (host
@@ -65,15 +67,48 @@ public:
     auto smemTy = MemRefType::get({std::max<int64_t>(warps, 1)}, f32,
                                   MemRefLayoutAttrInterface(), wg);
     SmallVector<Type> attributions;
-    if (cfg.threadsPerRow > 32)
+    // With a shared-memory row the reduction slots live in the dynamic
+    // shared memory too: MLIR 22 declares gpu.dynamic_shared_memory as a
+    // 1-byte .shared variable, so static workgroup buffers placed after it
+    // would overlap the row (and lose their 16-byte alignment).
+    const int64_t slotBytes = (std::max<int64_t>(warps, 1) * 4 + 15) / 16 * 16;
+    if (cfg.threadsPerRow > 32 && cfg.smemRowBytes == 0)
       attributions = {smemTy, smemTy};
+    Value dynSmem;
+    if (cfg.smemRowBytes > 0) // two reduction slots, then the row
+      dynSmem = arith::ConstantIntOp::create(
+          b, loc, b.getI32Type(), 2 * slotBytes + cfg.smemRowBytes + 16);
     auto launch = gpu::LaunchOp::create(
         b, loc, grid, one, one, cst(cfg.blockSize), one, one,
-        /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+        /*dynamicSharedMemorySize=*/dynSmem, /*asyncTokenType=*/nullptr,
         /*asyncDependencies=*/ValueRange{}, attributions);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&launch.getBody().front());
-    if (cfg.threadsPerRow > 32) {
+    if (cfg.smemRowBytes > 0) {
+      Value base = gpu::DynamicSharedMemoryOp::create(
+          b, loc,
+          MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                          MemRefLayoutAttrInterface(), wg));
+      int64_t elems = cfg.smemRowBytes * 8 / elt.getIntOrFloatBitWidth();
+      // [reduction slot A | slot B | row], each 16-byte aligned (16-byte
+      // accesses fault otherwise).
+      Value addr = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, base);
+      Value pad = arith::RemUIOp::create(
+          b, loc,
+          arith::SubIOp::create(b, loc, cst(16),
+                                arith::RemUIOp::create(b, loc, addr, cst(16))),
+          cst(16));
+      smemA = memref::ViewOp::create(b, loc, smemTy, base, pad, ValueRange{});
+      smemB = memref::ViewOp::create(b, loc, smemTy, base,
+                                     arith::AddIOp::create(b, loc, pad,
+                                                           cst(slotBytes)),
+                                     ValueRange{});
+      smemRow = memref::ViewOp::create(
+          b, loc,
+          MemRefType::get({elems}, elt, MemRefLayoutAttrInterface(), wg), base,
+          arith::AddIOp::create(b, loc, pad, cst(2 * slotBytes)), ValueRange{});
+    }
+    if (cfg.threadsPerRow > 32 && cfg.smemRowBytes == 0) {
       smemA = launch.getWorkgroupAttributions()[0];
       smemB = launch.getWorkgroupAttributions()[1];
     }
@@ -188,12 +223,35 @@ private:
   }
   /// 16-byte vector load/store at element `col` of the row (col must be a
   /// multiple of the vector width from an aligned base).
-  Value loadVecAt(Value col) {
-    Value x = vector::LoadOp::create(b, loc, vecTy(elt), in,
-                                     ValueRange{row, col}, /*nontemporal=*/false,
-                                     llvm::MaybeAlign(16));
+  Value loadVecAt(Value col) { return toF32(loadVecRawAt(col)); }
+  Value loadVecRawAt(Value col) {
+    return vector::LoadOp::create(b, loc, vecTy(elt), in, ValueRange{row, col},
+                                  /*nontemporal=*/false, llvm::MaybeAlign(16));
+  }
+  Value toF32(Value x) {
     return elt == f32 ? x
                       : arith::ExtFOp::create(b, loc, vecTy(f32), x).getResult();
+  }
+  /// The first pass of a streamed row: vector vi (global column `col`),
+  /// also kept in shared memory (at vi * V) when the row has a copy there.
+  Value loadVecKeep(Value vi, Value col) {
+    Value raw = loadVecRawAt(col);
+    if (smemRow)
+      vector::StoreOp::create(
+          b, loc, raw, smemRow,
+          ValueRange{arith::MulIOp::create(b, loc, vi, cst(cfg.vectorWidth))},
+          /*nontemporal=*/false, llvm::MaybeAlign(16));
+    return toF32(raw);
+  }
+  /// The second pass: vector vi from the shared-memory copy, else again
+  /// from global memory (mostly from L2).
+  Value loadVecAgain(Value vi, Value col) {
+    if (!smemRow)
+      return loadVecAt(col);
+    return toF32(vector::LoadOp::create(
+        b, loc, vecTy(elt), smemRow,
+        ValueRange{arith::MulIOp::create(b, loc, vi, cst(cfg.vectorWidth))},
+        /*nontemporal=*/false, llvm::MaybeAlign(16)));
   }
   void storeVecAt(Value col, Value y) {
     OpBuilder::InsertionGuard g(b);
@@ -372,7 +430,7 @@ private:
     auto [m1, s1] = onlineUpdate(m0, s0, xt, false);
     SmallVector<Value> ms = unrolledRowLoop(
         lane, nvec, ValueRange{m1, s1},
-        [&](Value vi) { return loadVecAt(vecCol(vi)); },
+        [&](Value vi) { return loadVecKeep(vi, vecCol(vi)); },
         [&](ValueRange acc, ArrayRef<Value> xs) { return onlineFold(acc, xs); });
     auto [M, S] = allReduceOnline(ms[0], ms[1]);
     Value inv = arith::DivFOp::create(b, loc, fcst(1.0f), S);
@@ -388,7 +446,7 @@ private:
     Value Mv = splat(M), invV = splat(inv);
     unrolledRowLoop(
         lane, nvec, ValueRange{},
-        [&](Value vi) { return loadVecAt(vecCol(vi)); },
+        [&](Value vi) { return loadVecAgain(vi, vecCol(vi)); },
         [&](ValueRange, ArrayRef<Value>) { return SmallVector<Value>(); },
         [&](Value vi, Value x) {
           Value e = exp(arith::SubFOp::create(b, loc, x, Mv));
@@ -537,9 +595,14 @@ private:
 
   /// Two passes over the row: online max/sum, then normalize.
   void streamingBody() {
+    auto colOf = [&](Value vi) -> Value {
+      return arith::MulIOp::create(b, loc, vi, cst(cfg.vectorWidth));
+    };
     SmallVector<Value> ms = unrolledRowLoop(
         lane, numVec, ValueRange{negInf, zero},
-        [&](Value vi) { return load(vi); },
+        [&](Value vi) {
+          return cfg.vectorWidth == 1 ? load(vi) : loadVecKeep(vi, colOf(vi));
+        },
         [&](ValueRange acc, ArrayRef<Value> xs) { return onlineFold(acc, xs); });
     auto [M, S] = allReduceOnline(ms[0], ms[1]);
     // An all -inf row has M = -inf and S = 0: exp(NaN) * inf = NaN, as the
@@ -547,7 +610,10 @@ private:
     Value Mv = splat(M);
     Value inv = splat(arith::DivFOp::create(b, loc, fcst(1.0f), S));
     unrolledRowLoop(
-        lane, numVec, ValueRange{}, [&](Value vi) { return load(vi); },
+        lane, numVec, ValueRange{},
+        [&](Value vi) {
+          return cfg.vectorWidth == 1 ? load(vi) : loadVecAgain(vi, colOf(vi));
+        },
         [&](ValueRange, ArrayRef<Value>) { return SmallVector<Value>(); },
         [&](Value vi, Value x) {
           Value e = exp(arith::SubFOp::create(b, loc, x, Mv));
@@ -564,6 +630,7 @@ private:
   Type f32;
   Value lane, row, warp, laneInWarp, numVec, negInf, zero;
   Value smemA, smemB;
+  Value smemRow;  // the row's copy in dynamic shared memory (smemRowBytes)
   Value rowValid; // set when threads may run past the last row
   SmallVector<Value> idx, valid; // of cachedLoad: vector indices, guards
 };
@@ -733,6 +800,23 @@ struct TxSoftmaxToGPUPass
             vecCfg.blockSize = 512;
           }
         }
+        // A streamed row of a CTA-per-row kernel is read from global memory
+        // once: its vectors stay in dynamic shared memory for the second
+        // pass when they fit (at most max-shared-memory bytes). Otherwise
+        // the second pass reads the row again, from L2 only while the rows
+        // in flight fit in it (vocabulary-size rows did not).
+        int64_t rowBytes = n > 0 ? n / vw * vw * (bits / 8) : -1;
+        bool fitsSmem = smemRows && vecCfg.gridCtas == 0 &&
+                        vecCfg.threadsPerRow == vecCfg.blockSize &&
+                        rowBytes > 0 && rowBytes + 1024 + 16 <= maxSharedMemory;
+        // 16-bit rows held in registers at more than 4 vectors (32 f32) per
+        // thread keep one CTA per SM (4096x32768 f16: 91 registers x 512
+        // threads, 0.78 of copy); streamed through shared memory they ran at
+        // 0.86 on the H200 (bench/RESULTS.md, session 6).
+        if (fitsSmem && bits == 16 && vecCfg.cached > 4 && maxCachedVectors == 16)
+          vecCfg.cached = 0;
+        if (fitsSmem && vecCfg.cached == 0)
+          vecCfg.smemRowBytes = rowBytes;
         // The vector kernel needs 16-byte aligned base pointers (and, for a
         // dynamic N, N % vw == 0); the scalar kernel runs otherwise.
         Value c16 = arith::ConstantIndexOp::create(b, loc, 16);
