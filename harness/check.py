@@ -216,7 +216,10 @@ class Runner:
 
     def lib(self, stem):
         if stem not in self.libs:
-            self.libs[stem] = load(os.path.join(self.lib_dir, stem, "lib%s.so" % stem))
+            try:
+                self.libs[stem] = load(os.path.join(self.lib_dir, stem, "lib%s.so" % stem))
+            except tx.TxError as e:  # no library or manifest: nothing can be checked
+                sys.exit("check.py: %s" % e)
         return self.libs[stem]
 
     def record(self, name, dtype, res, seconds=None):
