@@ -319,10 +319,13 @@ def main():
 
         # Two results through a custom op in a compiled graph.
         q, k, v = rnd(1, 2, 20, 64, dtype=f16), rnd(1, 1, 20, 64, dtype=f16), rnd(1, 1, 20, 64, dtype=f16)
+        def h(q, k, v):
+            o, lse = torch.ops.txsmoke.attn_lse(q, k, v)
+            return o * 1, lse * 1
+
         try:
             torch._dynamo.reset()
-            o, lse = torch.compile(lambda q, k, v: tuple(t * 1 for t in torch.ops.txsmoke.attn_lse(q, k, v)),
-                                   backend="aot_eager", fullgraph=True)(q, k, v)
+            o, lse = torch.compile(h, backend="aot_eager", fullgraph=True)(q, k, v)
             compare("torch.compile(fullgraph) attn_lse: O", o, ref_attention(q, k, v, causal=True), f16)
             compare("torch.compile(fullgraph) attn_lse: log-sum-exp", lse, ref_lse(q, k, causal=True), f16)
         except Exception:
