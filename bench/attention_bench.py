@@ -19,22 +19,30 @@ S = --full-check-max-s, a sample of query rows of every head above that), by
 path and the two SDPA backends are compared with the same reference. Then
 timing:
   - tx flash and SDPA: --iters launches captured into one CUDA graph (tx
-    enqueues on PyTorch's capturing stream through txRuntimeSetStream(stream,
-    async=1), as bench/softmax_bench.py does), replayed --reps times after
-    warm-up; each replay gives the mean launch time, the median is reported.
-    If a capture fails, CUDA events around --iters back-to-back launches
-    instead (said in the notes). --max-seconds caps one kernel's timed
-    launches (fewer launches are noted). Async mode is only safe for host
-    code without device temporaries: the benchmark reads each function's
-    host code (<lib-dir>/flash/attention_shapes.ll, which tx-compile.sh leaves
-    beside the library) and, should a flash function allocate temporaries,
-    times it with synchronous calls instead (said in the notes).
-  - tx naive: synchronous calls (device temporaries: cuMemAlloc/cuMemFree on
-    every call, not capturable) on PyTorch's stream, CUDA events around each
-    call, median of at most --naive-iters calls (fewer when one call is slow:
-    --naive-seconds). Skipped when its Sq x Sk f32 scores would exceed
-    --naive-mem-gb, or do not fit in free device memory, or with --no-naive.
+    enqueues on PyTorch's capturing stream: the python/tx package calls the
+    _on_stream entry point on torch.cuda.current_stream(), as
+    bench/softmax_bench.py does), replayed --reps times after warm-up; each
+    replay gives the mean launch time, the median is reported. If a capture
+    fails, CUDA events around --iters back-to-back launches instead (said in
+    the notes). --max-seconds caps one kernel's timed launches (fewer
+    launches are noted). The benchmark reads each function's host code
+    (<lib-dir>/flash/attention_shapes.ll, which tx-compile.sh leaves beside
+    the library) and, should a flash function allocate temporaries or copy,
+    times it with synchronous calls instead (each call followed by a wait
+    for the stream; said in the notes).
+  - tx naive: synchronous calls (each call, with its device temporaries
+    allocated and freed, followed by a wait for PyTorch's stream), CUDA
+    events around each call, median of at most --naive-iters calls (fewer
+    when one call is slow: --naive-seconds). Skipped when its Sq x Sk f32
+    scores would exceed --naive-mem-gb, or do not fit in free device memory,
+    or with --no-naive.
 TFLOP/s = 4 B H Sq Sk D / time, halved for causal.
+
+The libraries are called through python/tx (lib.<fn>(q, k, v, out=o); the
+manifests lib<stem>.json that tx-compile.sh writes must be beside them).
+--dry-run (no GPU, no torch) checks that every library the run would load
+has its manifest and every entry point it would call, with the shapes it
+would call it with, and exits.
 
 Run time: dominated by the slow tx kernels (S = 16384: ~100 flash launches and
 a few naive calls of seconds each); with the flash path at ~5 TFLOP/s a full
@@ -42,7 +50,6 @@ run takes roughly 5-6 minutes. To stay under a per-command limit, split it:
 --only s1024 --only s4096, then --only s16384.
 """
 import argparse
-import ctypes
 import datetime
 import json
 import math
@@ -97,8 +104,9 @@ def host_calls(variant_dir, fn):
     (<variant_dir>/attention_shapes.ll): {"allocs": [bytes or None (size
     known only at run time)], "copies": number of mgpuMemcpy/mgpuMemset
     calls}; None when the .ll is missing. A function with device temporaries
-    must not run in txRuntimeSetStream's async mode (its frees would race the
-    queued kernels) and cannot be captured into a CUDA graph."""
+    or copies is timed with synchronous calls, not in a CUDA graph (the
+    method from before the stream-ordered entry points, whose temporaries
+    are stream-ordered; kept so that timings stay comparable)."""
     import re
     path = os.path.join(variant_dir, STEM + ".ll")
     if path not in _host_cache:
@@ -174,7 +182,73 @@ def parse_args(argv=None):
                     help="another tx flash build (DIR/libattention_shapes.so, e.g. other tile options), "
                          "checked and timed like tx flash as tx_NAME (repeatable)")
     ap.add_argument("--out", help="also write the results as JSON here")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="no GPU: check the manifests of the libraries for every entry point "
+                         "the run would call, and exit")
     return ap.parse_args(argv)
+
+
+def import_tx():
+    """python/tx from this checkout (it imports without torch)."""
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    import tx
+    return tx
+
+
+def library_paths(args):
+    """(kind, key, path) of every library the run loads: ("flash", "tx_flash",
+    ...), ("naive", "tx_naive", ...) unless --no-naive or missing, and
+    ("variant", "tx_NAME", DIR/...) per --variant. Exits on a malformed
+    --variant or a missing flash library, as the run does."""
+    fpath = os.path.join(args.lib_dir, "flash", "lib%s.so" % STEM)
+    if not os.path.exists(fpath):
+        sys.exit("attention_bench: %s is missing (run bash bench/build_attention.sh and carry "
+                 "build/bench-attn)" % fpath)
+    out = [("flash", "tx_flash", fpath)]
+    npath = os.path.join(args.lib_dir, "simple", "lib%s.so" % STEM)
+    if not args.no_naive and os.path.exists(npath):
+        out.append(("naive", "tx_naive", npath))
+    for spec in args.variant:
+        name, _, vdir = spec.partition("=")
+        vpath = os.path.join(vdir, "lib%s.so" % STEM)
+        if not name or not os.path.exists(vpath):
+            sys.exit("attention_bench: --variant %s: expected NAME=DIR with DIR/lib%s.so" % (spec, STEM))
+        out.append(("variant", "tx_" + name, vpath))
+    return out
+
+
+def dry_run(args):
+    """--dry-run: the manifests of the libraries of library_paths() have the
+    entry points the run calls (fn_name of SHAPES not excluded by --only),
+    callable by the package with f16 [B, H, S, D] q, k, v and result.
+    Returns the exit status."""
+    tx = import_tx()
+    fns = [(fn_name(b, h, s, d, c), (b, h, s, d)) for (b, h, s, d) in SHAPES for c in (False, True)
+           if not args.only or any(o in fn_name(b, h, s, d, c) for o in args.only)]
+    bad = []
+    for kind, key, path in library_paths(args):
+        try:
+            m = tx.read_manifest(path)
+        except tx.TxError as e:
+            bad.append(str(e))
+            continue
+        n = 0
+        for fn, shape in fns:
+            f = m.functions.get(fn)
+            if f is None and kind == "naive":
+                continue  # the naive library may lack a function: the run notes it
+            sig = None if f is None else (
+                [(a.element_type, a.shape) for a in f.arguments + f.results],
+                f.unsupported, f.symbols.get("on_stream"))
+            if sig != ([("f16", shape)] * 4, None, "_mlir_ciface_%s_on_stream" % fn):
+                bad.append("%s: %s: %s" % (path, fn, "missing" if f is None else f.signature()))
+            else:
+                n += 1
+        print("%-14s %s: %d/%d entry points" % (key, path, n, len(fns)))
+    for b in bad:
+        print("MISSING/WRONG", b)
+    print("attention_bench --dry-run: %s" % ("%d problems" % len(bad) if bad else "all present"))
+    return 1 if bad else 0
 
 
 # ----------------------------------------------------------------------------
@@ -183,6 +257,7 @@ def parse_args(argv=None):
 # ----------------------------------------------------------------------------
 torch = None
 check = None
+tx = None
 
 
 def reference(q, k, v, causal, rows=None, max_elems=2 ** 28):
@@ -223,10 +298,9 @@ def sync_median_ms(fn, n):
     return statistics.median(ts), ts
 
 
-def time_fast(fn, args, set_stream=None):
+def time_fast(fn, args):
     """Times fn (asynchronous launches on PyTorch's current stream). Returns
-    (ms per launch, launches timed, method, note). set_stream(ptr or None)
-    makes tx enqueue on the capturing stream."""
+    (ms per launch, launches timed, method, note)."""
     for _ in range(max(1, args.warmup)):
         fn()
     torch.cuda.synchronize()
@@ -241,22 +315,14 @@ def time_fast(fn, args, set_stream=None):
     try:
         g = torch.cuda.CUDAGraph()
         with torch.cuda.graph(g):
-            try:
-                if set_stream:
-                    set_stream(torch.cuda.current_stream().cuda_stream)
-                for _ in range(iters):
-                    fn()
-            finally:
-                if set_stream:
-                    set_stream(None)
+            for _ in range(iters):
+                fn()
     except Exception as ex:  # capture not supported: events around a loop
         method = "events"
         note = (note + "; " if note else "") + "graph capture failed (%s: %s), events around %d launches" % (
             type(ex).__name__, str(ex).split("\n")[0][:100], iters)
         g = None
         torch.cuda.synchronize()
-    if set_stream and method == "events":
-        set_stream(torch.cuda.current_stream().cuda_stream)
 
     def one_rep():
         if g is not None:
@@ -275,8 +341,6 @@ def time_fast(fn, args, set_stream=None):
         e.record()
         torch.cuda.synchronize()
         times.append(s.elapsed_time(e) / iters)
-    if set_stream and method == "events":
-        set_stream(None)
     g = None  # frees the graph (and its memory pool)
     return statistics.median(times), iters * args.reps, method, note
 
@@ -289,28 +353,26 @@ class Bench:
     def __init__(self, args):
         self.args = args
         self.flash = self.naive = None
-        fpath = os.path.join(args.lib_dir, "flash", "lib%s.so" % STEM)
         npath = os.path.join(args.lib_dir, "simple", "lib%s.so" % STEM)
-        if not os.path.exists(fpath):
-            sys.exit("attention_bench: %s is missing (run bash bench/build_attention.sh and carry "
-                     "build/bench-attn)" % fpath)
-        self.flash = check.Library(fpath)
-        self.rt = self.flash.rt
+        self.variants = {}
+        for kind, key, path in library_paths(args):
+            try:
+                lib = tx.load(path)
+            except tx.TxError as ex:
+                sys.exit("attention_bench: %s" % ex)
+            if kind == "flash":
+                self.flash = lib
+            elif kind == "naive":
+                self.naive = lib
+            else:
+                self.variants[key] = lib
+        self.rt = self.flash.runtime
         if args.no_naive:
             self.naive_why = "--no-naive"
-        elif not os.path.exists(npath):
+        elif self.naive is None:
             self.naive_why = "%s missing" % npath
         else:
-            self.naive = check.Library(npath)
             self.naive_why = None
-        self.variants = {}
-        for spec in args.variant:
-            name, _, vdir = spec.partition("=")
-            vpath = os.path.join(vdir, "lib%s.so" % STEM)
-            if not name or not os.path.exists(vpath):
-                sys.exit("attention_bench: --variant %s: expected NAME=DIR with DIR/lib%s.so" % (spec, STEM))
-            self.variants["tx_" + name] = check.Library(vpath)
-        self.stream = torch.cuda.current_stream().cuda_stream
         self.rows = []
         self.failed = False
         try:
@@ -325,10 +387,8 @@ class Bench:
             self.sdpa_kernel = None
 
     def entry(self, lib, fn):
-        f = getattr(lib.lib, "_mlir_ciface_" + fn, None)
-        if f is not None:
-            f.restype = None
-        return f
+        """The package's callable of entry point fn, or None."""
+        return lib.functions.get(fn)
 
     def sdpa_fn(self, key, q, k, v, causal):
         be, why = self.sdpa_backends[key]
@@ -404,9 +464,9 @@ class Bench:
 
         out = torch.full_like(q, float("nan"))
         try:
-            self.flash.call(fn, [q, k, v], out)
+            check.call(self.flash, fn, [q, k, v], out)
             verify("tx_flash", out)
-        except RuntimeError as ex:
+        except (tx.TxError, RuntimeError) as ex:
             row["check"]["tx_flash"] = {"pass": False, "rel_err": float("nan"), "error": str(ex)}
             row["notes"].append("tx flash failed: %s" % ex)
         if not row["check"]["tx_flash"]["pass"]:
@@ -415,10 +475,10 @@ class Bench:
         for key, lib in self.variants.items():
             out = torch.full_like(q, float("nan"))
             try:
-                lib.call(fn, [q, k, v], out)
+                check.call(lib, fn, [q, k, v], out)
                 if not verify(key, out)["pass"]:
                     self.failed = True
-            except RuntimeError as ex:
+            except (tx.TxError, RuntimeError) as ex:
                 row["check"][key] = {"pass": False, "rel_err": float("nan"), "error": str(ex)}
                 self.failed = True
             del out
@@ -454,10 +514,10 @@ class Bench:
                 out = torch.full_like(q, float("nan"))
                 t0 = time.time()
                 try:
-                    self.naive.call(fn, [q, k, v], out)
+                    check.call(self.naive, fn, [q, k, v], out)
                     naive_first_ms = (time.time() - t0) * 1e3
                     verify("tx_naive", out)
-                except RuntimeError as ex:
+                except (tx.TxError, RuntimeError) as ex:
                     row["check"]["tx_naive"] = {"pass": False, "rel_err": float("nan"), "error": str(ex)}
                     row["notes"].append("naive failed: %s" % ex)
                     f_naive = None
@@ -489,64 +549,53 @@ class Bench:
                                 "context unusable: rerun the other shapes with --only)")
             return row
         o = torch.empty_like(q)
-        dq, dk, dv, do = (check.descriptor(t) for t in (q, k, v, o))
-        argp = [ctypes.byref(x) for x in (dq, dk, dv, do)]
+        cur = torch.cuda.current_stream()
         rt = self.rt
-        nerr = rt.txRuntimeErrorCount()
+        nerr = rt.error_count()
         info = host_calls(os.path.dirname(self.flash.path), fn)
         if info is None:
             row["notes"].append("tx_flash: no %s.ll beside the library: assumed free of device "
                                 "temporaries (graph capture)" % STEM)
         if info is not None and (info["allocs"] or info["copies"]):
-            # Temporaries (or copies): synchronous calls only, events around each.
-            rt.txRuntimeSetStream(self.stream, 0)
-            try:
-                f_flash(*argp)
-                torch.cuda.synchronize()
-                t1, _ = sync_median_ms(lambda: f_flash(*argp), 1)
-                n = max(1, min(args.iters * args.reps, int(args.max_seconds * 1e3 / max(t1, 1e-3))))
-                t, _ = sync_median_ms(lambda: f_flash(*argp), n)
-            finally:
-                rt.txRuntimeSetStream(None, 0)
+            # Temporaries (or copies): synchronous calls only (the call, then
+            # a wait for the stream), events around each.
+            def sync_flash():
+                f_flash(q, k, v, out=o)
+                cur.synchronize()
+            sync_flash()
+            torch.cuda.synchronize()
+            t1, _ = sync_median_ms(sync_flash, 1)
+            n = max(1, min(args.iters * args.reps, int(args.max_seconds * 1e3 / max(t1, 1e-3))))
+            t, _ = sync_median_ms(sync_flash, n)
             method = "sync"
             note = ("host code allocates %d device temporaries / copies %d per call: synchronous "
                     "calls, events around each (median), includes host time" % (len(info["allocs"]), info["copies"]))
         else:
-            rt.txRuntimeSetStream(self.stream, 1)
-            try:
-                t, n, method, note = time_fast(lambda: f_flash(*argp), args,
-                                               set_stream=lambda st: rt.txRuntimeSetStream(st, 1 if st else 0))
-            finally:
-                rt.txRuntimeSetStream(None, 0)
-        rc = rt.txRuntimeSynchronize()
-        if rc != 0 or rt.txRuntimeErrorCount() != nerr:
-            msg = rt.txRuntimeGetLastError()
-            row["notes"].append("tx runtime error while timing flash: %s" % (msg.decode() if msg else "rc=%d" % rc))
+            t, n, method, note = time_fast(lambda: f_flash(q, k, v, out=o), args)
+        rc = rt.synchronize()
+        if rc != 0 or rt.error_count() != nerr:
+            msg = rt.last_error()
+            row["notes"].append("tx runtime error while timing flash: %s" % (msg or "rc=%d" % rc))
             self.failed = True
         self.record(row, "tx_flash", t, n, method, note)
         for key, lib in self.variants.items():
             f_var = self.entry(lib, fn)
             if f_var is None or "error" in row["check"].get(key, {}):
                 continue
-            lib.rt.txRuntimeSetStream(self.stream, 1)
-            try:
-                t, n, method, note = time_fast(lambda: f_var(*argp), args,
-                                               set_stream=lambda st: lib.rt.txRuntimeSetStream(st, 1 if st else 0))
-            finally:
-                lib.rt.txRuntimeSetStream(None, 0)
+            t, n, method, note = time_fast(lambda: f_var(q, k, v, out=o), args)
             self.record(row, key, t, n, method, note)
 
         if f_naive is not None:
             # Synchronous calls on PyTorch's stream (the call allocates and frees
-            # its temporaries); events around each call.
+            # its temporaries, then a wait for the stream); events around each call.
             n = max(1, min(args.naive_iters, int(args.naive_seconds * 1e3 / max(naive_first_ms, 1e-3))))
-            rt.txRuntimeSetStream(self.stream, 0)
-            try:
-                t, _ = sync_median_ms(lambda: f_naive(*argp), n)
-            finally:
-                rt.txRuntimeSetStream(None, 0)
+
+            def sync_naive():
+                f_naive(q, k, v, out=o)
+                cur.synchronize()
+            t, _ = sync_median_ms(sync_naive, n)
             self.record(row, "tx_naive", t, n, "sync", "")
-        dq = dk = dv = do = argp = o = None
+        o = None
 
         for key, call in sdpa.items():
             if call is None:
@@ -608,15 +657,18 @@ def table(rows):
 
 def main():
     args = parse_args()
-    global torch, check
+    if args.dry_run:
+        sys.exit(dry_run(args))
+    global torch, check, tx
     try:
         import torch as _torch
     except ImportError:
         sys.exit("attention_bench: PyTorch is not importable here (it runs on the GPU machine)")
     torch = _torch
     sys.path.insert(0, os.path.join(ROOT, "harness"))
-    import check as _check  # ABI helpers (descriptor, Library), compare, TOL; no side effects
+    import check as _check  # call (through python/tx), compare, TOL; no side effects
     check = _check
+    tx = _check.tx
     if not torch.cuda.is_available():
         sys.exit("attention_bench: no CUDA GPU visible to PyTorch")
     torch.cuda.init()  # before loading the libraries (their constructors load kernels)

@@ -10,9 +10,14 @@ CUDA events, median of --iters launches after warm-up, rotating among enough
 input/output buffers that L2 (60 MB on an H200) cannot hold them. GB/s counts
 one read and one write of the tensor. The device-copy bandwidth is measured in
 the same run (a 2 GiB device-to-device copy, bytes read + written).
+
+The libraries are called through the python/tx package (lib.<fn>(x, out=o):
+the _on_stream entry point on torch.cuda.current_stream(), which a CUDA
+graph captures). --dry-run (no GPU) checks that every library has its
+manifest and every entry point the run calls, with the sizes it calls it
+with, and exits.
 """
 import argparse
-import ctypes
 import json
 import os
 import statistics
@@ -21,14 +26,15 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
-import check  # noqa: E402  (ABI helpers and the float64 reference)
+import check  # noqa: E402  (the float64 reference; puts python/ on sys.path)
+import tx  # noqa: E402
 
 SHAPES = [(32768, 1024), (8192, 4096), (4096, 32768), (65536, 128), (1024, 50257)]
 DTYPES = {"f32": torch.float32, "f16": torch.float16}
 L2_BYTES = 60 * 2**20
 
 
-def time_events(fn, iters, warmup, rotate, set_stream=None):
+def time_events(fn, iters, warmup, rotate):
     """Median time of one launch of fn, in seconds. The launches are captured
     into a CUDA graph (`iters` of them, rotating over the buffers) and the
     graph is replayed 7 times; each replay gives the mean launch time, and the
@@ -44,12 +50,8 @@ def time_events(fn, iters, warmup, rotate, set_stream=None):
     torch.cuda.synchronize()
     g = torch.cuda.CUDAGraph()
     with torch.cuda.graph(g):
-        if set_stream:
-            set_stream(torch.cuda.current_stream().cuda_stream)
         for i in range(iters):
             fn(i % rotate)
-        if set_stream:
-            set_stream(None)
     g.replay()
     torch.cuda.synchronize()
     times = []
@@ -88,6 +90,36 @@ def copy_bandwidth(iters):
     return 2 * a.numel() * 4 / t
 
 
+def dry_run(paths, shapes):
+    """--dry-run: every library's manifest has every entry point the run
+    calls, callable by the package, with an f32/f16 [R, N] argument and
+    result of the shape's sizes. Returns the exit status."""
+    bad = []
+    for v, path in paths.items():
+        try:
+            fns = tx.read_manifest(path).functions
+            if not os.path.exists(path):
+                raise tx.TxError("%s: no such library" % path)
+        except tx.TxError as e:
+            bad.append(str(e))
+            continue
+        for (r, n) in shapes:
+            for dname in DTYPES:
+                fn = "softmax_%dx%d_%s" % (r, n, dname)
+                f = fns.get(fn)
+                sig = None if f is None else (
+                    [(a.element_type, a.shape) for a in f.arguments + f.results],
+                    f.unsupported, f.symbols.get("on_stream"))
+                if sig != ([(dname, (r, n))] * 2, None, "_mlir_ciface_%s_on_stream" % fn):
+                    bad.append("%s: %s: %s" % (path, fn, "missing" if f is None else f.signature()))
+        print("%-10s %s: %d entry points" % (v, path, len(fns)))
+    for b in bad:
+        print("MISSING/WRONG", b)
+    print("softmax_bench --dry-run: %d libraries, %d entry points each checked, %s" % (
+        len(paths), len(shapes) * len(DTYPES), "%d problems" % len(bad) if bad else "all present"))
+    return 1 if bad else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--lib-dir", required=True)
@@ -95,21 +127,30 @@ def main():
     ap.add_argument("--simple-iters", type=int, default=5)
     ap.add_argument("--out")
     ap.add_argument("--shapes", help="comma-separated RxN subset of the shapes (default all)")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="no GPU: check the libraries' manifests for every entry point the run "
+                         "calls, and exit")
     args = ap.parse_args()
     shapes = SHAPES
     if args.shapes:
         want = set(args.shapes.split(","))
         shapes = [s for s in SHAPES if "%dx%d" % s in want]
-    torch.cuda.init()
-    dev = torch.cuda.get_device_name()
     variants = sorted(d[len("softmax_"):] for d in os.listdir(args.lib_dir)
                       if d.startswith("softmax_") and d != "softmax_simple")
     variants.remove("fast")
     variants.insert(0, "fast")
-    libs = {v: check.Library(os.path.join(args.lib_dir, "softmax_" + v, "libsoftmax_shapes.so"))
-            for v in variants + ["simple"]}
-    rt = libs["fast"].rt
-    stream = torch.cuda.current_stream().cuda_stream
+    paths = {v: os.path.join(args.lib_dir, "softmax_" + v, "libsoftmax_shapes.so")
+             for v in variants + ["simple"]}
+    if args.dry_run:
+        sys.exit(dry_run(paths, shapes))
+    torch.cuda.init()
+    dev = torch.cuda.get_device_name()
+    libs = {}
+    for v, path in paths.items():
+        try:
+            libs[v] = tx.load(path)
+        except tx.TxError as e:
+            sys.exit("softmax_bench: %s" % e)
     copy_bw = copy_bandwidth(50)
     print("device: %s | torch %s | device copy %.0f GB/s | variants: %s" % (
         dev, torch.__version__, copy_bw / 1e9, " ".join(variants)))
@@ -123,9 +164,8 @@ def main():
             rotate = max(2, -(-4 * L2_BYTES // nbytes))
             xs = [check.rand((r, n), dt, gen, -8, 8) for _ in range(rotate)]
             outs = [torch.empty_like(x) for x in xs]
-            descs = [(check.descriptor(xs[i]), check.descriptor(outs[i])) for i in range(rotate)]
             # Correctness first: a -inf row and a huge logit planted, output
-            # poisoned, synchronous calls.
+            # poisoned, each call waited for.
             x = xs[0].clone()
             x[0].fill_(float("-inf"))
             x[1, 7] = 1e4 if dt == torch.float32 else 6e4
@@ -134,24 +174,23 @@ def main():
             for v in variants + ["simple"]:
                 o = torch.full_like(x, float("nan"))
                 try:
-                    libs[v].call(fn, [x], o)
+                    check.call(libs[v], fn, [x], o)
                     res = check.compare(o, ref, check.TOL[dt])
-                except RuntimeError as e:
+                except (tx.TxError, RuntimeError) as e:
                     print(v, "ERROR", e)
                     res = {"pass": False, "rel_err": float("nan")}
-                entry = getattr(libs[v].lib, "_mlir_ciface_" + fn)
-                call = lambda i: entry(ctypes.byref(descs[i][0]), ctypes.byref(descs[i][1]))
+                entry = libs[v][fn]
+                call = lambda i: entry(xs[i], out=outs[i])
                 if v == "simple":
-                    # Synchronous calls on PyTorch's stream (it has temporaries).
-                    rt.txRuntimeSetStream(stream, 0)
-                    t = time_each(call, args.simple_iters, 1, rotate)
-                    rt.txRuntimeSetStream(None, 0)
+                    # Synchronous calls on PyTorch's stream (it has
+                    # temporaries): each call, then a wait for the stream.
+                    cur = torch.cuda.current_stream()
+                    t = time_each(lambda i: (call(i), cur.synchronize()), args.simple_iters, 1,
+                                  rotate)
                 else:
-                    # Enqueue on the (capturing) PyTorch stream and return.
-                    rt.txRuntimeSetStream(stream, 1)
-                    t = time_events(call, args.iters, 20, rotate,
-                                    set_stream=lambda st: rt.txRuntimeSetStream(st, 1 if st else 0))
-                    rt.txRuntimeSetStream(None, 0)
+                    # Enqueued on the current (in the graph: capturing)
+                    # PyTorch stream; returns without waiting.
+                    t = time_events(call, args.iters, 20, rotate)
                 row["variants"][v] = {"check": res["pass"], "rel_err": res["rel_err"],
                                       "us": t * 1e6, "GBs": 2 * nbytes / t / 1e9}
             t_torch = time_events(lambda i: torch.softmax(xs[i], dim=-1), args.iters, 20, rotate)
@@ -177,7 +216,7 @@ def main():
                 row["elementwise_GBs"], row["variants"]["simple"]["GBs"],
                 "pass" if row["variants"]["simple"]["check"] else "FAIL",
                 " ".join("%s=%.0f" % (v, w["GBs"]) for v, w in row["variants"].items())), flush=True)
-            del xs, outs, descs
+            del xs, outs
             torch.cuda.empty_cache()
     print()
     print("| shape | dtype | check | tx GB/s (default) | torch GB/s | tx / torch | tx / copy | x*1 GB/s (same size) | x*1 / copy | best forced mapping (GB/s) | simple GB/s | default / simple |")

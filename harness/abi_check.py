@@ -20,6 +20,10 @@ with device temporaries) it checks:
     replays with new inputs;
 and times a dynamic 4x128 softmax per call (the issue's 78 us) beside
 torch.softmax.
+
+It calls the C entry points itself through ctypes (that is what it checks),
+with the memref descriptors and the library/runtime loading of the python/tx
+package (tx._abi.descriptor, tx._abi.open_library).
 """
 import argparse
 import ctypes
@@ -30,7 +34,9 @@ import time
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import check  # noqa: E402  (descriptors, references, comparison)
+import check  # noqa: E402  (references, comparison; puts python/ on sys.path)
+from tx import TxError  # noqa: E402
+from tx._abi import descriptor, open_library  # noqa: E402
 
 ROWS = []
 
@@ -43,29 +49,31 @@ def report(name, ok, detail=""):
 class Lib:
     def __init__(self, path):
         try:
-            self.h = check.Library(path)
-        except OSError as e:
+            self.lib, runtime = open_library(path)
+        except (OSError, TxError) as e:
             sys.exit("abi_check: cannot load %s: %s\n(the runtime needs "
                      "txRuntimeBeginCall/EndCall/Fail: branch rt)" % (path, e))
-        self.rt = self.h.rt
+        self.rt = runtime.cdll
         for f in ("txRuntimeBeginCall", "txRuntimeEndCall", "txRuntimeFail"):
             if not hasattr(self.rt, f):
                 sys.exit("abi_check: the runtime lacks %s (branch rt)" % f)
+        self.rt.txRuntimeGetLastError.restype = ctypes.c_char_p
+        self.rt.txRuntimeErrorCount.restype = ctypes.c_int
         self.rt.txRuntimeClearLastError.restype = None
 
     def sync(self, fn, tensors):
-        f = getattr(self.h.lib, "_mlir_ciface_" + fn)
+        f = getattr(self.lib, "_mlir_ciface_" + fn)
         f.restype = None
-        descs = [check.descriptor(t) for t in tensors]
+        descs = [descriptor(t) for t in tensors]
         torch.cuda.synchronize()  # the synchronous form orders after nothing
         f(*[ctypes.byref(d) for d in descs])
 
     def on_stream(self, fn, tensors, stream=None):
-        f = getattr(self.h.lib, "_mlir_ciface_%s_on_stream" % fn)
+        f = getattr(self.lib, "_mlir_ciface_%s_on_stream" % fn)
         f.restype = ctypes.c_int32
         if stream is None:
             stream = torch.cuda.current_stream().cuda_stream
-        descs = [check.descriptor(t) for t in tensors]
+        descs = [descriptor(t) for t in tensors]
         return f(*[ctypes.byref(d) for d in descs], ctypes.c_void_p(stream))
 
     def last_error(self):
@@ -216,10 +224,10 @@ def per_call_us(f, n):
 def timing(tag, lib, gen):
     x = check.rand((4, 128), torch.float32, gen)
     out = torch.empty_like(x)
-    d = [check.descriptor(t) for t in (x, out)]
-    fs = getattr(lib.h.lib, "_mlir_ciface_softmax_dyn_f32")
+    d = [descriptor(t) for t in (x, out)]
+    fs = getattr(lib.lib, "_mlir_ciface_softmax_dyn_f32")
     fs.restype = None
-    fo = getattr(lib.h.lib, "_mlir_ciface_softmax_dyn_f32_on_stream")
+    fo = getattr(lib.lib, "_mlir_ciface_softmax_dyn_f32_on_stream")
     fo.restype = ctypes.c_int32
     args = [ctypes.byref(t) for t in d]
     sp = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)

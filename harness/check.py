@@ -2,17 +2,28 @@
 """GPU check harness for tx-compiled libraries.
 
 Runs on a machine with a CUDA GPU and PyTorch (no LLVM/MLIR needed): it loads
-libraries built by scripts/tx-compile.sh, calls their C entry points on fresh
+libraries built by scripts/tx-compile.sh, calls their entry points on fresh
 random device tensors (never zeros), with the outputs poisoned (NaN) first, and
 compares against a float64 PyTorch reference by ||out - ref|| / ||ref|| and by
 max absolute error.
 
     python3 harness/check.py --lib-dir build/examples [--only NAME] [--out FILE]
+    python3 harness/check.py --lib-dir build/examples --flash --dry-run   # no GPU
 
-The ABI (docs/ABI.md): `_mlir_ciface_<fn>(desc*, ..., desc* out)` where every
-tensor argument and the result are passed as pointers to MLIR memref
-descriptors {allocated, aligned, offset, sizes[rank], strides[rank]} holding
-device pointers; the call is synchronous.
+The libraries are called through the python/tx package (docs/Python.md; this
+script puts the checkout's python/ first on sys.path): tx.load reads each
+library's manifest (lib<stem>.json, written by tx-compile.sh), and a call
+lib.<fn>(*inputs, out=outputs) checks the arguments against the manifest
+(a tx.ArgumentError before the library is called), then runs
+_mlir_ciface_<fn>_on_stream on torch.cuda.current_stream() (a failure the
+library reports: tx.TxRuntimeError with the runtime's message). The harness
+then waits for the device with txRuntimeSynchronize, which reports an
+asynchronous failure (a kernel fault), before it compares.
+
+--dry-run (no GPU): every library is opened as its manifest only, with fake
+entry points, and every check runs on CPU tensors up to the call: the
+libraries, manifests and entry points exist and every call passes the
+package's checks. No numbers are compared and nothing is timed.
 """
 import argparse
 import ctypes
@@ -25,70 +36,67 @@ import time
 
 import torch
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import tx  # noqa: E402  (python/tx)
+
 TOL = {torch.float32: 1e-5, torch.float16: 2e-3, torch.bfloat16: 1e-2}
 NAMES = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16"}
 
+#: Where tensors are made: "cuda", or "cpu" in a dry run (set_dry_run).
+DEVICE = "cuda"
+DRY_RUN = False
+
+
+def set_dry_run():
+    """Dry run: libraries are their manifests with fake entry points (load),
+    tensors live on the CPU, calls do not wait (call)."""
+    global DEVICE, DRY_RUN
+    DEVICE, DRY_RUN = "cpu", True
+
 
 # ----------------------------------------------------------------------------
-# ABI: memref descriptors over torch tensors
+# Calling the libraries (python/tx)
 # ----------------------------------------------------------------------------
-_desc_types = {}
+def load(path):
+    """The tx.Library of lib<stem>.so at ``path`` (with lib<stem>.json beside
+    it). In a dry run, its manifest bound to fake entry points that take CPU
+    tensors and do nothing."""
+    if not DRY_RUN:
+        return tx.load(path)
+    m = tx.read_manifest(path)
+    if not os.path.exists(path):
+        raise tx.TxError("%s: no such library" % path)
+    keep = []
+
+    def bind(fn):
+        n = len(fn.arguments) + len(fn.results)
+        f = ctypes.CFUNCTYPE(ctypes.c_int32, *[ctypes.c_void_p] * (n + 1))(lambda *a: 0)
+        keep.append(f)
+        return f, "stream"
+
+    lib = tx._bind_library(path, m, None, None, torch, -1, torch.device("cpu"),
+                           lambda d: 0, bind, device_label="cpu")
+    lib._fakes = keep
+    return lib
 
 
-def desc_type(rank):
-    if rank not in _desc_types:
-        fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p),
-                  ("offset", ctypes.c_int64)]
-        if rank:
-            fields += [("sizes", ctypes.c_int64 * rank),
-                       ("strides", ctypes.c_int64 * rank)]
-        _desc_types[rank] = type("MemRef%dD" % rank, (ctypes.Structure,),
-                                 {"_fields_": fields})
-    return _desc_types[rank]
-
-
-def descriptor(t):
-    assert t.is_cuda and t.is_contiguous()
-    d = desc_type(t.dim())()
-    d.allocated = d.aligned = t.data_ptr()
-    d.offset = 0
-    for i, (s, st) in enumerate(zip(t.shape, t.stride())):
-        d.sizes[i] = s
-        d.strides[i] = st
-    return d
-
-
-class Library:
-    def __init__(self, path):
-        self.path = path
-        self.lib = ctypes.CDLL(path)
-        # The runtime the library was linked to (found through its RUNPATH);
-        # by SONAME, so that every Library of the process shares one runtime.
-        try:
-            self.rt = ctypes.CDLL("libtx_cuda_runtime.so",
-                                  mode=os.RTLD_NOLOAD | ctypes.RTLD_GLOBAL)
-        except OSError:
-            self.rt = ctypes.CDLL(os.path.join(os.path.dirname(path),
-                                               "libtx_cuda_runtime.so"))
-        self.rt.txRuntimeSetStream.argtypes = [ctypes.c_void_p, ctypes.c_int]
-        self.rt.txRuntimeGetLastError.restype = ctypes.c_char_p
-        self.rt.txRuntimeErrorCount.restype = ctypes.c_int
-        self.rt.txRuntimeSynchronize.restype = ctypes.c_int
-
-    def call(self, fn, args, out):
-        """out: the result tensor, or a list of them (one per result)."""
-        f = getattr(self.lib, "_mlir_ciface_" + fn)
-        f.restype = None
-        outs = list(out) if isinstance(out, (list, tuple)) else [out]
-        descs = [descriptor(a) for a in args] + [descriptor(o) for o in outs]
-        errs = self.rt.txRuntimeErrorCount()
+def call(lib, fn, args, out):
+    """Calls entry point ``fn`` of ``lib`` (a tx.Library) on ``args`` into
+    ``out`` (the result tensor, or a list of them, one per result) on the
+    current stream, and waits for the device. Raises tx.ArgumentError when the
+    package refuses the arguments, tx.TxRuntimeError when the library reports
+    an error or the device a fault."""
+    lib[fn](*args, out=out)
+    if DRY_RUN:
+        return
+    rt = lib.runtime
+    if rt.synchronize is None:
         torch.cuda.synchronize()
-        f(*[ctypes.byref(d) for d in descs])
-        rc = self.rt.txRuntimeSynchronize()
-        if rc != 0 or self.rt.txRuntimeErrorCount() != errs:
-            msg = self.rt.txRuntimeGetLastError()
-            raise RuntimeError("tx runtime error in %s: %s" %
-                               (fn, msg.decode() if msg else "rc=%d" % rc))
+        return
+    rc = rt.synchronize()
+    if rc != 0:
+        raise tx.TxRuntimeError("%s: the device reported an error after the call (%s)" % (
+            fn, rt.last_error() or "txRuntimeSynchronize returned %d" % rc))
 
 
 # ----------------------------------------------------------------------------
@@ -181,12 +189,17 @@ def compare(out, ref, tol, exact=False):
 
 
 def rand(shape, dtype, gen, lo=-3.0, hi=3.0):
-    x = torch.rand(shape, generator=gen, device="cuda", dtype=torch.float32)
+    x = torch.rand(shape, generator=gen, device=DEVICE, dtype=torch.float32)
     return (x * (hi - lo) + lo).to(dtype).contiguous()
 
 
+#: The row of a call made in a dry run (nothing compared).
+DRY_ROW = {"rel_err": 0.0, "max_abs_err": 0.0, "nan_mismatch": 0, "tol": 0.0, "pass": True,
+           "dry_run": True}
+
+
 def poisoned(shape, dtype):
-    return torch.full(shape, float("nan"), dtype=dtype, device="cuda")
+    return torch.full(shape, float("nan"), dtype=dtype, device=DEVICE)
 
 
 # ----------------------------------------------------------------------------
@@ -198,20 +211,29 @@ class Runner:
         self.only = only
         self.rows = []
         self.libs = {}
-        self.gen = torch.Generator(device="cuda")
+        self.gen = torch.Generator(device=DEVICE)
         self.gen.manual_seed(int(time.time()))
 
     def lib(self, stem):
         if stem not in self.libs:
-            self.libs[stem] = Library(os.path.join(self.lib_dir, stem, "lib%s.so" % stem))
+            try:
+                self.libs[stem] = load(os.path.join(self.lib_dir, stem, "lib%s.so" % stem))
+            except tx.TxError as e:  # no library or manifest: nothing can be checked
+                sys.exit("check.py: %s" % e)
         return self.libs[stem]
 
     def record(self, name, dtype, res, seconds=None):
+        if DRY_RUN:
+            res = DRY_ROW
         res = dict(res)
         res.update({"name": name, "dtype": NAMES.get(dtype, str(dtype))})
         if seconds is not None:
             res["seconds"] = seconds
         self.rows.append(res)
+        if DRY_RUN:
+            print("%-46s %-5s called (dry run: the package accepted the arguments)"
+                  % (name, res["dtype"]), flush=True)
+            return
         flag = "PASS" if res["pass"] else "FAIL"
         print("%-46s %-5s rel %.3e  maxabs %.3e  nan-mismatch %d  %s" %
               (name, res["dtype"], res["rel_err"], res["max_abs_err"],
@@ -228,14 +250,16 @@ class Runner:
         out = poisoned(out_shape, dtype)
         t0 = time.time()
         try:
-            self.lib(stem).call(fn, args, out)
-        except RuntimeError as e:
+            call(self.lib(stem), fn, args, out)
+        except (tx.TxError, RuntimeError) as e:
             print(name, "ERROR", e)
             self.rows.append({"name": name, "dtype": NAMES[dtype], "pass": False,
                               "rel_err": float("nan"), "max_abs_err": float("nan"),
                               "nan_mismatch": -1, "tol": TOL[dtype], "error": str(e)})
             return
         dt = time.time() - t0
+        if DRY_RUN:
+            return self.record(name, dtype, DRY_ROW)
         self.record(name, dtype, compare(out, reference(), TOL[dtype], exact), dt)
 
     def softmax(self, stem, fn, name, x, exact=False, expect=None):
@@ -270,7 +294,7 @@ class Runner:
     # -- CASES.md RUN cases through the fully dynamic functions --------------
     def cases(self):
         g, C = self.gen, "cases"
-        dev = "cuda"
+        dev = DEVICE
         ninf = float("-inf")
         # S1: all -inf rows, every length, f32 and f16: NaN in every lane.
         for n in (1, 31, 32, 33, 127, 128, 1024, 1025):
@@ -372,7 +396,10 @@ class Runner:
             if self.wanted(name):
                 q, k, v = rand((b, h, sq, d), torch.float32, g), rand((b, hkv, sk, d), torch.float32, g), rand((b, hkv, sk, d), torch.float32, g)
                 o, l = poisoned((b, h, sq, d), torch.float32), poisoned((b, h, sq), torch.float32)
-                self.lib(C).call("attn_lse_causal_dyn_f32", [q, k, v], [o, l])
+                call(self.lib(C), "attn_lse_causal_dyn_f32", [q, k, v], [o, l])
+                if DRY_RUN:
+                    self.record(name, torch.float32, DRY_ROW)
+                    continue
                 ref = ref_lse(q, k, None, True)
                 fin = ~torch.isneginf(ref)
                 res = compare(l[fin], ref[fin], TOL[torch.float32])
@@ -396,7 +423,7 @@ class Runner:
         cases and S=16384 (checked on a sample of query rows: a float64
         reference of every row would need 68 GB); and the examples compiled
         with attention=simple (the reference path)."""
-        g, dev = self.gen, "cuda"
+        g, dev = self.gen, DEVICE
         f16, f32, bf16 = torch.float16, torch.float32, torch.bfloat16
         # flash_cases_sm90a (the wgmma kernel) exists where main.sh built it.
         libs = [F for F in TAGS if os.path.exists(os.path.join(self.lib_dir, F, "lib%s.so" % F))]
@@ -425,8 +452,10 @@ class Runner:
             q, k, v = qkv(1, 32, 8, 16384, 16384, 128, 128, f16)
             out = poisoned((1, 32, 16384, 128), f16)
             t0 = time.time()
-            self.lib(F).call("flash_long_f16", [q, k, v], out)
+            call(self.lib(F), "flash_long_f16", [q, k, v], out)
             dt_s = time.time() - t0
+            if DRY_RUN:
+                return self.record(name, f16, DRY_ROW)
             rows = torch.tensor([0, 1, 2, 777, 8191, 12345, 16382, 16383], device=dev)
             kk = k.double().repeat_interleave(4, dim=1)
             vv = v.double().repeat_interleave(4, dim=1)
@@ -532,7 +561,7 @@ class Runner:
     def lse(self, F, tag):
         """The log-sum-exp result (f32 [B, H, Sq]) of every kernel family
         against float64 (-inf rows exact), with the output checked too."""
-        g, dev = self.gen, "cuda"
+        g, dev = self.gen, DEVICE
         f16, f32, bf16 = torch.float16, torch.float32, torch.bfloat16
         cases = (("lse_causal_d128_f16", f16, 128, None, True, (1, 4, 2, 77, 130)),
                  ("lse_causal_d128_f16", f16, 128, None, True, (2, 8, 2, 1, 300)),
@@ -559,12 +588,16 @@ class Runner:
             o = poisoned((b, h, sq, d), dt)
             l = poisoned((b, h, sq), f32)
             try:
-                self.lib(F).call(fn, args, [o, l])
-            except RuntimeError as e:
+                call(self.lib(F), fn, args, [o, l])
+            except (tx.TxError, RuntimeError) as e:
                 print(name, "ERROR", e)
                 self.rows.append({"name": name, "dtype": NAMES[dt], "pass": False,
                                   "rel_err": float("nan"), "max_abs_err": float("nan"),
                                   "nan_mismatch": -1, "tol": TOL[dt], "error": str(e)})
+                continue
+            if DRY_RUN:
+                self.record(name, dt, DRY_ROW)
+                self.record(name + " (O)", dt, DRY_ROW)
                 continue
             ref = ref_lse(q, k, m, causal)
             inf_ok = bool((torch.isneginf(ref) == torch.isneginf(l)).all())
@@ -579,7 +612,7 @@ class Runner:
         values (no magnitude may give NaN), huge but equal logits, and hidden
         keys whose K/V hold NaN/Inf (they contribute nothing), with exact
         expected values where the issue gives them and random variants."""
-        g, dev = self.gen, "cuda"
+        g, dev = self.gen, DEVICE
         f16, f32, bf16 = torch.float16, torch.float32, torch.bfloat16
         N = {f16: "f16", bf16: "bf16", f32: "f32"}
         ninf = float("-inf")
@@ -689,14 +722,15 @@ class Runner:
 
     def time_dim0(self):
         """How much slower softmax along a non-innermost dim is: tx's
-        reference lowering (dim 0 of 4096x4096 f32, synchronous calls) vs
-        torch.softmax(dim=0), CUDA events around each call, median of 10."""
+        reference lowering (dim 0 of 4096x4096 f32, calls on PyTorch's
+        stream) vs torch.softmax(dim=0), CUDA events around each call,
+        median of 10."""
         name = "timing: softmax dim 0 4096x4096 f32"
-        if not self.wanted(name):
+        if not self.wanted(name) or DRY_RUN:
             return
         x = rand((4096, 4096), torch.float32, self.gen)
         out = torch.empty_like(x)
-        lib = self.lib("cases")
+        f = self.lib("cases").softmax_dim0_dyn_f32
 
         def median_ms(fn):
             fn()
@@ -711,32 +745,96 @@ class Runner:
                 ts.append(s.elapsed_time(e))
             return sorted(ts)[5]
 
-        lib.rt.txRuntimeSetStream(torch.cuda.current_stream().cuda_stream, 0)
-        t_tx = median_ms(lambda: lib.call("softmax_dim0_dyn_f32", [x], out))
-        lib.rt.txRuntimeSetStream(None, 0)
+        t_tx = median_ms(lambda: f(x, out=out))
         t_torch = median_ms(lambda: torch.softmax(x, dim=0))
         print("%s: tx %.3f ms, torch %.3f ms, tx %.1fx slower" % (name, t_tx, t_torch, t_tx / t_torch))
 
     def mismatch_is_error(self):
-        """A6: a run-time mismatch of D between Q and K is an error, not wrong
-        numbers: the host code reports it through txRuntimeFail and returns
-        (docs/ABI.md), so the call fails with the rule's message and the
-        process goes on (it used to abort)."""
+        """A6: a mismatch of D between Q and K is an error, not wrong numbers:
+        the package checks the op's shape rules before it calls the library,
+        so the call raises tx.ShapeError naming the argument and the rule,
+        the library never sees it (the output stays as it was), and the
+        next call works."""
         name = "A6 D mismatch is a run-time error"
         if not self.wanted(name):
             return
-        code = ("import torch,sys; sys.path.insert(0,%r); import check as c;"
-                "L=c.Library(%r); q=torch.rand(1,1,4,8,device='cuda'); k=torch.rand(1,1,4,4,device='cuda');"
-                "v=torch.rand(1,1,4,8,device='cuda'); o=torch.zeros(1,1,4,8,device='cuda');\n"
-                "try:\n    L.call('attn_dyn_f32',[q,k,v],o); print('NO ERROR')\n"
-                "except RuntimeError as e:\n    print('RECORDED:', e)\n"
-                "x=torch.rand(1,1,4,8,device='cuda'); L.call('attn_dyn_f32',[q,x,v],o); print('NEXT CALL OK')") % (
-                    os.path.dirname(os.path.abspath(__file__)),
-                    os.path.join(self.lib_dir, "cases", "libcases.so"))
+        lib = self.lib("cases")
+        q = torch.rand(1, 1, 4, 8, device=DEVICE)
+        k = torch.rand(1, 1, 4, 4, device=DEVICE)
+        v = torch.rand(1, 1, 4, 8, device=DEVICE)
+        o = torch.zeros(1, 1, 4, 8, device=DEVICE)
+        want = "attn_dyn_f32: argument 'k' (key): head dim D = 4 differs from q's 8"
+        try:
+            lib.attn_dyn_f32(q, k, v, out=o)
+            got = "no error"
+        except tx.ShapeError as e:
+            got = "tx.ShapeError: %s" % e
+        except Exception as e:  # noqa: BLE001  (the wrong kind of error)
+            got = "%s: %s" % (type(e).__name__, e)
+        untouched = bool((o == 0).all())
+        try:
+            call(lib, "attn_dyn_f32", [q, torch.rand(1, 1, 4, 8, device=DEVICE), v], o)
+            after = "next call OK"
+        except Exception as e:  # noqa: BLE001
+            after = "next call: %s: %s" % (type(e).__name__, e)
+        ok = got == "tx.ShapeError: " + want and untouched and after == "next call OK"
+        print("%-46s %-5s %s  %s; %s; output %s" % (
+            name, "f32", "PASS" if ok else "FAIL", got, after,
+            "untouched" if untouched else "WRITTEN"), flush=True)
+        self.rows.append({"name": name, "dtype": "f32", "pass": ok, "rel_err": 0.0,
+                          "max_abs_err": 0.0, "nan_mismatch": 0, "tol": 0.0})
+
+    def library_error(self):
+        """A failure inside the library (not one the package can check
+        first) raises tx.TxRuntimeError with the runtime's message, never
+        aborts, writes nothing, and the next call works. The package is
+        loaded with libcases' manifest minus attn_dyn_f32's op and result
+        sizes, so it cannot see the shape rules nor the result's size: a D
+        mismatch and an out= of the wrong size reach the library, whose
+        run-time checks report them (docs/ABI.md). In a child process, so
+        that an abort would only fail this check."""
+        name = "A6 library-level error raises TxRuntimeError"
+        if not self.wanted(name) or DRY_RUN:
+            return
+        code = r"""
+import json, sys, torch
+sys.path.insert(0, %(here)r)
+import check
+tx = check.tx
+path = %(lib)r
+with open(path[:-len(".so")] + ".json") as f:
+    m = json.load(f)
+for fn in m["functions"]:
+    if fn["name"] == "attn_dyn_f32":
+        fn["ops"] = []
+        for r in fn["results"]:
+            r["shape_from"] = [None] * r["rank"]
+lib = tx.load(path, manifest=tx.Manifest(m, "libcases.json without attn_dyn_f32's rules"))
+f = lib.attn_dyn_f32
+q, k, v = (torch.rand(1, 1, 4, d, device="cuda") for d in (8, 4, 8))
+o = torch.zeros(1, 1, 4, 8, device="cuda")
+for what, args, out in (("D", (q, k, v), o), ("SIZE", (q, v, v), torch.zeros(1, 1, 4, 7, device="cuda"))):
+    try:
+        f(*args, out=out)
+        print(what, "no error")
+    except tx.TxRuntimeError as e:
+        print(what, "RAISED:", e)
+    torch.cuda.synchronize()
+    print(what, "untouched" if bool((out == 0).all()) else "WRITTEN")
+k = torch.rand(1, 1, 4, 8, device="cuda")
+check.call(lib, "attn_dyn_f32", [q, k, v], o)
+res = check.compare(o, check.ref_attention(q, k, v), check.TOL[torch.float32])
+print("NEXT CALL", "OK" if res["pass"] else "WRONG rel %%g" %% res["rel_err"])
+""" % {"here": os.path.dirname(os.path.abspath(__file__)),
+       "lib": os.path.join(self.lib_dir, "cases", "libcases.so")}
         p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-        ok = (p.returncode == 0 and "NEXT CALL OK" in p.stdout and
-              "RECORDED: tx runtime error in attn_dyn_f32: attn_dyn_f32: tx.attention: "
-              "head dimension D of query and key differ" in p.stdout)
+        want = ["D RAISED: attn_dyn_f32: the library failed (attn_dyn_f32: tx.attention: "
+                "head dimension D of query and key differ)", "D untouched",
+                "SIZE RAISED: attn_dyn_f32: the library failed (attn_dyn_f32: result #0 has "
+                "size 7 in dim 3, but the computation produces 8)", "SIZE untouched",
+                "NEXT CALL OK"]
+        lines = [l for l in p.stdout.splitlines() if l.split(" ")[0] in ("D", "SIZE", "NEXT")]
+        ok = p.returncode == 0 and lines == want
         print("%-46s %-5s exit %d  %s" % (name, "f32", p.returncode, "PASS" if ok else "FAIL"))
         if not ok:
             print(p.stdout[-2000:], p.stderr[-2000:])
@@ -759,15 +857,24 @@ def main():
     ap.add_argument("--flash", action="store_true",
                     help="also check the flash attention path (flash_cases and *_flash libraries)")
     ap.add_argument("--out", help="write the rows as JSON here")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="no GPU: open the libraries' manifests only (fake entry points, CPU "
+                         "tensors) and make every call up to the library, comparing nothing")
     args = ap.parse_args()
-    if not torch.cuda.is_available():
-        sys.exit("check.py: no CUDA GPU visible to PyTorch")
-    torch.cuda.init()
-    print("device:", torch.cuda.get_device_name(), "| torch", torch.__version__, flush=True)
+    if args.dry_run:
+        set_dry_run()
+        print("dry run: %s | torch %s | tx from %s" % (
+            args.lib_dir, torch.__version__, os.path.dirname(tx.__file__)), flush=True)
+    else:
+        if not torch.cuda.is_available():
+            sys.exit("check.py: no CUDA GPU visible to PyTorch")
+        torch.cuda.init()
+        print("device:", torch.cuda.get_device_name(), "| torch", torch.__version__, flush=True)
     r = Runner(args.lib_dir, args.only)
     if not args.skip_cases:
         r.cases()
         r.mismatch_is_error()
+        r.library_error()
         r.time_dim0()
     if not args.skip_examples:
         r.examples()
@@ -777,8 +884,12 @@ def main():
     nfail = len(r.rows) - npass
     if args.out:
         with open(args.out, "w") as f:
-            json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__,
-                       "rows": r.rows}, f, indent=1)
+            json.dump({"device": "dry run" if DRY_RUN else torch.cuda.get_device_name(),
+                       "torch": torch.__version__, "rows": r.rows}, f, indent=1)
+    if DRY_RUN:
+        print("check --dry-run: %d calls accepted, %d failed; %d libraries: %s" % (
+            npass, nfail, len(r.libs), ", ".join(sorted(r.libs))))
+        sys.exit(1 if nfail else 0)
     print("check: %d passed, %d failed" % (npass, nfail))
     sys.exit(1 if nfail else 0)
 

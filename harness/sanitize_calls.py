@@ -8,9 +8,12 @@ flash_cases: chip sm_90, i.e. the CUDA-core and mma.sync attention kernels;
 flash_cases_sm90a: the wgmma kernel) and calls each entry point below once on
 small inputs made on the CPU and copied to the device (no PyTorch kernel runs
 besides the copies, so every report is about tx's kernels), with outputs from
-uninitialized memory (the kernels must write, never read, them).
+uninitialized memory (the kernels must write, never read, them). The calls
+go through the python/tx package (stream-ordered, on PyTorch's current
+stream; each call waited for); --dry-run makes them on CPU tensors with the
+libraries' manifests only (harness/check.py --dry-run), no GPU.
 
-    python3 harness/sanitize_calls.py --lib-dir build/examples [--list]
+    python3 harness/sanitize_calls.py --lib-dir build/examples [--list | --dry-run]
 """
 import argparse
 import os
@@ -19,7 +22,8 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import check  # noqa: E402  (the ctypes caller of the ABI)
+import check  # noqa: E402  (calls through python/tx)
+import tx  # noqa: E402
 
 F16, BF16, F32, I1 = torch.float16, torch.bfloat16, torch.float32, torch.bool
 
@@ -82,20 +86,25 @@ def make(shape, dt, gen):
         x = torch.rand(shape, generator=gen) > 0.3
     else:
         x = (torch.rand(shape, generator=gen) * 4 - 2).to(dt)
-    return x.contiguous().to("cuda")
+    return x.contiguous().to(check.DEVICE)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--lib-dir", required=True)
     ap.add_argument("--list", action="store_true", help="print the calls and exit")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="no GPU: the calls on CPU tensors, the libraries' manifests only")
     args = ap.parse_args()
     cs = calls()
     if args.list:
         for c in cs:
             print(c[2])
         return
-    torch.cuda.init()
+    if args.dry_run:
+        check.set_dry_run()
+    else:
+        torch.cuda.init()
     gen = torch.Generator().manual_seed(13)
     libs = {}
     failed = 0
@@ -105,16 +114,17 @@ def main():
             print("skip (no %s): %s" % (path, name))
             continue
         if lib not in libs:
-            libs[lib] = check.Library(path)
+            libs[lib] = check.load(path)
         ins = [make(s, t, gen) for s, t in specs]
-        out = torch.empty(out_shape, dtype=dt, device="cuda")
+        out = torch.empty(out_shape, dtype=dt, device=check.DEVICE)
         try:
-            libs[lib].call(fn, ins, out)
+            check.call(libs[lib], fn, ins, out)
             print("ok   %s" % name, flush=True)
-        except RuntimeError as e:
+        except (tx.TxError, RuntimeError) as e:
             failed += 1
             print("FAIL %s: %s" % (name, e), flush=True)
-    torch.cuda.synchronize()
+    if not check.DRY_RUN:
+        torch.cuda.synchronize()
     print("sanitize_calls: %d calls, %d failed" % (len(cs), failed))
     sys.exit(1 if failed else 0)
 

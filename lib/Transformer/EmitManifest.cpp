@@ -104,7 +104,8 @@ std::string locString(Location loc) {
 }
 
 /// Per dimension of `v`: its static size, or the function argument dimension
-/// it equals (through tx.softmax, tx.attention and tensor.cast), or unknown.
+/// it equals (through tx.softmax, tx.attention's output and log-sum-exp, and
+/// tensor.cast), or unknown.
 SmallVector<DimSource> dimSources(Value v, func::FuncOp func, int depth = 0) {
   auto ty = dyn_cast<RankedTensorType>(v.getType());
   if (!ty)
@@ -118,10 +119,16 @@ SmallVector<DimSource> dimSources(Value v, func::FuncOp func, int depth = 0) {
     } else if (auto sm = v.getDefiningOp<SoftmaxOp>()) {
       dims = dimSources(sm.getInput(), func, depth + 1);
     } else if (auto att = v.getDefiningOp<AttentionOp>()) {
+      // Result #0 (O) is [B, H, Sq, Dv] (Q's dims 0-2, V's dim 3); result #1
+      // (the log-sum-exp) is [B, H, Sq] (Q's dims 0-2).
       SmallVector<DimSource> q = dimSources(att.getQuery(), func, depth + 1);
-      SmallVector<DimSource> val = dimSources(att.getValue(), func, depth + 1);
-      if (q.size() == 4 && val.size() == 4)
-        dims = {q[0], q[1], q[2], val[3]};
+      if (cast<OpResult>(v).getResultNumber() == 0) {
+        SmallVector<DimSource> val = dimSources(att.getValue(), func, depth + 1);
+        if (q.size() == 4 && val.size() == 4 && ty.getRank() == 4)
+          dims = {q[0], q[1], q[2], val[3]};
+      } else if (q.size() == 4 && ty.getRank() == 3) {
+        dims = {q[0], q[1], q[2]};
+      }
     } else if (auto cast = v.getDefiningOp<tensor::CastOp>()) {
       SmallVector<DimSource> src = dimSources(cast.getSource(), func, depth + 1);
       if (src.size() == dims.size())

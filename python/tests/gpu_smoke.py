@@ -9,8 +9,9 @@ bench/call_overhead.mlir, with the README's attention example), then here:
 
 Checks: tx.load; every entry point of pkg against a float64 PyTorch
 reference (static and dynamic shapes, GQA, causal, i1 and additive masks,
-scale, softmax along dim 0, two results, out=); argument errors raise
-tx exceptions naming the argument (the process survives); calls follow
+scale, softmax along dim 0, two results, attention with its log-sum-exp,
+out=); argument errors raise tx exceptions naming the argument (the
+process survives); calls follow
 torch.cuda.current_stream() (a side stream with pending work); calls from
 two threads; CUDA-graph capture (stream-ordered libraries); the README's
 five-line example; custom ops inside torch.compile (torch >= 2.4). Exit
@@ -86,6 +87,20 @@ def ref_attention(q, k, v, mask=None, causal=False, scale=None):
     return torch.where(l == 0, torch.zeros_like(o), o / torch.where(l == 0, torch.ones_like(l), l))
 
 
+def ref_lse(q, k, causal=False):
+    """float64 log-sum-exp of every query row's scores, [B, H, Sq] (-inf for
+    a row that sees no key)."""
+    B, H, Sq, D = q.shape
+    Hkv, Sk = k.shape[1], k.shape[2]
+    kk = k.double().repeat_interleave(H // Hkv, dim=1)
+    s = torch.matmul(q.double(), kk.transpose(-1, -2)) / math.sqrt(D)
+    if causal:
+        i = torch.arange(Sq, device=q.device)[:, None]
+        j = torch.arange(Sk, device=q.device)[None, :]
+        s = s.masked_fill(j > i + Sk - Sq, float("-inf"))
+    return torch.logsumexp(s, dim=-1)
+
+
 def rnd(*shape, dtype=torch.float32, lo=-3.0, hi=3.0):
     return (torch.rand(*shape, device="cuda") * (hi - lo) + lo).to(dtype)
 
@@ -117,7 +132,8 @@ def main():
     modes = sorted({f.mode for f in lib})
     print("pkg: %s; calling convention: %s" % (", ".join(lib.functions), "/".join(modes)))
     record("tx.load: every function callable", set(lib.functions) == {
-        "attn", "attn_mask", "attn_bias", "softmax", "softmax_dyn", "pair", "zeros_like"},
+        "attn", "attn_mask", "attn_bias", "softmax", "softmax_dyn", "pair", "attn_lse",
+        "zeros_like"},
         str(lib.unsupported))
     stream_mode = modes == ["stream"]
 
@@ -152,6 +168,26 @@ def main():
         ra, rb = lib.pair(xa, xb)
         compare("pair: result 0 (f32)", ra, torch.softmax(xa.double(), 1), f32)
         compare("pair: result 1 (f16)", rb, torch.softmax(xb.double(), 1), f16)
+        # attn_lse: (O, log-sum-exp), allocated from the query's sizes, and
+        # out= as a tuple; Sq > Sk causal: the first rows see no key (-inf).
+        q, k, v = rnd(2, 4, 40, 64, dtype=f16), rnd(2, 2, 30, 64, dtype=f16), rnd(2, 2, 30, 64, dtype=f16)
+        o, lse = lib.attn_lse(q, k, v)
+        record("attn_lse: result shapes and dtypes",
+               (tuple(o.shape), o.dtype, tuple(lse.shape), lse.dtype)
+               == ((2, 4, 40, 64), f16, (2, 4, 40), f32))
+        ref = ref_lse(q, k, causal=True)
+        fin = ~torch.isneginf(ref)
+        compare("attn_lse: O", o, ref_attention(q, k, v, causal=True), f16)
+        compare("attn_lse: log-sum-exp (finite rows)", lse[fin], ref[fin], f16)
+        record("attn_lse: -inf exactly where a row sees no key",
+               bool((torch.isneginf(lse) == torch.isneginf(ref)).all()) and int((~fin).sum()) > 0)
+        o2 = torch.full_like(o, float("nan"))
+        l2 = torch.full_like(lse, float("nan"))
+        r = lib.attn_lse(q, k, v, out=(o2, l2))
+        record("attn_lse: out= tuple returned and written",
+               r[0] is o2 and r[1] is l2 and bool(torch.equal(o2, o))
+               and bool((torch.isneginf(l2) == torch.isneginf(lse)).all())
+               and rel_err(l2[fin], lse[fin]) == 0)
         z = torch.full((7, 9), 5.0, device="cuda")
         lib.zeros_like(rnd(7, 9), out=z)
         record("zeros_like: out= (result size not derivable)", bool((z == 0).all()))
@@ -263,7 +299,8 @@ def main():
             return
         ops = lib.register_custom_ops("txsmoke")
         record("register_custom_ops", set(ops) == {"attn", "attn_mask", "attn_bias", "softmax",
-                                                    "softmax_dyn", "pair"}, ", ".join(ops))
+                                                    "softmax_dyn", "pair", "attn_lse"},
+               ", ".join(ops))
         q, k, v = rnd(2, 4, 9, 32), rnd(2, 2, 13, 32), rnd(2, 2, 13, 16)
         bias = rnd(1, 1, 9, 13, lo=-2, hi=2)
 
@@ -279,6 +316,20 @@ def main():
             except Exception:
                 record("torch.compile(fullgraph, %s) with tx.attention" % backend, False,
                        traceback.format_exc().splitlines()[-1])
+
+        # Two results through a custom op in a compiled graph.
+        q, k, v = rnd(1, 2, 20, 64, dtype=f16), rnd(1, 1, 20, 64, dtype=f16), rnd(1, 1, 20, 64, dtype=f16)
+        def h(q, k, v):
+            o, lse = torch.ops.txsmoke.attn_lse(q, k, v)
+            return o * 1, lse * 1
+
+        try:
+            torch._dynamo.reset()
+            o, lse = torch.compile(h, backend="aot_eager", fullgraph=True)(q, k, v)
+            compare("torch.compile(fullgraph) attn_lse: O", o, ref_attention(q, k, v, causal=True), f16)
+            compare("torch.compile(fullgraph) attn_lse: log-sum-exp", lse, ref_lse(q, k, causal=True), f16)
+        except Exception:
+            record("torch.compile(fullgraph) attn_lse", False, traceback.format_exc().splitlines()[-1])
 
         def g(x):
             return torch.ops.txsmoke.softmax_dyn(x) * 2

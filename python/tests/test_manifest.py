@@ -29,7 +29,7 @@ class RealManifest(unittest.TestCase):
         self.assertIn("format=", m.pipeline)
         self.assertEqual(list(m.functions),
                          ["attn", "attn_mask", "attn_bias", "softmax", "softmax_dyn", "pair",
-                          "zeros_like"])
+                          "attn_lse", "zeros_like"])
 
     def test_static_gqa_attention(self):
         f = self.m.functions["attn"]
@@ -85,6 +85,21 @@ class RealManifest(unittest.TestCase):
         self.assertEqual([r.shape_from for r in f.results], [((0, 0), (0, 1)), ((1, 0), 8)])
         self.assertEqual([o.results for o in f.ops], [(0,), (1,)])
         self.assertIsNone(f.op)  # not a single tx op
+
+    def test_attention_with_lse(self):
+        f = self.m.functions["attn_lse"]
+        o, lse = f.results
+        self.assertEqual([r.name for r in f.results], ["result0", "result1"])
+        self.assertEqual((o.element_type, o.shape, o.shape_from),
+                         ("f16", (None, None, None, 64), ((0, 0), (0, 1), (0, 2), 64)))
+        # The log-sum-exp: f32 [B, H, Sq], the query's dims 0-2.
+        self.assertEqual((lse.element_type, lse.rank, lse.shape, lse.shape_from),
+                         ("f32", 3, (None, None, None), ((0, 0), (0, 1), (0, 2))))
+        self.assertTrue(o.derivable and lse.derivable)
+        self.assertEqual(f.op.results, (0, 1))  # one op returns both
+        self.assertEqual((f.op.op, f.op.causal), ("tx.attention", True))
+        self.assertEqual(f.signature(), "attn_lse(q: f16[?, ?, ?, 64], k: f16[?, ?, ?, 64], "
+                                        "v: f16[?, ?, ?, 64]) -> (f16[?, ?, ?, 64], f32[?, ?, ?])")
 
     def test_not_a_tx_op(self):
         f = self.m.functions["zeros_like"]

@@ -160,6 +160,28 @@ class Calls(unittest.TestCase):
         o0, o1 = torch.empty(3, 5), torch.empty(2, 8, dtype=torch.float16)
         self.assertEqual(self.lib.pair(a, b, out=(o0, o1)), (o0, o1))
 
+    def test_attention_with_lse(self):
+        # Two results of one op: the output [B, H, Sq, Dv] and the log-sum-exp
+        # f32 [B, H, Sq], allocated from the query's sizes, or out= (a tuple
+        # or a list); the descriptors are the arguments', then both results'.
+        q, k, v = (rnd(2, 4, 5, 64, dtype=torch.float16), rnd(2, 2, 7, 64, dtype=torch.float16),
+                   rnd(2, 2, 7, 64, dtype=torch.float16))
+        r = self.lib.attn_lse(q, k, v)
+        self.assertIsInstance(r, tuple)
+        o, lse = r
+        self.assertEqual((tuple(o.shape), o.dtype, tuple(lse.shape), lse.dtype),
+                         ((2, 4, 5, 64), torch.float16, (2, 4, 5), torch.float32))
+        (name, descs, _, _), = self.f.calls
+        self.assertEqual(descs, [desc_of(q), desc_of(k), desc_of(v), desc_of(o), desc_of(lse)])
+        o2, l2 = torch.empty(2, 4, 5, 64, dtype=torch.float16), torch.empty(2, 4, 5)
+        self.assertEqual(self.lib.attn_lse(q, k, v, out=(o2, l2)), (o2, l2))
+        r = self.lib.attn_lse(q, k, v, out=[o2, l2])
+        self.assertIsInstance(r, tuple)
+        self.assertTrue(r[0] is o2 and r[1] is l2)
+        self.assertEqual(self.f.calls[2][1][3:], [desc_of(o2), desc_of(l2)])
+        self.assertIn("log-sum-exp", self.lib.attn_lse.__doc__)
+        self.assertIn("-> (f16[?, ?, ?, 64], f32[?, ?, ?])", self.lib.attn_lse.__doc__)
+
     def test_result_needs_out(self):
         with self.assertRaisesRegex(tx.ArgumentError, r"^zeros_like: the size of result result "
                                                       r"cannot be derived .*; pass out="):
@@ -343,6 +365,16 @@ class Errors(unittest.TestCase):
         self.raises(tx.ArgumentError, "pair: out[1] (result1): overlaps out[0]; results must "
                     "not alias the arguments or each other", "pair", a, b,
                     out=(big[:15].view(3, 5), big[:8].view(torch.float16).view(2, 8)))
+        q, k, v = (rnd(1, 2, 3, 64, dtype=torch.float16), rnd(1, 1, 4, 64, dtype=torch.float16),
+                   rnd(1, 1, 4, 64, dtype=torch.float16))
+        o = torch.empty(1, 2, 3, 64, dtype=torch.float16)
+        self.raises(tx.ShapeError, "attn_lse: out[1] (result1): has shape [1, 2, 4], expected "
+                    "[1, 2, 3]", "attn_lse", q, k, v, out=(o, torch.empty(1, 2, 4)))
+        self.raises(tx.ArgumentTypeError, "attn_lse: out[1] (result1): expected dtype "
+                    "torch.float32 (f32), got torch.float16", "attn_lse", q, k, v,
+                    out=(o, torch.empty(1, 2, 3, dtype=torch.float16)))
+        self.raises(tx.ArgumentTypeError, "attn_lse: out= must be a sequence of 2 tensors, got "
+                    "list", "attn_lse", q, k, v, out=[o])
         self.raises(tx.ShapeError, "zeros_like: out (result): has shape [3], expected [?, ?]",
                     "zeros_like", rnd(2, 3), out=torch.empty(3))
 
@@ -489,8 +521,8 @@ class RealLibraryOnStubDriver(unittest.TestCase):
         self.assertTrue(line, p.stdout + p.stderr)
         r = json.loads(line[0][len("RESULT "):])
         self.assertEqual(r["unsupported"], {})
-        self.assertEqual(sorted(r["modes"]), ["attn", "attn_bias", "attn_mask", "pair", "softmax",
-                                              "softmax_dyn", "zeros_like"])
+        self.assertEqual(sorted(r["modes"]), ["attn", "attn_bias", "attn_lse", "attn_mask", "pair",
+                                              "softmax", "softmax_dyn", "zeros_like"])
         self.assertTrue(set(r["modes"].values()) <= {"stream", "sync"}, r["modes"])
         self.assertEqual(r["argtypes"]["attn_mask"], 5 + (r["modes"]["attn_mask"] == "stream"))
         self.assertIn("dimension 1 is 64, expected 128", r["shape_error"])

@@ -20,14 +20,38 @@ def descriptor_words(rank):
     return 3 + 2 * rank
 
 
+_STRUCTS = {}
+
+
 def descriptor_struct(rank):
-    """The ctypes structure of a rank-``rank`` descriptor (for readers;
-    the call path packs words directly)."""
-    fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p),
-              ("offset", ctypes.c_int64)]
-    if rank:
-        fields += [("sizes", ctypes.c_int64 * rank), ("strides", ctypes.c_int64 * rank)]
-    return type("MemRef%dD" % rank, (ctypes.Structure,), {"_fields_": fields})
+    """The ctypes structure of a rank-``rank`` descriptor (for readers and
+    direct callers; the call path packs words directly)."""
+    if rank not in _STRUCTS:
+        fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p),
+                  ("offset", ctypes.c_int64)]
+        if rank:
+            fields += [("sizes", ctypes.c_int64 * rank), ("strides", ctypes.c_int64 * rank)]
+        _STRUCTS[rank] = type("MemRef%dD" % rank, (ctypes.Structure,), {"_fields_": fields})
+    return _STRUCTS[rank]
+
+
+def descriptor(tensor):
+    """A filled descriptor (``descriptor_struct``) of a contiguous tensor:
+    its ``data_ptr()`` as both pointers, offset 0, its sizes and row-major
+    strides (what the package's calls pass). For code that calls an entry
+    point through ctypes itself (harness/abi_check.py tests the C ABI that
+    way); pass it with ``ctypes.byref``. No checks: the caller's tensor must
+    be contiguous, on the runtime's device, of the entry point's type."""
+    shape = tuple(tensor.shape)
+    d = descriptor_struct(len(shape))()
+    d.allocated = d.aligned = tensor.data_ptr()
+    d.offset = 0
+    acc = 1
+    for i in range(len(shape) - 1, -1, -1):
+        d.sizes[i] = shape[i]
+        d.strides[i] = acc
+        acc *= shape[i]
+    return d
 
 
 class DescriptorBuffer:

@@ -245,6 +245,9 @@ def docstring(fn, mode, device_label):
         lines += ["Computes tx.attention: %s." % what,
                   "Shapes: q [B, H, Sq, D], k [B, Hkv, Sk, D], v [B, Hkv, Sk, Dv], "
                   "mask [B|1, H|1, Sq, Sk] -> [B, H, Sq, Dv]; H % Hkv == 0."]
+        if len(fn.results) == 2:
+            lines += ["Also returns the log-sum-exp of every query row's scores, f32 "
+                      "[B, H, Sq] (natural log; -inf for a row that sees no key)."]
     elif op is not None and op.op == "tx.softmax":
         lines += ["Computes tx.softmax along dimension %d; the result has the input's shape."
                   % op.dim]

@@ -146,9 +146,11 @@ class FunctionInfo:
 
     @property
     def op(self):
-        """The tx op whose value is the function's only result, or None
-        (the function is then not a single tx op)."""
-        if len(self.results) == 1 and len(self.ops) == 1 and self.ops[0].results == (0,):
+        """The tx op whose values are all the function's results (its value;
+        for a ``tx.attention`` with a log-sum-exp, both), or None (the
+        function is then not a single tx op)."""
+        if (self.results and len(self.ops) == 1
+                and sorted(self.ops[0].results) == list(range(len(self.results)))):
             return self.ops[0]
         return None
 

@@ -80,6 +80,45 @@ func.func @chain(%q: tensor<?x?x?x?xf32>, %k: tensor<?x?x?x?xf32>, %v: tensor<?x
   return %s, %k : tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>
 }
 
+// The log-sum-exp result: [B, H, Sq] from the query (not V's Dv), both
+// results from one op; in either order of the returned values.
+// CHECK:      "name": "lse",
+// CHECK:      "results": [
+// CHECK:        "name": "result0",
+// CHECK-NEXT:   "type": "tensor<?x8x?x32xf16>",
+// CHECK:        "shape_from": [{"arg":0,"dim":0},8,{"arg":0,"dim":2},32]
+// CHECK:        "name": "result1",
+// CHECK-NEXT:   "type": "tensor<?x8x?xf32>",
+// CHECK-NEXT:   "element_type": "f32",
+// CHECK-NEXT:   "rank": 3,
+// CHECK-NEXT:   "shape": [null,8,null],
+// CHECK-NEXT:   "shape_from": [{"arg":0,"dim":0},8,{"arg":0,"dim":2}]
+// CHECK:        "op": "tx.attention",
+// CHECK:        "results": [0,1]
+func.func @lse(%q: tensor<?x8x?x64xf16>, %k: tensor<?x2x?x64xf16>, %v: tensor<?x2x?x32xf16>)
+    -> (tensor<?x8x?x32xf16>, tensor<?x8x?xf32>) {
+  %o, %l = tx.attention %q, %k, %v causal
+      : tensor<?x8x?x64xf16>, tensor<?x2x?x64xf16>, tensor<?x2x?x32xf16>
+        -> tensor<?x8x?x32xf16>, tensor<?x8x?xf32>
+  return %o, %l : tensor<?x8x?x32xf16>, tensor<?x8x?xf32>
+}
+// CHECK:      "name": "lse_first",
+// CHECK:      "results": [
+// CHECK:        "name": "result0",
+// CHECK:        "rank": 3,
+// CHECK:        "shape_from": [{"arg":0,"dim":0},{"arg":0,"dim":1},{"arg":0,"dim":2}]
+// CHECK:        "name": "result1",
+// CHECK:        "rank": 4,
+// CHECK:        "shape_from": [{"arg":0,"dim":0},{"arg":0,"dim":1},{"arg":0,"dim":2},{"arg":2,"dim":3}]
+// CHECK:        "results": [0,1]
+func.func @lse_first(%q: tensor<?x?x?x?xf32>, %k: tensor<?x?x?x?xf32>, %v: tensor<?x?x?x?xf32>)
+    -> (tensor<?x?x?xf32>, tensor<?x?x?x?xf32>) {
+  %o, %l = tx.attention %q, %k, %v
+      : tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>
+        -> tensor<?x?x?x?xf32>, tensor<?x?x?xf32>
+  return %l, %o : tensor<?x?x?xf32>, tensor<?x?x?x?xf32>
+}
+
 // Private and external functions are not entry points.
 // CHECK-NOT: "name": "helper"
 // CHECK-NOT: "name": "ext"

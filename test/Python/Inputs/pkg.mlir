@@ -1,6 +1,6 @@
 // Functions for the python/tx package tests (test/Python/*.test): static and
-// dynamic attention (GQA, i1 and additive masks, scale), softmax, two
-// results, and a result whose size does not follow from the arguments.
+// dynamic attention (GQA, i1 and additive masks, scale), softmax, two results
+// (two ops; attention with its log-sum-exp), a result not from the arguments.
 func.func @attn(%q: tensor<1x8x16x64xf16>, %k: tensor<1x2x16x64xf16>, %v: tensor<1x2x16x64xf16>) -> tensor<1x8x16x64xf16> {
   %o = tx.attention %q, %k, %v causal : tensor<1x8x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x2x16x64xf16> -> tensor<1x8x16x64xf16>
   return %o : tensor<1x8x16x64xf16>
@@ -25,6 +25,10 @@ func.func @pair(%a: tensor<?x?xf32>, %b: tensor<?x8xf16>) -> (tensor<?x?xf32>, t
   %0 = tx.softmax %a dim = 1 : tensor<?x?xf32>
   %1 = tx.softmax %b dim = 1 : tensor<?x8xf16>
   return %0, %1 : tensor<?x?xf32>, tensor<?x8xf16>
+}
+func.func @attn_lse(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: tensor<?x?x?x64xf16>) -> (tensor<?x?x?x64xf16>, tensor<?x?x?xf32>) {
+  %o, %lse = tx.attention %q, %k, %v causal : tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16> -> tensor<?x?x?x64xf16>, tensor<?x?x?xf32>
+  return %o, %lse : tensor<?x?x?x64xf16>, tensor<?x?x?xf32>
 }
 func.func @zeros_like(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %c0 = arith.constant 0 : index
