@@ -16,6 +16,7 @@ libraries' manifests only (harness/check.py --dry-run), no GPU.
     python3 harness/sanitize_calls.py --lib-dir build/examples [--list | --dry-run]
 """
 import argparse
+import gc
 import os
 import sys
 
@@ -125,6 +126,13 @@ def main():
             print("FAIL %s: %s" % (name, e), flush=True)
     if not check.DRY_RUN:
         torch.cuda.synchronize()
+        # Free every device buffer before exit, so that memcheck's leak
+        # check reports only what tx itself leaks.
+        ins = out = None
+        libs.clear()
+        gc.collect()
+        torch.cuda.synchronize()
+        torch.cuda.empty_cache()
     print("sanitize_calls: %d calls, %d failed" % (len(cs), failed))
     sys.exit(1 if failed else 0)
 
