@@ -39,6 +39,7 @@ import json
 import os
 import random
 import re
+import resource
 import shlex
 import shutil
 import signal
@@ -874,7 +875,8 @@ KNOWN_UPSTREAM = [
     # transform.named_sequence's verify() walks the memory effects of its
     # nested transform ops before they are verified: a tile_using_forall in
     # generic form whose operandSegmentSizes claim more operands than it has
-    # is read out of bounds (SIGSEGV/SIGBUS in getConsumedBlockArguments).
+    # is read out of bounds (SIGSEGV/SIGBUS in getConsumedBlockArguments), or,
+    # with a segment of -1, tries to allocate gigabytes (out of memory).
     ("upstream-named-sequence-verifier", re.compile(r"mlir::transform::getConsumedBlockArguments")),
 ]
 
@@ -917,10 +919,11 @@ def classify(rc, out, err, timed_out):
 
 
 class Runner:
-    def __init__(self, tools, timeout, tmpdir):
+    def __init__(self, tools, timeout, tmpdir, memory_mb=4096):
         self.tools = tools
         self.timeout = timeout
         self.tmpdir = tmpdir
+        self.memory_mb = memory_mb
         self.counter = 0
         self.lock = threading.Lock()
 
@@ -938,7 +941,7 @@ class Runner:
                 pass
         return self._asan
 
-    def run(self, case):
+    def run(self, case, slow_unwind=False):
         with self.lock:
             self.counter += 1
             n = self.counter
@@ -947,14 +950,29 @@ class Runner:
             f.write(case.text)
         argv = case.argv(self.tools, path)
         env = dict(os.environ)
-        env.setdefault("ASAN_OPTIONS", "detect_leaks=1")
+        # A memory cap, so that a run that blows up fails by itself instead
+        # of inviting the kernel's OOM killer onto a shared machine. Under
+        # ASan (which reserves terabytes of address space) through ASan's own
+        # limits; otherwise through RLIMIT_AS.
+        asan = self.asan_runtime()
+        env.setdefault("ASAN_OPTIONS", "detect_leaks=1:hard_rss_limit_mb=%d:max_allocation_size_mb=%d"
+                       % (self.memory_mb, self.memory_mb))
         env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1")
-        if case.tool == "mlir-opt" and self.asan_runtime():
-            env["LD_PRELOAD"] = self.asan_runtime()
+        if slow_unwind:
+            # Full stacks through the uninstrumented libMLIR in malloc-time
+            # reports (slow; only to re-run a finding).
+            env["ASAN_OPTIONS"] += ":fast_unwind_on_malloc=0"
+        if case.tool == "mlir-opt" and asan:
+            env["LD_PRELOAD"] = asan
+        limit = None if asan else self.memory_mb << 20
+
+        def preexec():
+            if limit:
+                resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         t0 = time.time()
         try:
             p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 env=env, start_new_session=True)
+                                 env=env, start_new_session=True, preexec_fn=preexec)
             try:
                 out, err = p.communicate(timeout=self.timeout)
                 timed_out = False
@@ -1144,6 +1162,9 @@ def main(argv=None):
     ap.add_argument("--start", type=int, default=0, help="index of the first input (replay)")
     ap.add_argument("--jobs", "-j", type=int, default=1, help="parallel runs (default 1)")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds before a run is a hang (default 60)")
+    ap.add_argument("--memory-mb", type=int, default=4096,
+                    help="memory cap per run in MiB (RLIMIT_AS, or ASan's RSS limit); exceeding it is a finding "
+                         "(default 4096)")
     ap.add_argument("--minimize-seconds", type=float, default=120.0,
                     help="time to minimize each new finding (default 120; 0 = keep as is)")
     ap.add_argument("--findings", default=None, help="directory for findings (default BUILD/fuzz/findings)")
@@ -1170,7 +1191,7 @@ def main(argv=None):
         a.seed, len(seeds), a.build, findings_dir), flush=True)
 
     tmpdir = tempfile.mkdtemp(prefix="txfuzz-")
-    runner = Runner(tools, a.timeout, tmpdir)
+    runner = Runner(tools, a.timeout, tmpdir, a.memory_mb)
     stats = {"runs": 0, "findings": 0, "unique": 0, "exit0": 0, "diag": 0}
     kinds = {}
     sigs = {}
@@ -1194,8 +1215,13 @@ def main(argv=None):
         if res is None:
             return
         kind, sig = res
-        # (Under ASan, a segfault is an ASan SEGV report.)
-        up = known_upstream(err) if kind in ("crash", "assert") or "SEGV" in sig or "BUS" in sig else None
+        if kind == "sanitizer" and runner.asan_runtime():
+            # ASan's malloc-time stacks stop at the first uninstrumented
+            # frame: run it again with full unwinding for the record.
+            res2, rc2, err2, _ = runner.run(case, slow_unwind=True)
+            if res2 == res:
+                rc, err = rc2, err2
+        up = known_upstream(err) if kind in ("crash", "assert", "llvm-error", "sanitizer") else None
         if up:
             with lock:
                 upstream[up] = upstream.get(up, 0) + 1
