@@ -23,12 +23,15 @@ A run that prints `error:` and exits 0 is a finding too (the error was not
 propagated). Bad input that gets a diagnostic and a non-zero exit is fine.
 
 Each finding is minimized (lines removed while the failure signature stays the
-same, then pass options dropped) and kept in --findings DIR/<signature-hash>/
-(input.mlir, original.mlir, command.sh, stderr.txt, info.json). One finding is
-kept per signature.
+same, then passes and options dropped) and kept in --findings
+DIR/<kind>-<signature-hash>/ (input.mlir, original.mlir, command.sh,
+stderr.txt, info.json). One finding is kept per signature. Crashes that are
+upstream's and reproduce without tx (KNOWN_UPSTREAM) are counted apart. Every
+run is capped in memory (--memory-mb) and time (--timeout).
 
-The run is deterministic for a seed: input i is drawn from Random((seed, i)),
-so `--seed S --start I --iterations 1` replays input I of a run.
+The run is deterministic for a seed: input i is drawn from
+Random("<seed>:<i>"), so `--seed S --start I --iterations 1` replays input I.
+Details and recorded runs: docs/Fuzzing.md.
 
 Exit status: 0 when no finding, 1 when there was at least one, 2 on a usage
 or setup error.
@@ -924,21 +927,23 @@ class Runner:
         self.timeout = timeout
         self.tmpdir = tmpdir
         self.memory_mb = memory_mb
+        self._asan = self._find_asan_runtime()
         self.counter = 0
         self.lock = threading.Lock()
 
+    def _find_asan_runtime(self):
+        try:
+            out = subprocess.run(["ldd", self.tools["plugin"]], stdout=subprocess.PIPE,
+                                 stderr=subprocess.DEVNULL).stdout.decode()
+        except OSError:
+            return None
+        m = re.search(r"libasan\.so[.\d]* => (\S+)", out)
+        return m.group(1) if m else None
+
     def asan_runtime(self):
         """The ASan runtime the plugin needs preloaded into Debian's
-        (uninstrumented) mlir-opt when the build is a sanitizer build."""
-        if not hasattr(self, "_asan"):
-            self._asan = None
-            try:
-                out = subprocess.run(["ldd", self.tools["plugin"]], stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL).stdout.decode()
-                m = re.search(r"libasan\.so[.\d]* => (\S+)", out)
-                self._asan = m.group(1) if m else None
-            except OSError:
-                pass
+        (uninstrumented) mlir-opt when the build is a sanitizer build (found
+        once, before any worker thread runs)."""
         return self._asan
 
     def run(self, case, slow_unwind=False):
@@ -1010,7 +1015,7 @@ def minimize(runner, case, sig, budget_s):
             cache[key] = res is not None and res[1] == sig
         return cache[key]
 
-    lines = case.text.split("\n")
+    lines = case.text.rstrip("\n").split("\n")
     # Drop comment and blank lines first.
     stripped = [l for l in lines if l.strip() and not l.strip().startswith("//")]
     if stripped != lines and same("\n".join(stripped) + "\n", case.passes):
