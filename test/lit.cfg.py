@@ -28,6 +28,19 @@ llvm_config.use_default_substitutions()
 # Tools: ours first, then Debian's LLVM 22 (FileCheck, not, count live there).
 tool_dirs = [os.path.join(config.tx_obj_root, "bin"), config.llvm_tools_dir]
 tools = ["tx-opt", "mlir-opt", "mlir-runner", "mlir-translate", "llc", "FileCheck", "not", "count"]
+if config.tx_sanitize:
+    # Sanitizer build (-DTX_SANITIZE=ON): every ASan/UBSan/LSan report is
+    # fatal. Debian's mlir-opt is not instrumented: it gets the ASan runtime
+    # preloaded so that it can load the instrumented TxPlugin.so ("ASan
+    # runtime does not come first in initial library list" otherwise).
+    from lit.llvm.subst import ToolSubst
+    config.environment["ASAN_OPTIONS"] = "detect_leaks=1"
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
+    config.available_features.add("tx-sanitize")
+    tools.remove("mlir-opt")
+    tools.append(ToolSubst("mlir-opt", command="env", extra_args=[
+        "LD_PRELOAD=" + config.tx_asan_runtime,
+        os.path.join(config.llvm_tools_dir, "mlir-opt")]))
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", os.path.join(config.tx_obj_root, "bin"), append_path=True)

@@ -476,6 +476,39 @@ def TxEmitManifest : Pass<"tx-emit-manifest", "::mlir::ModuleOp"> {
            "File name of the library the manifest describes (recorded as is)">,
     Option<"pipeline", "pipeline", "std::string", /*default=*/"\"\"",
            "tx-gpu-pipeline options the library was built with (recorded as is)">,
+def TxCheckDims : Pass<"tx-check-dims"> {
+  let summary = "Reject tensor.dim / memref.dim whose index is provably out of range";
+  let description = [{
+    Fails with a diagnostic on every `tensor.dim` or `memref.dim` whose index
+    is a constant, or an integer range computed by upstream's
+    `IntegerRangeAnalysis`, entirely outside `[0, rank)`. Upstream treats such
+    an op as valid IR with undefined behaviour, but a program that asks for
+    dimension -5 of a rank-4 tensor is wrong, and LLVM 22's `gpu` dialect
+    canonicalization (`SimplifyDimOfAllocOp`) reads out of bounds on a
+    negative index (tx-opt died with a segmentation fault in the GPU
+    pipeline). `tx-gpu-pipeline` and `tx-cpu-pipeline` run it first. An index
+    that only becomes a negative constant later (after folding) cannot crash
+    either: the tx dialect's canonicalization turns a `memref.dim` with a
+    negative constant index into `ub.poison`.
+  }];
+  let dependentDialects = ["::mlir::tx::TxDialect"];
+}
+
+def TxCheckLowered : Pass<"tx-check-lowered", "::mlir::ModuleOp"> {
+  let summary = "Fail unless the module is fully lowered to the LLVM dialect";
+  let description = [{
+    The last pass of `tx-gpu-pipeline` and `tx-cpu-pipeline`: fails with a
+    diagnostic on the first op of each kind that is not in the LLVM dialect
+    (with `gpu=true`, `gpu.binary` and `gpu.launch_func` are allowed too).
+    Upstream conversions that cannot convert an op (for example a GPU
+    workgroup buffer in tx-cpu-pipeline) print an error and leave the op, and
+    LLVM 22.1.8 exits 0; this check makes such a run fail.
+  }];
+  let options = [
+    Option<"gpu", "gpu", "bool", /*default=*/"false",
+           "Allow gpu.binary and gpu.launch_func (tx-gpu-pipeline's output)">,
+    Option<"pipeline", "pipeline", "std::string", /*default=*/"\"the pipeline\"",
+           "Name of the pipeline, for the diagnostic">,
   ];
 }
 

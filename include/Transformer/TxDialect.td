@@ -25,6 +25,9 @@ def Tx_Dialect : Dialect {
     `tx-cpu-pipeline`).
   }];
   let cppNamespace = "::mlir::tx";
+  // A safety net for an upstream crash (see TxDialect.cpp).
+  let hasCanonicalizer = 1;
+  let dependentDialects = ["::mlir::ub::UBDialect"];
 }
 
 class Tx_Op<string mnemonic, list<Trait> traits = []>

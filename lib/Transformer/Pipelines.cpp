@@ -276,6 +276,9 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
   check.softmax = options.softmax;
   check.attention = options.attention;
   pm.addPass(createTxCheckGPUTarget(check));
+  // Out-of-range tensor.dim/memref.dim: a diagnostic, not a crash in the gpu
+  // dialect's canonicalization (issue #14).
+  pm.addPass(createTxCheckDims());
 
   if (options.cInterface)
     pm.addPass(createTxEmitCInterface());
@@ -380,13 +383,20 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
   // One stream per call instead of one per launch/allocation/free.
   pm.addPass(createTxCallStream());
   GpuModuleToBinaryPassOptions bin;
-  bin.compilationTarget = options.format;
+  // tx's "offload" (LLVM IR) is upstream's "llvm"; LLVM 22.1.8's
+  // gpu-module-to-binary reports an unknown name but does not fail.
+  bin.compilationTarget =
+      options.format == "offload" ? std::string("llvm")
+                                  : std::string(options.format);
   bin.toolkitPath = options.toolkit;
   pm.addPass(createGpuModuleToBinaryPass(bin));
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  // Nothing but LLVM dialect, gpu.binary and gpu.launch_func may be left
+  // (upstream conversions print an error and exit 0 otherwise; issue #14).
+  pm.addPass(createTxCheckLowered({/*gpu=*/true, "tx-gpu-pipeline"}));
   return success();
 }
 
@@ -424,6 +434,7 @@ void mlir::tx::buildTxCPUPipeline(OpPassManager &pm,
     }
   bool tiled = options.attention == "tiled";
   bool tiledSoftmax = options.softmax == "tiled";
+  pm.addPass(createTxCheckDims());
   if (tiled) {
     TxTileAttentionOptions tile;
     tile.qTile = options.attentionQTile;
@@ -459,6 +470,7 @@ void mlir::tx::buildTxCPUPipeline(OpPassManager &pm,
   ConvertFuncToLLVMPassOptions funcOpts;
   pm.addPass(createConvertFuncToLLVMPass(funcOpts));
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createTxCheckLowered({/*gpu=*/false, "tx-cpu-pipeline"}));
 }
 
 void mlir::tx::registerTxPipelines() {
