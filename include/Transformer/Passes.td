@@ -476,6 +476,9 @@ def TxEmitManifest : Pass<"tx-emit-manifest", "::mlir::ModuleOp"> {
            "File name of the library the manifest describes (recorded as is)">,
     Option<"pipeline", "pipeline", "std::string", /*default=*/"\"\"",
            "tx-gpu-pipeline options the library was built with (recorded as is)">,
+  ];
+}
+
 def TxCheckDims : Pass<"tx-check-dims"> {
   let summary = "Reject tensor.dim / memref.dim whose index is provably out of range";
   let description = [{
