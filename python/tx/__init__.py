@@ -129,12 +129,12 @@ def load(path, manifest=None):
         import torch
     except ImportError as e:
         raise TxError("tx.load needs PyTorch (%s)" % e)
+    if not os.path.exists(path):
+        raise TxError("%s: no such library" % path)
     if isinstance(manifest, Manifest):
         m = manifest
     else:
         m = read_manifest(manifest or manifest_path(path))
-    if not os.path.exists(path):
-        raise TxError("%s: no such library" % path)
     if not torch.cuda.is_available():
         raise TxError("tx.load(%s): PyTorch sees no CUDA device (tx libraries run on "
                       "NVIDIA GPUs)" % path)
