@@ -135,7 +135,7 @@ def report(d, kernel_lines=False, verbose=False, name_width=0, stem=None, label=
     nk = len(ks) or (len([f for f in os.listdir(ptx_dir) if f.endswith(".ptx")])
                      if os.path.isdir(ptx_dir) else 0)
     counted = ks or os.path.isdir(ptx_dir)
-    parts = ["%d entry points" % len(entries),
+    parts = ["%d entry point%s" % (len(entries), "" if len(entries) == 1 else "s"),
              "%d kernels" % nk if counted else "kernels not listed (no ptxas)",
              "%s %s" % (chip, fmt), size_str(os.path.getsize(lib))]
     if ks:

@@ -23,7 +23,7 @@ if [ $# -lt 2 ]; then
   echo "usage: $0 IN.mlir OUT_DIR [tx-gpu-pipeline options]" >&2
   exit 2
 fi
-in=$1; out=$2; shift 2
+in=$1; out=${2%/}; shift 2
 extra="$*"
 build=${TX_BUILD_DIR:-$root/build}
 llvm=/usr/lib/llvm-22/bin
