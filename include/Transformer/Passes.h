@@ -33,6 +33,13 @@ namespace tx {
 #define GEN_PASS_DECL
 #include "Transformer/Passes.h.inc"
 
+/// Discardable string attribute that tx-attention-to-gpu puts on the
+/// `gpu.launch` of a kernel whose instructions need a newer chip than sm_50:
+/// "sm_80" (mma.sync, cp.async) or "sm_90a" (wgmma.mma_async, which exists
+/// only on the architecture-specific sm_90a target). tx-check-gpu-target
+/// fails when the pipeline's chip cannot run such a kernel.
+inline constexpr llvm::StringLiteral kRequiredChipAttr = "tx.required_chip";
+
 #define GEN_PASS_REGISTRATION
 #include "Transformer/Passes.h.inc"
 
@@ -64,7 +71,7 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   Option<bool> cInterface{
       *this, "c-interface",
       llvm::cl::desc("Emit a _mlir_ciface_ wrapper for every public function "
-                     "(the C ABI of docs/ABI.md)"),
+                     "(the C ABI of docs/ABI.md; default true)"),
       llvm::cl::init(true)};
   Option<bool> streamEntryPoints{
       *this, "stream-entry-points",

@@ -522,8 +522,11 @@ def TxCheckGPUTarget : Pass<"tx-check-gpu-target", "::mlir::ModuleOp"> {
     unknown chip name, a PTX version (`+ptxNN` feature) older than the chip
     needs or newer than the installed `ptxas` accepts (the message names both
     versions), an unknown output format, or a `bin`/`fatbin` format whose
-    toolkit has no `bin/ptxas`. `tx-gpu-pipeline` runs it first so that a bad
-    option is reported before any lowering.
+    toolkit has no `bin/ptxas`, or a kernel that an earlier
+    `tx-attention-to-gpu` generated for a newer chip (its `gpu.launch` carries
+    `tx.required_chip = "sm_80"` for mma.sync/cp.async or `"sm_90a"` for
+    wgmma; LLVM's NVPTX backend would abort on it). `tx-gpu-pipeline` runs it
+    first so that a bad option is reported before any lowering.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",

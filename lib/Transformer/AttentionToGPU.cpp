@@ -382,6 +382,13 @@ private:
     auto launch = gpu::LaunchOp::create(b, loc, blocks, one, one,
                                         cst(cfg.warps * 32), one, one,
                                         smemBytes);
+    // The oldest chip the kernel's instructions exist on (mma.sync and
+    // cp.async: sm_80; wgmma: only sm_90a). tx-check-gpu-target rejects a
+    // pipeline whose chip is older, instead of LLVM's "Cannot select" abort
+    // (issue #14, found by the fuzzer).
+    if (cfg.wgmma || cfg.mma)
+      launch->setAttr(kRequiredChipAttr,
+                      b.getStringAttr(cfg.wgmma ? "sm_90a" : "sm_80"));
     b.setInsertionPointToStart(&launch.getBody().front());
     gpu::TerminatorOp::create(b, loc);
     b.setInsertionPointToStart(&launch.getBody().front());

@@ -231,6 +231,29 @@ struct TxCheckGPUTargetPass
     if (ptx > kMaxLLVMPtx)
       return fail("PTX " + ver(ptx) + " is newer than LLVM 22's NVPTX backend "
                   "supports (PTX " + ver(kMaxLLVMPtx) + ")");
+    // Kernels generated earlier for a newer chip (tx-attention-to-gpu run
+    // on its own, then this pipeline): LLVM's NVPTX backend would abort
+    // ("Cannot select") on their mma.sync/cp.async/wgmma.
+    module.walk([&](Operation *op) {
+      auto req = op->getAttrOfType<StringAttr>(kRequiredChipAttr);
+      if (!req)
+        return WalkResult::advance();
+      char reqSuffix = 0;
+      int reqSm = parseChip(req.getValue(), reqSuffix);
+      bool ok = reqSm > 0 && (reqSuffix == 'a' ? sm == reqSm && suffix == 'a'
+                                               : sm >= reqSm);
+      if (ok)
+        return WalkResult::advance();
+      op->emitError("tx-gpu-pipeline: this kernel was generated for ")
+          << req.getValue() << " (" << kRequiredChipAttr
+          << ") and cannot be compiled for chip " << chip
+          << (reqSuffix == 'a' ? "" : " (older)")
+          << "; run tx-attention-to-gpu with the pipeline's chip, or pass "
+             "chip="
+          << req.getValue();
+      signalPassFailure();
+      return WalkResult::interrupt();
+    });
   }
 };
 
