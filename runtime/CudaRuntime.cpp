@@ -465,6 +465,11 @@ struct State {
   std::atomic<DeviceState *> devices[kMaxDevices] = {};
   std::unordered_map<CUmodule, ModuleInfo> modules;
   std::unordered_map<CUfunction, Kernel *> kernelsByFunction;
+  /// Kernels of unloaded modules: never freed, because another thread's
+  /// launch may still be reading one (its per-thread cache is dropped only at
+  /// its next call). About 100 bytes per kernel per unload; kept here so that
+  /// they stay reachable (LeakSanitizer).
+  std::vector<Kernel *> retiredKernels;
   /// Streams created by the runtime for its pool (never destroyed while
   /// pooling is on) and their context.
   std::unordered_map<CUstream, CUcontext> runtimeStreams;
@@ -926,6 +931,9 @@ CUmodule loadModule(const char *entry, void *data, size_t size,
                             binary.c_str());
   info.context = context;
   info.image = std::move(image);
+  // A handle the driver reuses after an unload: its old kernels are retired.
+  s.retiredKernels.insert(s.retiredKernels.end(), info.kernels.begin(),
+                          info.kernels.end());
   info.kernels.clear();
   return module;
 }
@@ -1533,9 +1541,13 @@ extern "C" TX_RUNTIME_EXPORT void mgpuModuleUnload(CUmodule module) {
                                 static_cast<void *>(module));
     }
     // Forget the module's kernels: their handles die with it. The Kernel
-    // objects themselves stay (a racing launch may still read them).
+    // objects themselves are retired, not freed (a racing launch may still
+    // read them).
     for (Kernel *kernel : info.kernels)
       s.kernelsByFunction.erase(kernel->function);
+    s.retiredKernels.insert(s.retiredKernels.end(), info.kernels.begin(),
+                            info.kernels.end());
+    info.kernels.clear();
     kernelGeneration.fetch_add(1, std::memory_order_acq_rel);
   }
 
@@ -1557,7 +1569,6 @@ extern "C" TX_RUNTIME_EXPORT void mgpuModuleUnload(CUmodule module) {
              [&] { return "module: " + info.description; }) &&
       info.context) {
     // Still loaded: keep knowing it (its kernels are looked up afresh).
-    info.kernels.clear();
     State &s = state();
     std::lock_guard<std::mutex> lock(s.mutex);
     s.modules.emplace(module, std::move(info));

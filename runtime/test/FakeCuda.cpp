@@ -258,6 +258,21 @@ State &state() {
   return *s;
 }
 
+/// Every object the fake creates (contexts, modules, functions, streams,
+/// events, graphs, pools) lives until the process exits: a destroyed handle
+/// is only marked dead, so that a later use of it is reported instead of
+/// reading freed memory. The objects are kept here so that LeakSanitizer (the
+/// TX_SANITIZE=ON build) sees them as the driver's, as it would with the real
+/// driver, whose objects it cannot see at all: what it reports are then the
+/// leaks of the runtime itself.
+template <typename T> T *keep(T *object) {
+  static std::mutex *mutex = new std::mutex();
+  static std::vector<const void *> *objects = new std::vector<const void *>();
+  std::lock_guard<std::mutex> lock(*mutex);
+  objects->push_back(object);
+  return object;
+}
+
 KernelRegistry &kernelRegistry() {
   static KernelRegistry *r = new KernelRegistry();
   return *r;
@@ -722,7 +737,7 @@ FAKE_API CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice device) {
     return fail(E_cuDevicePrimaryCtxRetain, CUDA_ERROR_INVALID_DEVICE);
   std::lock_guard<std::mutex> lock(s.mutex);
   if (!s.primary[device]) {
-    s.primary[device] = new FakeContext();
+    s.primary[device] = keep(new FakeContext());
     s.primary[device]->device = device;
   }
   s.primary[device]->retains.fetch_add(1);
@@ -837,11 +852,11 @@ static CUresult loadModule(Entry entry, CUmodule *module, const void *image) {
   txrt::ImageInfo info = txrt::inspectImage(image, 0);
   if (info.format == txrt::ImageFormat::Unknown)
     return fail(entry, CUDA_ERROR_INVALID_IMAGE);
-  auto *m = new FakeModule();
+  auto *m = keep(new FakeModule());
   m->context = context;
   m->lenient = !info.complete;
   for (const txrt::KernelParamInfo &kernel : info.kernels) {
-    auto *f = new FakeFunction();
+    auto *f = keep(new FakeFunction());
     f->module = m;
     f->name = kernel.name;
     f->paramCount = kernel.paramCount;
@@ -901,7 +916,7 @@ FAKE_API CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod,
   }
   if (!m->lenient)
     return fail(E_cuModuleGetFunction, CUDA_ERROR_NOT_FOUND);
-  auto *f = new FakeFunction();
+  auto *f = keep(new FakeFunction());
   f->module = m;
   f->name = name;
   m->functions.push_back(f);
@@ -1019,7 +1034,7 @@ FAKE_API CUresult cuStreamCreate(CUstream *phStream, unsigned int flags) {
   FakeContext *context = currentContext();
   if (!context)
     return fail(E_cuStreamCreate, CUDA_ERROR_INVALID_CONTEXT);
-  auto *s = new FakeStream();
+  auto *s = keep(new FakeStream());
   s->context = context;
   liveStreams.fetch_add(1);
   *phStream = reinterpret_cast<CUstream>(s);
@@ -1153,7 +1168,7 @@ FAKE_API CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph) {
   st.captures.store(static_cast<int>(st.capturing.size()));
   if (s->invalidated)
     return fail(E_cuStreamEndCapture, CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
-  auto *graph = new FakeGraph();
+  auto *graph = keep(new FakeGraph());
   graph->nodes = s->nodes;
   liveGraphs.fetch_add(1);
   *phGraph = reinterpret_cast<CUgraph>(graph);
@@ -1177,7 +1192,7 @@ FAKE_API CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec,
   (void)flags;
   if (!phGraphExec || !live<FakeGraph>(hGraph, kGraphMagic))
     return fail(E_cuGraphInstantiateWithFlags, CUDA_ERROR_INVALID_VALUE);
-  *phGraphExec = reinterpret_cast<CUgraphExec>(new FakeGraphExec());
+  *phGraphExec = reinterpret_cast<CUgraphExec>(keep(new FakeGraphExec()));
   return CUDA_SUCCESS;
 }
 
@@ -1218,7 +1233,7 @@ FAKE_API CUresult cuEventCreate(CUevent *phEvent, unsigned int flags) {
   FakeContext *context = currentContext();
   if (!context)
     return fail(E_cuEventCreate, CUDA_ERROR_INVALID_CONTEXT);
-  auto *e = new FakeEvent();
+  auto *e = keep(new FakeEvent());
   e->context = context;
   liveEvents.fetch_add(1);
   *phEvent = reinterpret_cast<CUevent>(e);
@@ -1379,7 +1394,7 @@ FAKE_API CUresult cuMemPoolCreate(CUmemoryPool *pool,
     return fail(E_cuMemPoolCreate, CUDA_ERROR_INVALID_VALUE);
   if (!state().memPools)
     return fail(E_cuMemPoolCreate, CUDA_ERROR_NOT_SUPPORTED);
-  auto *p = new FakePool();
+  auto *p = keep(new FakePool());
   p->device = props->location.id;
   livePools.fetch_add(1);
   *pool = reinterpret_cast<CUmemoryPool>(p);
@@ -1428,7 +1443,7 @@ FAKE_API CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool,
     return fail(E_cuDeviceGetDefaultMemPool, CUDA_ERROR_NOT_SUPPORTED);
   std::lock_guard<std::mutex> lock(s.mutex);
   if (!s.defaultPools[dev]) {
-    s.defaultPools[dev] = new FakePool();
+    s.defaultPools[dev] = keep(new FakePool());
     s.defaultPools[dev]->device = dev;
   }
   *pool = reinterpret_cast<CUmemoryPool>(s.defaultPools[dev]);
