@@ -246,3 +246,38 @@ func.func @lse_d80_f16(%q: tensor<?x?x?x80xf16>, %k: tensor<?x?x?x80xf16>, %v: t
   %0, %1 = tx.attention %q, %k, %v : tensor<?x?x?x80xf16>, tensor<?x?x?x80xf16>, tensor<?x?x?x80xf16> -> tensor<?x?x?x80xf16>, tensor<?x?x?xf32>
   return %0, %1 : tensor<?x?x?x80xf16>, tensor<?x?x?xf32>
 }
+
+// Split-KV decode kernels (issue #17): H, Hkv and Sq static with
+// G * Sq <= 16, B and Sk dynamic (one function serves every KV length).
+func.func @dec_gqa_f16(%q: tensor<?x32x1x128xf16>, %k: tensor<?x8x?x128xf16>, %v: tensor<?x8x?x128xf16>) -> tensor<?x32x1x128xf16> {
+  %0 = tx.attention %q, %k, %v : tensor<?x32x1x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16> -> tensor<?x32x1x128xf16>
+  return %0 : tensor<?x32x1x128xf16>
+}
+func.func @dec_mha_bf16(%q: tensor<?x32x1x128xbf16>, %k: tensor<?x32x?x128xbf16>, %v: tensor<?x32x?x128xbf16>) -> tensor<?x32x1x128xbf16> {
+  %0 = tx.attention %q, %k, %v : tensor<?x32x1x128xbf16>, tensor<?x32x?x128xbf16>, tensor<?x32x?x128xbf16> -> tensor<?x32x1x128xbf16>
+  return %0 : tensor<?x32x1x128xbf16>
+}
+func.func @dec_mqa_d64_f16(%q: tensor<?x8x1x64xf16>, %k: tensor<?x1x?x64xf16>, %v: tensor<?x1x?x64xf16>) -> tensor<?x8x1x64xf16> {
+  %0 = tx.attention %q, %k, %v : tensor<?x8x1x64xf16>, tensor<?x1x?x64xf16>, tensor<?x1x?x64xf16> -> tensor<?x8x1x64xf16>
+  return %0 : tensor<?x8x1x64xf16>
+}
+func.func @dec_sq4_causal_f16(%q: tensor<?x32x4x128xf16>, %k: tensor<?x8x?x128xf16>, %v: tensor<?x8x?x128xf16>) -> tensor<?x32x4x128xf16> {
+  %0 = tx.attention %q, %k, %v causal : tensor<?x32x4x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16> -> tensor<?x32x4x128xf16>
+  return %0 : tensor<?x32x4x128xf16>
+}
+func.func @dec_keep_f16(%q: tensor<?x32x1x128xf16>, %k: tensor<?x8x?x128xf16>, %v: tensor<?x8x?x128xf16>, %m: tensor<?x32x1x?xi1>) -> tensor<?x32x1x128xf16> {
+  %0 = tx.attention %q, %k, %v mask(%m : tensor<?x32x1x?xi1>) : tensor<?x32x1x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16> -> tensor<?x32x1x128xf16>
+  return %0 : tensor<?x32x1x128xf16>
+}
+func.func @dec_add_sq2_causal_bf16(%q: tensor<?x8x2x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>, %m: tensor<1x8x2x?xbf16>) -> tensor<?x8x2x64xbf16> {
+  %0 = tx.attention %q, %k, %v mask(%m : tensor<1x8x2x?xbf16>) causal : tensor<?x8x2x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x8x2x64xbf16>
+  return %0 : tensor<?x8x2x64xbf16>
+}
+func.func @dec_lse_f16(%q: tensor<?x32x1x128xf16>, %k: tensor<?x8x?x128xf16>, %v: tensor<?x8x?x128xf16>) -> (tensor<?x32x1x128xf16>, tensor<?x32x1xf32>) {
+  %0, %1 = tx.attention %q, %k, %v : tensor<?x32x1x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16> -> tensor<?x32x1x128xf16>, tensor<?x32x1xf32>
+  return %0, %1 : tensor<?x32x1x128xf16>, tensor<?x32x1xf32>
+}
+func.func @dec_causal_f32(%q: tensor<?x4x3x64xf32>, %k: tensor<?x2x?x64xf32>, %v: tensor<?x2x?x32xf32>) -> tensor<?x4x3x32xf32> {
+  %0 = tx.attention %q, %k, %v causal : tensor<?x4x3x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x32xf32> -> tensor<?x4x3x32xf32>
+  return %0 : tensor<?x4x3x32xf32>
+}

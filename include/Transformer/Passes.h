@@ -160,6 +160,29 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "warpgroup-MMA kernel (wgmma.mma_async) for f16 and "
                      "bf16 with head dims 64 or 128 (default true)"),
       llvm::cl::init(true)};
+  Option<bool> attentionDecode{
+      *this, "attention-decode",
+      llvm::cl::desc("tx-attention-to-gpu decode: the split-KV decode "
+                     "kernels when G * Sq <= attention-decode-max-rows "
+                     "(default true)"),
+      llvm::cl::init(true)};
+  Option<int64_t> attentionDecodeMaxRows{
+      *this, "attention-decode-max-rows",
+      llvm::cl::desc("tx-attention-to-gpu decode-max-rows: most query rows "
+                     "per K/V head (G * Sq) for the decode kernels, 1..32 "
+                     "(default 16)"),
+      llvm::cl::init(16)};
+  Option<int64_t> attentionKvSplits{
+      *this, "attention-kv-splits",
+      llvm::cl::desc("tx-attention-to-gpu kv-splits: key chunks of the "
+                     "decode kernels (0 = from the chip's SM count)"),
+      llvm::cl::init(0)};
+  Option<int64_t> attentionNumSms{
+      *this, "attention-num-sms",
+      llvm::cl::desc("tx-attention-to-gpu num-sms: SMs of the target GPU for "
+                     "the automatic split count (0 = from the chip: 108 for "
+                     "sm_80, else 132, the H100/H200 SXM)"),
+      llvm::cl::init(0)};
   Option<int64_t> attentionMmaRowTiles{
       *this, "attention-mma-row-tiles",
       llvm::cl::desc("tx-attention-to-gpu mma-row-tiles: m16 row tiles per "

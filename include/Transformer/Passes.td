@@ -219,6 +219,39 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
 
     (TFLOP/s, median of CUDA-graph replays, same process as PyTorch's SDPA.)
 
+    Decode (`decode=true`, the default): when few query rows share a K/V
+    head (`G * Sq <= decode-max-rows`, G = H / Hkv, with H, Hkv and Sq
+    static, as in autoregressive decoding and speculative decoding with a
+    few tokens), the op becomes two kernels instead, after FlashDecoding
+    (Dao et al. 2023, "Flash-Decoding for long-context inference") with
+    grouped-query packing:
+
+    1. split-KV: a grid of `B * Hkv * splits` CTAs of 4 warps; CTA
+       (b, kv head, split) owns the `G * Sq` query rows of the heads that
+       share its K/V head (Q pre-scaled in shared memory, one row set per
+       CTA, so each K/V element is read once per K/V head) and one chunk of
+       the keys, a multiple of 32 keys. Each warp walks every 4th tile of 32
+       keys of the chunk, independently: lane j reads key j's row of K with
+       16-byte loads straight from global memory and computes its scores for
+       every row; one shuffle reduction per row gives the tile maximum;
+       P reaches the lanes by shuffles and `O += P V` reads each V row once,
+       lane l owning output columns `[l * Dv / 32, (l + 1) * Dv / 32)`.
+       Every warp writes its own partial state (m, l, O unnormalized, f32)
+       to a workspace of `splits * 4` parts per query row.
+    2. merge: one warp per query row combines the parts with the
+       log-sum-exp rule: `M = max m_p`, `L = sum l_p exp(m_p - M)`,
+       `O = sum O_p exp(m_p - M) / L` (a part whose keys are all hidden has
+       `m_p = -inf` and weight 0, never NaN; a row that sees no key gives
+       zeros and a log-sum-exp of -inf), and writes O (and the log-sum-exp
+       `M + log L`) in Q's type.
+
+    `splits` (`kv-splits`, or from `num-sms`: about 4 CTAs per SM, at
+    least 256 keys per split) is computed at run time from B and Sk, which
+    may be dynamic. Keys hidden by a mask or the causal diagonal, and keys
+    past a chunk, never multiply V. The workspace is a device temporary
+    (`4 * splits * 4 * B * H * Sq * (Dv + 2)` bytes) freed at the end of the
+    call.
+
     Ops whose D or Dv is dynamic or above 256 are left to the reference
     lowering (`convert-tx-to-linalg`) with a remark.
   }];
@@ -241,6 +274,14 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
            "Tensor-core kernel: m16 row tiles per warp (0 = 2: each K/V fragment feeds 32 rows; 1 or 2)">,
     Option<"maxSharedMemory", "max-shared-memory", "int64_t", /*default=*/"232448",
            "Largest dynamic shared memory per CTA in bytes (227 KiB on sm_90)">,
+    Option<"decode", "decode", "bool", /*default=*/"true",
+           "Use the split-KV decode kernel when the query rows that share a K/V head are few: G * Sq <= decode-max-rows with H, Hkv and Sq static, D a multiple of 8 (f16/bf16) or 4 (f32) and Dv a multiple of 32, both <= 256">,
+    Option<"decodeMaxRows", "decode-max-rows", "int64_t", /*default=*/"16",
+           "Split-KV decode kernel: most packed query rows (G * Sq) per K/V head (1..32)">,
+    Option<"kvSplits", "kv-splits", "int64_t", /*default=*/"0",
+           "Split-KV decode kernel: chunks the keys are split into (0 = from the SM count: about 4 CTAs per SM over B * Hkv * splits CTAs, at least 256 keys per split); each CTA's 4 warps are parts of their own">,
+    Option<"numSms", "num-sms", "int64_t", /*default=*/"132",
+           "Split-KV decode kernel: streaming multiprocessors of the target GPU (132 on the H100/H200 SXM), for the automatic split count">,
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",

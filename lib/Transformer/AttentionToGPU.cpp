@@ -72,6 +72,10 @@ struct FlashConfig {
   int64_t stages = 2;    // wgmma: K/V stages in shared memory
   bool wgmma = false;    // sm_90a warpgroup kernel (64 query rows per
                          // warpgroup of 4 warps; D and Dv in {64, 128})
+  bool decode = false;   // split-KV decode kernels (emitDecode)
+  int64_t decodeG = 1, decodeSq = 1; // static G = H / Hkv and Sq (decode)
+  int64_t kvSplits = 0;  // decode: key chunks (0 = from numSms)
+  int64_t numSms = 132;  // decode: SMs of the target, for kvSplits = 0
   bool keyFlags = false; // tensor cores with a mask operand: per-tile key
                          // visibility flags in shared memory (see
                          // emitKeyVisibility)
@@ -181,6 +185,16 @@ public:
     scale = fcst(s * log2e);
     scaleNat = fcst(s);
     maskScale = fcst(log2e);
+
+    if (cfg.decode) {
+      emitDecode();
+      SmallVector<Value> results = {bufferization::ToTensorOp::create(
+          b, loc, oTy, out, /*restrict=*/true, /*writable=*/true)};
+      if (lseOut)
+        results.push_back(bufferization::ToTensorOp::create(
+            b, loc, lTy, lseOut, /*restrict=*/true, /*writable=*/true));
+      return results;
+    }
 
     Value nQT = arith::CeilDivUIOp::create(b, loc, Sq, cst(cfg.qTile));
     Value blocks = mul(mul(B, H), nQT);
@@ -666,6 +680,324 @@ private:
         }
       }
     }
+  }
+
+  // ---- split-KV decode kernels --------------------------------------------
+  //
+  // FlashDecoding (Dao et al. 2023) with grouped-query packing; see the
+  // pass description in Passes.td. Kernel 1: CTA (b, kv head, split) of 4
+  // warps, every warp its own part; kernel 2: one warp per query row merges
+  // the parts.
+
+  Value ceilDiv(Value x, Value y) {
+    return arith::CeilDivUIOp::create(b, loc, x, y);
+  }
+  Value fmax(Value x, Value y) {
+    return arith::MaximumFOp::create(b, loc, x, y);
+  }
+  Value fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value fsub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
+  Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value feq(Value x, Value y) {
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, y);
+  }
+  /// A 1-D launch of `blocks` CTAs of `threads` threads with `smemBytes`
+  /// bytes of dynamic shared memory; the builder is left inside its body.
+  /// Returns (thread id, block id).
+  std::pair<Value, Value> emitPlainLaunch(Value blocks, int64_t threads,
+                                          int64_t smemBytes) {
+    Value one = cst(1);
+    Value smem =
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), smemBytes);
+    auto launch = gpu::LaunchOp::create(b, loc, blocks, one, one,
+                                        cst(threads), one, one, smem);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    gpu::TerminatorOp::create(b, loc);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    return {launch.getThreadIds().x, launch.getBlockIds().x};
+  }
+  /// Loads `n` elements (n = 1, or a 16-byte-or-smaller vector) of a global
+  /// buffer as an f32 vector of n (or a scalar when n == 1).
+  Value loadGlobalN(Value buf, ValueRange idx, int64_t n) {
+    return loadGlobal(buf, idx, n);
+  }
+
+  void emitDecode() {
+    const int64_t W = cfg.warps, Gs = cfg.decodeG, SqS = cfg.decodeSq;
+    const int64_t P = Gs * SqS, D = cfg.D, Dv = cfg.Dv;
+    const int64_t nv = 16 / cfg.eltBytes; // elements per 16-byte K load
+    const int64_t Cv = Dv / 32;           // output columns per lane
+    Value zero = cst(0), one = cst(1);
+    Value negInf = fcst(-std::numeric_limits<double>::infinity());
+    Value fzero = fcst(0.0);
+    Value Hkv = arith::DivUIOp::create(b, loc, H, G);
+    Value bh = mul(B, Hkv);
+
+    // Splits: about 4 CTAs per SM over B * Hkv * splits CTAs, at least
+    // 256 keys (2 tiles per warp) per split; whole tiles of 32 keys.
+    Value nSplit;
+    if (cfg.kvSplits > 0) {
+      nSplit = cst(cfg.kvSplits);
+    } else {
+      Value want = ceilDiv(cst(4 * cfg.numSms), maxsi(bh, one));
+      Value most = ceilDiv(Sk, cst(64 * W));
+      nSplit = maxsi(minsi(want, most), one);
+    }
+    Value keysPerSplit =
+        maxsi(mul(ceilDiv(ceilDiv(Sk, nSplit), cst(32)), 32), cst(32));
+    nSplit = maxsi(ceilDiv(Sk, keysPerSplit), one);
+    Value nParts = mul(nSplit, W);
+    Value nRows = mul(mul(B, H), Sq);
+    auto buf1d = MemRefType::get({ShapedType::kDynamic}, f32);
+    Value oPart = memref::AllocOp::create(
+        b, loc, buf1d, ValueRange{maxsi(mul(mul(nParts, nRows), Dv), one)});
+    Value mlPart = memref::AllocOp::create(
+        b, loc, buf1d, ValueRange{maxsi(mul(mul(nParts, nRows), 2), one)});
+    // Part p of row `row`: m at mlPart[p * nRows + row], l at
+    // mlPart[(nParts + p) * nRows + row], O at oPart[(p * nRows + row) * Dv].
+
+    // ---- kernel 1: split-KV partial states ----
+    Value blocks = mul(bh, nSplit);
+    ifThen(cmpi(arith::CmpIPredicate::ugt, blocks, zero), [&] {
+      OpBuilder::InsertionGuard g(b);
+      auto [tidV, bid] = emitPlainLaunch(blocks, 32 * W, 4 * P * D);
+      tid = tidV;
+      Value lane = arith::RemUIOp::create(b, loc, tid, cst(32));
+      Value warp = arith::DivUIOp::create(b, loc, tid, cst(32));
+      Value sp = arith::RemUIOp::create(b, loc, bid, nSplit);
+      Value bhk = arith::DivUIOp::create(b, loc, bid, nSplit);
+      Value kh = arith::RemUIOp::create(b, loc, bhk, Hkv);
+      Value bi = arith::DivUIOp::create(b, loc, bhk, Hkv);
+      auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
+                                           gpu::AddressSpace::Workgroup);
+      Value base = gpu::DynamicSharedMemoryOp::create(
+          b, loc,
+          MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                          MemRefLayoutAttrInterface(), wg));
+      Value qs = smemView(base, 0, P * D);
+      // Packed row r: head kh * G + r / Sq, query row r % Sq.
+      auto headOf = [&](int64_t r) { return add(mul(kh, Gs), r / SqS); };
+      // Q rows, pre-scaled, f32.
+      scf::ForOp::create(
+          b, loc, tid, cst(P * D), cst(32 * W), ValueRange{},
+          [&](OpBuilder &, Location, Value idx, ValueRange) {
+            Value r = arith::DivUIOp::create(b, loc, idx, cst(D));
+            Value d = arith::RemUIOp::create(b, loc, idx, cst(D));
+            Value gq = arith::DivUIOp::create(b, loc, r, cst(SqS));
+            Value i = arith::RemUIOp::create(b, loc, r, cst(SqS));
+            Value h = add(mul(kh, Gs), gq);
+            Value x = toF32(
+                memref::LoadOp::create(b, loc, q, ValueRange{bi, h, i, d}));
+            memref::StoreOp::create(b, loc, fmul(x, scaleNat), qs, idx);
+            scf::YieldOp::create(b, loc);
+          });
+      gpu::BarrierOp::create(b, loc);
+
+      Value kBegin = mul(sp, keysPerSplit);
+      Value kEnd = minsi(Sk, add(kBegin, keysPerSplit));
+      Value nT = ceilDiv(maxsi(sub(kEnd, kBegin), zero), cst(32));
+      Value skLast = sub(Sk, one);
+      Value shift = sub(Sk, Sq); // causal: key j visible iff j <= i + shift
+      Value mb = mask && !maskBatchBcast ? bi : zero;
+
+      SmallVector<Value> init;
+      for (int64_t r = 0; r < P; ++r)
+        init.push_back(negInf); // m
+      for (int64_t r = 0; r < P; ++r)
+        init.push_back(fzero); // l (this lane's keys)
+      for (int64_t x = 0; x < P * Cv; ++x)
+        init.push_back(fzero); // O (columns lane * Cv + c)
+
+      auto tLoop = scf::ForOp::create(
+          b, loc, warp, nT, cst(W), init,
+          [&](OpBuilder &, Location, Value t, ValueRange carried) {
+            Value j0 = add(kBegin, mul(t, 32));
+            Value j = add(j0, lane);
+            Value valid = cmpi(arith::CmpIPredicate::ult, j, kEnd);
+            Value jc = minsi(j, skLast);
+            // S = Q K^T for the lane's key and every packed row.
+            SmallVector<Value> sc(P, fzero);
+            for (int64_t c = 0; c < D; c += nv) {
+              int64_t n = std::min<int64_t>(nv, D - c);
+              Value kv = loadGlobalN(k, ValueRange{bi, kh, jc, cst(c)}, n);
+              for (int64_t e = 0; e < n; e += 4) {
+                int64_t w4 = std::min<int64_t>(4, n - e);
+                for (int64_t r = 0; r < P; ++r) {
+                  Value qv = w4 == 4 ? loadShared(qs, cst(r * D + c + e), 4)
+                                     : Value();
+                  for (int64_t x = 0; x < w4; ++x) {
+                    Value qx = qv ? lanePart(qv, x)
+                                  : loadShared(qs, cst(r * D + c + e + x), 1);
+                    sc[r] = fma(qx, lanePart(kv, e + x), sc[r]);
+                  }
+                }
+              }
+            }
+            // Hidden keys: past the chunk, the causal diagonal, the mask.
+            for (int64_t r = 0; r < P; ++r) {
+              int64_t i = r % SqS;
+              Value x = sc[r];
+              if (mask) {
+                Value mh = maskHeadBcast ? zero : headOf(r);
+                Value mv = memref::LoadOp::create(
+                    b, loc, mask, ValueRange{mb, mh, cst(i), jc});
+                if (keepMask) {
+                  x = select(mv, x, negInf);
+                } else {
+                  Value mf = toF32(mv);
+                  x = select(feq(mf, negInf), negInf, fadd(x, mf));
+                }
+              }
+              Value ok = valid;
+              if (op.getCausal())
+                ok = arith::AndIOp::create(
+                    b, loc, ok,
+                    cmpi(arith::CmpIPredicate::sle, j, add(shift, cst(i))));
+              sc[r] = select(ok, x, negInf);
+            }
+            // Online softmax per row.
+            SmallVector<Value> next(P * (2 + Cv));
+            SmallVector<Value> p(P);
+            for (int64_t r = 0; r < P; ++r) {
+              Value m = carried[r], l = carried[P + r];
+              Value mNew = fmax(m, warpAllReduce(sc[r], /*isMax=*/true));
+              Value mSafe = select(feq(mNew, negInf), fzero, mNew);
+              Value alpha = exp2Of(fsub(m, mSafe));
+              p[r] = exp2Of(fsub(sc[r], mSafe));
+              next[r] = mNew;
+              next[P + r] = fadd(fmul(l, alpha), p[r]);
+              for (int64_t c = 0; c < Cv; ++c)
+                next[2 * P + r * Cv + c] =
+                    fmul(carried[2 * P + r * Cv + c], alpha);
+            }
+            // O += P V: key j0 + kk's P from lane kk; V row read once.
+            auto emitPV = [&](bool sel) -> SmallVector<Value> {
+              SmallVector<Value> o(next.begin() + 2 * P, next.end());
+              Value col = mul(lane, Cv);
+              for (int64_t kk = 0; kk < 32; ++kk) {
+                Value jk = minsi(add(j0, kk), skLast);
+                Value vv = loadGlobalN(v, ValueRange{bi, kh, jk, col}, Cv);
+                for (int64_t r = 0; r < P; ++r) {
+                  Value pk = gpu::ShuffleOp::create(b, loc, p[r], kk, 32,
+                                                    gpu::ShuffleMode::IDX)
+                                 .getShuffleResult();
+                  Value hidden = sel ? feq(pk, fzero) : Value();
+                  for (int64_t c = 0; c < Cv; ++c) {
+                    Value acc = fma(pk, lanePart(vv, c), o[r * Cv + c]);
+                    // A hidden key (P == 0) contributes nothing, whatever
+                    // V holds (0 * NaN is NaN).
+                    o[r * Cv + c] = sel ? select(hidden, o[r * Cv + c], acc)
+                                        : acc;
+                  }
+                }
+              }
+              return o;
+            };
+            SmallVector<Value> o;
+            if (mask) {
+              o = emitPV(true);
+            } else {
+              // Only the chunk's last tile, and causal tiles that reach past
+              // the first row's diagonal, can hold hidden keys.
+              Value need = cmpi(arith::CmpIPredicate::sgt, add(j0, 32), kEnd);
+              if (op.getCausal())
+                need = arith::OrIOp::create(
+                    b, loc, need,
+                    cmpi(arith::CmpIPredicate::sgt, add(j0, 31), shift));
+              SmallVector<Type> types(P * Cv, f32);
+              auto ifNeed = scf::IfOp::create(b, loc, types, need, true);
+              OpBuilder::InsertionGuard gd(b);
+              b.setInsertionPointToStart(ifNeed.thenBlock());
+              scf::YieldOp::create(b, loc, emitPV(true));
+              b.setInsertionPointToStart(ifNeed.elseBlock());
+              scf::YieldOp::create(b, loc, emitPV(false));
+              o.assign(ifNeed.getResults().begin(), ifNeed.getResults().end());
+            }
+            for (int64_t x = 0; x < P * Cv; ++x)
+              next[2 * P + x] = o[x];
+            scf::YieldOp::create(b, loc, next);
+          });
+
+      // The warp's part: m, l (summed over lanes), O.
+      Value part = add(mul(sp, W), warp);
+      for (int64_t r = 0; r < P; ++r) {
+        Value h = headOf(r);
+        Value row = add(mul(add(mul(bi, H), h), Sq), cst(r % SqS));
+        Value pr = add(mul(part, nRows), row);
+        Value l = warpAllReduce(tLoop.getResult(P + r), /*isMax=*/false);
+        ifThen(cmpi(arith::CmpIPredicate::eq, lane, zero), [&] {
+          memref::StoreOp::create(b, loc, tLoop.getResult(r), mlPart, pr);
+          memref::StoreOp::create(b, loc, l, mlPart,
+                                  add(mul(add(nParts, part), nRows), row));
+        });
+        Value oBase = add(mul(pr, Dv), mul(lane, Cv));
+        for (int64_t c = 0; c < Cv; ++c)
+          memref::StoreOp::create(b, loc, tLoop.getResult(2 * P + r * Cv + c),
+                                  oPart, add(oBase, c));
+      }
+    });
+
+    // ---- kernel 2: merge the parts of each query row ----
+    const int64_t RW = 4; // rows (warps) per CTA
+    Value mBlocks = ceilDiv(nRows, cst(RW));
+    ifThen(cmpi(arith::CmpIPredicate::ugt, mBlocks, zero), [&] {
+      OpBuilder::InsertionGuard g(b);
+      auto [tidV, bid] = emitPlainLaunch(mBlocks, 32 * RW, 0);
+      tid = tidV;
+      Value lane = arith::RemUIOp::create(b, loc, tid, cst(32));
+      Value warp = arith::DivUIOp::create(b, loc, tid, cst(32));
+      Value row = add(mul(bid, RW), warp);
+      ifThen(cmpi(arith::CmpIPredicate::ult, row, nRows), [&] {
+        Value i = arith::RemUIOp::create(b, loc, row, Sq);
+        Value bhq = arith::DivUIOp::create(b, loc, row, Sq);
+        Value h = arith::RemUIOp::create(b, loc, bhq, H);
+        Value bi = arith::DivUIOp::create(b, loc, bhq, H);
+        // M = max over parts.
+        auto mLoop = scf::ForOp::create(
+            b, loc, lane, nParts, cst(32), ValueRange{negInf},
+            [&](OpBuilder &, Location, Value pp, ValueRange acc) {
+              Value m = memref::LoadOp::create(
+                  b, loc, mlPart, ValueRange{add(mul(pp, nRows), row)});
+              scf::YieldOp::create(b, loc, ValueRange{fmax(acc[0], m)});
+            });
+        Value M = warpAllReduce(mLoop.getResult(0), /*isMax=*/true);
+        Value mSafe = select(feq(M, negInf), fzero, M);
+        SmallVector<Value> init(1 + Cv, fzero);
+        auto pLoop = scf::ForOp::create(
+            b, loc, zero, nParts, one, init,
+            [&](OpBuilder &, Location, Value pp, ValueRange acc) {
+              Value pr = add(mul(pp, nRows), row);
+              Value m = memref::LoadOp::create(b, loc, mlPart, ValueRange{pr});
+              Value l = memref::LoadOp::create(
+                  b, loc, mlPart,
+                  ValueRange{add(mul(add(nParts, pp), nRows), row)});
+              Value w = exp2Of(fsub(m, mSafe)); // 0 for an empty part
+              Value dead = feq(w, fzero);
+              SmallVector<Value> nx;
+              nx.push_back(fadd(acc[0], select(dead, fzero, fmul(w, l))));
+              Value oBase = add(mul(pr, Dv), mul(lane, Cv));
+              for (int64_t c = 0; c < Cv; ++c) {
+                Value ov = memref::LoadOp::create(b, loc, oPart,
+                                                  ValueRange{add(oBase, c)});
+                nx.push_back(select(dead, acc[1 + c], fma(w, ov, acc[1 + c])));
+              }
+              scf::YieldOp::create(b, loc, nx);
+            });
+        Value L = pLoop.getResult(0);
+        Value inv = select(feq(L, fzero), fzero,
+                           arith::DivFOp::create(b, loc, fcst(1.0), L));
+        for (int64_t c = 0; c < Cv; ++c) {
+          Value y = fmul(pLoop.getResult(1 + c), inv);
+          if (elt != f32)
+            y = arith::TruncFOp::create(b, loc, elt, y);
+          memref::StoreOp::create(b, loc, y, out,
+                                  ValueRange{bi, h, i, add(mul(lane, Cv), c)});
+        }
+        if (lseOut)
+          ifThen(cmpi(arith::CmpIPredicate::eq, lane, zero),
+                 [&] { storeLse(M, L, bi, h, i); });
+      });
+    });
   }
 
   // ---- tensor-core kernel -------------------------------------------------
@@ -1910,6 +2242,41 @@ struct TxAttentionToGPUPass
     return c;
   }
 
+  /// The split-KV decode configuration, when the op qualifies: few query
+  /// rows per K/V head (G * Sq <= decode-max-rows, all three static), D a
+  /// whole number of 16-byte loads, Dv = 32 * a power of two up to 256.
+  std::optional<FlashConfig> decodeConfigFor(AttentionOp op, Type elt,
+                                             int64_t D, int64_t Dv) {
+    if (!decode)
+      return std::nullopt;
+    int64_t H = op.getQuery().getType().getDimSize(1);
+    int64_t Sq = op.getQuery().getType().getDimSize(2);
+    int64_t Hkv = op.getKey().getType().getDimSize(1);
+    if (ShapedType::isDynamic(H) || ShapedType::isDynamic(Sq) ||
+        ShapedType::isDynamic(Hkv) || Hkv < 1 || H % Hkv != 0 || Sq < 1)
+      return std::nullopt;
+    int64_t G = H / Hkv;
+    if (G * Sq > decodeMaxRows)
+      return std::nullopt;
+    if (!(elt.isF16() || elt.isBF16() || elt.isF32()))
+      return std::nullopt;
+    int64_t eltBytes = elt.isF32() ? 4 : 2;
+    if (D % (16 / eltBytes) != 0 || D > 256 ||
+        !(Dv == 32 || Dv == 64 || Dv == 128 || Dv == 256))
+      return std::nullopt;
+    FlashConfig c;
+    c.decode = true;
+    c.warps = 4;
+    c.D = D;
+    c.Dv = Dv;
+    c.eltBytes = eltBytes;
+    c.decodeG = G;
+    c.decodeSq = Sq;
+    c.kvSplits = kvSplits;
+    c.numSms = numSms;
+    return c;
+  }
+
   void runOnOperation() override {
     auto fail = [&](const Twine &msg) {
       mlir::emitError(getOperation().getLoc(), "tx-attention-to-gpu: ") << msg;
@@ -1925,6 +2292,15 @@ struct TxAttentionToGPUPass
     if (wgmma && sm != 90)
       return fail("wgmma needs sm = 90 (an sm_90a chip), got sm = " +
                   Twine(int64_t(sm)));
+    if (decodeMaxRows < 1 || decodeMaxRows > 32)
+      return fail("decode-max-rows must be in [1, 32], got " +
+                  Twine(int64_t(decodeMaxRows)));
+    if (kvSplits < 0 || kvSplits > 65536)
+      return fail("kv-splits must be 0 (from num-sms) or in [1, 65536], got " +
+                  Twine(int64_t(kvSplits)));
+    if (numSms < 1 || numSms > 4096)
+      return fail("num-sms must be in [1, 4096], got " +
+                  Twine(int64_t(numSms)));
     if (stages != 0 && (stages < 2 || stages > 4))
       return fail("stages must be 0 (2) or in [2, 4], got " +
                   Twine(int64_t(stages)));
@@ -1952,6 +2328,13 @@ struct TxAttentionToGPUPass
         continue;
       }
       Type elt = op.getQuery().getType().getElementType();
+      if (std::optional<FlashConfig> dc = decodeConfigFor(op, elt, D, Dv)) {
+        OpBuilder b(op);
+        SmallVector<Value> results = FlashKernelBuilder(b, op, *dc).build();
+        op->replaceAllUsesWith(results);
+        op.erase();
+        continue;
+      }
       FlashConfig cfg = mmaConfigFor(elt, D, Dv).value_or(configFor(D, Dv));
       // Tensor cores with a mask: per-tile key visibility flags, so that
       // keys the mask hides from every row of a CTA are never read.

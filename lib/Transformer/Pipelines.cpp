@@ -314,6 +314,9 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
     at.tensorCores = options.attentionTensorCores;
     at.mmaRowTiles = options.attentionMmaRowTiles;
     at.stages = options.attentionStages;
+    at.decode = options.attentionDecode;
+    at.decodeMaxRows = options.attentionDecodeMaxRows;
+    at.kvSplits = options.attentionKvSplits;
     // The chip decides the tensor-core kernel (sm_80+) and the largest
     // dynamic shared memory per CTA (opt-in maximum of each architecture).
     char suffix = 0;
@@ -324,6 +327,8 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
       at.sm = sm;
       at.maxSharedMemory = maxSharedMemoryOf(sm);
     }
+    at.numSms = options.attentionNumSms > 0 ? int64_t(options.attentionNumSms)
+                                            : (sm == 80 ? 108 : 132);
     pm.addNestedPass<func::FuncOp>(createTxAttentionToGPU(at));
   }
   if (options.softmax == "fast") {

@@ -5,7 +5,8 @@
 // %llvm.nvvm.cp.async.cg.shared.global.16.s"). The generated gpu.launch now
 // carries the oldest chip its instructions exist on (tx.required_chip), and
 // tx-check-gpu-target, first in the pipeline, rejects a chip that cannot run
-// it with a located diagnostic.
+// it with a located diagnostic. (The finding's Sq = 16 is 64 here: 16 query
+// rows per K/V head now take the split-KV decode kernel, CUDA cores only.)
 // RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu),tx-gpu-pipeline{chip=sm_70 format=isa})" 2>&1 | FileCheck %s --check-prefix=OLD
 // RUN: not mlir-opt --load-dialect-plugin=%tx_plugin --load-pass-plugin=%tx_plugin %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu),tx-gpu-pipeline{chip=sm_70 format=isa})" 2>&1 | FileCheck %s --check-prefix=OLD
 // wgmma kernels exist only on sm_90a: sm_90 and sm_100a are refused too.
@@ -23,7 +24,7 @@
 // ATTR: gpu.launch
 // ATTR: } {tx.required_chip = "sm_80"}
 // NEWER: gpu.binary @attention_f16_kernel
-func.func @attention_f16(%q: tensor<2x4x16x64xf16>, %k: tensor<2x4x32x64xf16>, %v: tensor<2x4x32x64xf16>) -> tensor<2x4x16x64xf16> {
-  %0 = tx.attention %q, %k, %v scale = 0.125 : tensor<2x4x16x64xf16>, tensor<2x4x32x64xf16>, tensor<2x4x32x64xf16> -> tensor<2x4x16x64xf16>
-  return %0 : tensor<2x4x16x64xf16>
+func.func @attention_f16(%q: tensor<2x4x64x64xf16>, %k: tensor<2x4x32x64xf16>, %v: tensor<2x4x32x64xf16>) -> tensor<2x4x64x64xf16> {
+  %0 = tx.attention %q, %k, %v scale = 0.125 : tensor<2x4x64x64xf16>, tensor<2x4x32x64xf16>, tensor<2x4x32x64xf16> -> tensor<2x4x64x64xf16>
+  return %0 : tensor<2x4x64x64xf16>
 }
