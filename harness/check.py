@@ -557,6 +557,70 @@ class Runner:
             *qkv(2, 4, 4, 33, 65, 64, 64, bf16), mask=am, causal=True)
         self.hidden_keys(F, tag)
         self.lse(F, tag)
+        self.decode(F, tag)
+
+    def decode(self, F, tag):
+        """The split-KV decode kernels (issue #17) against float64: Sk not a
+        multiple of the split size and smaller than the number of parts,
+        splits whose keys are all hidden by the mask, Sq > 1 with causal
+        (rows that see no key give zeros), GQA, MQA and MHA, hidden keys
+        whose K/V hold NaN, huge finite mask values, and the log-sum-exp."""
+        g, dev = self.gen, DEVICE
+        f16, f32, bf16 = torch.float16, torch.float32, torch.bfloat16
+        ninf = float("-inf")
+
+        def att(fn, name, *args, **kw):
+            self.attention(F, fn, name + tag, *args, **kw)
+
+        def qkv(b, h, hkv, sq, sk, d, dv, dt):
+            return rand((b, h, sq, d), dt, g), rand((b, hkv, sk, d), dt, g), rand((b, hkv, sk, dv), dt, g)
+
+        for b, sk in ((1, 1), (3, 5), (1, 31), (2, 33), (1, 1000), (2, 4097), (1, 20000)):
+            att("dec_gqa_f16", "decode GQA 32/8 B%d Sk%d" % (b, sk), *qkv(b, 32, 8, 1, sk, 128, 128, f16))
+        for b, sk in ((1, 77), (2, 3000)):
+            att("dec_mha_bf16", "decode MHA 32/32 bf16 B%d Sk%d" % (b, sk), *qkv(b, 32, 32, 1, sk, 128, 128, bf16))
+        for b, sk in ((4, 1), (1, 513), (2, 9000)):
+            att("dec_mqa_d64_f16", "decode MQA 8/1 D64 B%d Sk%d" % (b, sk), *qkv(b, 8, 1, 1, sk, 64, 64, f16))
+        for b, sk in ((1, 2), (2, 7), (1, 300), (2, 5000)):
+            att("dec_sq4_causal_f16", "decode Sq4 causal 32/8 B%d Sk%d" % (b, sk),
+                *qkv(b, 32, 8, 4, sk, 128, 128, f16), causal=True)
+        for b, sk in ((1, 2), (2, 700)):
+            att("dec_causal_f32", "decode Sq3 causal 4/2 f32 D64 Dv32 B%d Sk%d" % (b, sk),
+                *qkv(b, 4, 2, 3, sk, 64, 32, f32), causal=True)
+        # i1 mask: the first 3000 of 4097 keys hidden (whole splits), one
+        # head sees no key (zeros); the hidden keys' K and V hold NaN.
+        q, k, v = qkv(2, 32, 8, 1, 4097, 128, 128, f16)
+        m = torch.rand((2, 32, 1, 4097), generator=g, device=dev) > 0.3
+        m[:, :, :, :3000] = False
+        m[1, 5, 0, :] = False
+        want = None if DRY_RUN else ref_attention(q, k, v, m)
+        k[:, :, 100:200, :] = float("nan")
+        v[:, :, 100:200, :] = float("nan")
+        att("dec_keep_f16", "decode keep-mask: hidden splits, a row with no key, NaN in hidden K/V", q, k, v, mask=m,
+            expect=want)
+        # additive bf16 mask [1, H, Sq, Sk]: -inf spans, -1e30 and -1e10
+        # (H1: no finite magnitude may give NaN), causal Sq = 2.
+        q, k, v = qkv(3, 8, 2, 2, 2500, 64, 64, bf16)
+        am = rand((1, 8, 2, 2500), bf16, g, -2, 2)
+        am[..., 100:1500] = ninf
+        am[0, 3, :, :2000] = -1e30
+        am[0, 4, :, :2000] = -1e10  # (all keys -1e10: f32 scores lose s, float64 keeps it)
+        att("dec_add_sq2_causal_bf16", "decode additive bf16 mask (-inf, -1e30, -1e10) causal Sq2", q, k, v,
+            mask=am, causal=True)
+        # Log-sum-exp of the merged parts.
+        for b, sk in ((1, 1), (2, 6000)):
+            name = "decode LSE 32/8 B%d Sk%d%s" % (b, sk, tag)
+            if not self.wanted(name):
+                continue
+            q, k, v = qkv(b, 32, 8, 1, sk, 128, 128, f16)
+            o = poisoned((b, 32, 1, 128), f16)
+            l = poisoned((b, 32, 1), f32)
+            call(self.lib(F), "dec_lse_f16", [q, k, v], [o, l])
+            if DRY_RUN:
+                self.record(name, f16, DRY_ROW)
+                continue
+            self.record(name, f16, compare(l, ref_lse(q, k), TOL[f16]))
+            self.record(name + " (O)", f16, compare(o, ref_attention(q, k, v), TOL[f16]))
 
     def lse(self, F, tag):
         """The log-sum-exp result (f32 [B, H, Sq]) of every kernel family
@@ -630,9 +694,10 @@ class Runner:
             q, k, v = qkv(b, h, sq, sk, 128, bf16)
             m = rand((b, h, sq, sk), bf16, g, -1, 1)
             m[..., : sk // 3] = -1e30
-            self.attention(F, "hk_add_d128_bf16", "H2 bf16 mask -1e30 first third %s%s" % (str((b, h, sq, sk)), tag),
-                           q, k, v, mask=m)
-            self.rows[-1]["pass"] = self.rows[-1]["pass"] and self.rows[-1]["rel_err"] <= 4e-3
+            name = "H2 bf16 mask -1e30 first third %s%s" % (str((b, h, sq, sk)), tag)
+            self.attention(F, "hk_add_d128_bf16", name, q, k, v, mask=m)
+            if self.wanted(name):  # (not run under --only filters that exclude it)
+                self.rows[-1]["pass"] = self.rows[-1]["pass"] and self.rows[-1]["rel_err"] <= 4e-3
         # H2 sweep: (1,2,64,257), the first 64/128/200 keys set to one value.
         bf16_min = -torch.finfo(bf16).max
         for dt, d in ((bf16, 128), (bf16, 64), (f16, 128), (f16, 64)):
