@@ -85,15 +85,18 @@ def main():
         f = getattr(lib, fn_of(dt, h, hkv, sq))
         f(q, k, v, out=out)
         torch.cuda.synchronize()
-        # Reference: SDPA math in float32 (bottom-right causal for Sq > 1).
+        # Reference: SDPA math in float32 (bottom-right causal for Sq > 1),
+        # on the first sequence of the batch (the whole batch does not fit
+        # in float32 at B = 64, Sk = 131072).
         with sdpa_kernel(SDPBackend.MATH):
             mask = None
             if causal:
                 i = torch.arange(sq, device=dev)[:, None]
                 j = torch.arange(sk, device=dev)[None, :]
                 mask = j <= i + (sk - sq)
-            ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), attn_mask=mask, enable_gqa=hkv != h)
-        err = (out.float() - ref).abs().max().item()
+            ref = F.scaled_dot_product_attention(q[:1].float(), k[:1].float(), v[:1].float(), attn_mask=mask,
+                                                 enable_gqa=hkv != h)
+        err = (out[:1].float() - ref).abs().max().item()
         t_tx = graph_time_us(lambda: f(q, k, v, out=out), args.iters, args.reps)
         res = {}
         for name, be in (("flash", SDPBackend.FLASH_ATTENTION), ("cudnn", SDPBackend.CUDNN_ATTENTION),
