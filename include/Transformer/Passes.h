@@ -219,6 +219,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("tx-tile-attention kv-tile: keys per online-softmax "
                      "step (attention=tiled; default 64)"),
       llvm::cl::init(64)};
+  Option<int64_t> attentionKvSplits{
+      *this, "attention-kv-splits",
+      llvm::cl::desc("tx-tile-attention kv-splits: split-KV chunks merged "
+                     "with the log-sum-exp rule (attention=tiled; default 1: "
+                     "no split)"),
+      llvm::cl::init(1)};
   Option<std::string> softmax{
       *this, "softmax",
       llvm::cl::desc("Softmax strategy: simple (reference lowering) or tiled "

@@ -671,6 +671,19 @@ def TxTileAttention : Pass<"tx-tile-attention", "::mlir::func::FuncOp"> {
     offset), its decomposition, the causal tile skipping and the
     finalization are tx's.
 
+    Split-KV (`kv-splits` > 1; FlashDecoding, Dao et al. 2023): the keys
+    are first split into `kv-splits` chunks of `ceil(Sk / kv-splits)` keys
+    by an `scf.forall` whose iterations compute each chunk's state
+    `(acc, max, sum)` from the initial state (the chunk's
+    `tx.online_attention`, tiled as above: causal offset shifted by the
+    chunk's first key) into stacked `[kv-splits, B, H, Sq, ...]` tensors;
+    `linalg.generic` ops then merge them with the log-sum-exp rule
+    (`M = max_s m_s`, `w_s = exp(m_s - M)`, `sum = sum_s w_s l_s`,
+    `acc = sum_s w_s acc_s`; a chunk whose keys are all hidden has
+    `m_s = -inf` and weight 0 and adds nothing) before the usual
+    finalization. The GPU's decode kernels (`tx-attention-to-gpu`) compute
+    the same split and merge.
+
     Tile sizes: `q-tile` and `kv-tile` default to 64 whatever the head dim
     (a 64 x 64 f32 score block is 16 KiB, and FlashAttention-2 uses 64 or
     128 row/column blocks for D <= 128); both must be >= 1.
@@ -682,6 +695,8 @@ def TxTileAttention : Pass<"tx-tile-attention", "::mlir::func::FuncOp"> {
            "Keys per step of the online-softmax loop (>= 1; default 64)">,
     Option<"decompose", "decompose", "bool", /*default=*/"true",
            "Decompose each tiled tx.online_attention into linalg.generic ops (default true)">,
+    Option<"kvSplits", "kv-splits", "int64_t", /*default=*/"1",
+           "Split-KV: chunks of ceil(Sk / kv-splits) keys, each tiled as above from the initial state in an scf.forall, merged with the log-sum-exp rule (1 = no split; 1..65536)">,
   ];
   let dependentDialects = [
     "::mlir::tx::TxDialect", "::mlir::linalg::LinalgDialect",

@@ -467,6 +467,7 @@ void mlir::tx::buildTxCPUPipeline(OpPassManager &pm,
     TxTileAttentionOptions tile;
     tile.qTile = options.attentionQTile;
     tile.kvTile = options.attentionKvTile;
+    tile.kvSplits = options.attentionKvSplits;
     pm.addNestedPass<func::FuncOp>(createTxTileAttention(tile));
   }
   if (tiledSoftmax) {

@@ -75,7 +75,176 @@ struct TxTileAttentionPass
     if (kvTile < 1)
       return bad("kv-tile must be >= 1, got " +
                  Twine(static_cast<int64_t>(kvTile)));
+    if (kvSplits < 1 || kvSplits > 65536)
+      return bad("kv-splits must be in [1, 65536], got " +
+                 Twine(static_cast<int64_t>(kvSplits)));
     return success();
+  }
+
+  /// Split-KV (FlashDecoding, Dao et al. 2023) on tensors: the keys of
+  /// `whole` (a tx.online_attention from the initial state) are split into
+  /// kv-splits chunks of ceil(Sk / kv-splits) keys; an scf.forall computes
+  /// each chunk's state (acc, max, sum) from the initial state into stacked
+  /// [kv-splits, B, H, Sq, ...] tensors (`part` is the chunk's
+  /// tx.online_attention, inside the loop), and linalg.generic ops merge
+  /// them with the log-sum-exp rule: M = max_s m_s, w_s = exp(m_s - M)
+  /// (0 for a chunk whose keys are all hidden, m_s = -inf; M = -inf taken
+  /// as 0), sum = sum_s w_s l_s, acc = sum_s w_s acc_s (a chunk of weight 0
+  /// adds nothing, whatever it holds). Returns the merged (acc, M, sum);
+  /// erases `whole`.
+  SmallVector<Value> splitKeys(IRRewriter &rewriter, AttentionOp op,
+                               OnlineAttentionOp whole,
+                               const AttentionSizes &sz,
+                               OnlineAttentionOp &part) {
+    OpBuilder &b = rewriter;
+    Location loc = op.getLoc();
+    MLIRContext *ctx = b.getContext();
+    const int64_t S = kvSplits;
+    const double negInfD = -std::numeric_limits<double>::infinity();
+    rewriter.setInsertionPointAfter(whole);
+    OpFoldResult sOfr = b.getIndexAttr(S);
+    AffineExpr s0, s1, s2, d0;
+    bindSymbols(ctx, s0, s1, s2);
+    bindDims(ctx, d0);
+    OpFoldResult chunk =
+        affine::makeComposedFoldedAffineApply(b, loc, s0.ceilDiv(S), {sz.Sk});
+    Value accS = filledF32(b, loc, {sOfr, sz.B, sz.H, sz.Sq, sz.Dv}, 0.0);
+    Value mxS = filledF32(b, loc, {sOfr, sz.B, sz.H, sz.Sq}, negInfD);
+    Value smS = filledF32(b, loc, {sOfr, sz.B, sz.H, sz.Sq}, 0.0);
+    auto forall = scf::ForallOp::create(
+        b, loc, ArrayRef<OpFoldResult>{sOfr}, ValueRange{accS, mxS, smS},
+        std::nullopt);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(forall.getTerminator());
+      Value sIv = forall.getInductionVar(0);
+      // k0 = min(s * chunk, Sk), len = min(chunk, Sk - k0).
+      OpFoldResult k0 = affine::makeComposedFoldedAffineMin(
+          b, loc, AffineMap::get(1, 2, {d0 * s0, s1}, ctx),
+          {sIv, chunk, sz.Sk});
+      OpFoldResult len = affine::makeComposedFoldedAffineMin(
+          b, loc, AffineMap::get(0, 3, {s0, s1 - s2}, ctx),
+          {chunk, sz.Sk, k0});
+      OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
+      // The chunk's keys: K, V and the mask sliced along the key dimension
+      // (the mask's key dimension is never broadcast); key j of the chunk
+      // is key k0 + j, so the causal offset drops by k0.
+      auto keySlice = [&](Value t, unsigned keyDim) -> Value {
+        if (!t)
+          return Value();
+        SmallVector<OpFoldResult> offs(4, zero), szs =
+            tensor::getMixedSizes(b, loc, t);
+        offs[keyDim] = k0;
+        szs[keyDim] = len;
+        auto shape = cast<RankedTensorType>(t.getType()).getShape();
+        return tensor::ExtractSliceOp::create(
+            b, loc, t, zeroDimSafe(b, loc, offs, shape), szs,
+            SmallVector<OpFoldResult>(4, one));
+      };
+      Value causalOffset;
+      if (Value c = whole.getCausalOffset())
+        causalOffset = getValueOrCreateConstantIndexOp(
+            b, loc,
+            affine::makeComposedFoldedAffineApply(b, loc, s0 - s1, {c, k0}));
+      part = OnlineAttentionOp::create(
+          b, loc, whole.getAcc().getType(), whole.getMax().getType(),
+          whole.getSum().getType(), whole.getQuery(),
+          keySlice(whole.getKey(), 2), keySlice(whole.getValue(), 2),
+          keySlice(whole.getMask(), 3), causalOffset, whole.getAcc(),
+          whole.getMax(), whole.getSum(), whole.getScaleAttr(),
+          whole.getCausalAttr());
+      auto term = forall.getTerminator();
+      b.setInsertionPointToStart(term.getBody());
+      auto outs = forall.getRegionIterArgs();
+      auto insert = [&](Value src, Value dest,
+                        SmallVector<OpFoldResult> sizes) {
+        SmallVector<OpFoldResult> offs(sizes.size() + 1, zero);
+        offs[0] = sIv;
+        SmallVector<OpFoldResult> szs = {b.getIndexAttr(1)};
+        szs.append(sizes.begin(), sizes.end());
+        SmallVector<OpFoldResult> strides(szs.size(), b.getIndexAttr(1));
+        SmallVector<int64_t> shape;
+        for (OpFoldResult x : sizes) {
+          std::optional<int64_t> c = getConstantIntValue(x);
+          shape.push_back(c ? *c : ShapedType::kDynamic);
+        }
+        auto want = RankedTensorType::get(shape, b.getF32Type());
+        if (src.getType() != want) {
+          OpBuilder::InsertionGuard g2(b);
+          b.setInsertionPoint(term);
+          src = tensor::CastOp::create(b, loc, want, src);
+        }
+        tensor::ParallelInsertSliceOp::create(b, loc, src, dest, offs, szs,
+                                              strides);
+      };
+      insert(part.getResult(0), outs[0], {sz.B, sz.H, sz.Sq, sz.Dv});
+      insert(part.getResult(1), outs[1], {sz.B, sz.H, sz.Sq});
+      insert(part.getResult(2), outs[2], {sz.B, sz.H, sz.Sq});
+    }
+    rewriter.eraseOp(whole);
+    b.setInsertionPointAfter(forall);
+    Value accAll = forall.getResult(0), mxAll = forall.getResult(1),
+          smAll = forall.getResult(2);
+
+    // M = max over the splits.
+    auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    auto par = IteratorType::parallel, red = IteratorType::reduction;
+    Value mInit = filledF32(b, loc, {sz.B, sz.H, sz.Sq}, negInfD);
+    AffineMap sRow = AffineMap::get(4, 0, {dim(3), dim(0), dim(1), dim(2)}, ctx);
+    AffineMap row = AffineMap::get(4, 0, {dim(0), dim(1), dim(2)}, ctx);
+    Value M = linalg::GenericOp::create(
+                  b, loc, mInit.getType(), ValueRange{mxAll}, mInit,
+                  ArrayRef<AffineMap>{sRow, row},
+                  ArrayRef<IteratorType>{par, par, par, red},
+                  [&](OpBuilder &nb, Location nl, ValueRange a) {
+                    linalg::YieldOp::create(
+                        nb, nl,
+                        Value(arith::MaximumFOp::create(nb, nl, a[0], a[1])));
+                  })
+                  .getResult(0);
+    // w_s = exp(m_s - (M == -inf ? 0 : M)); x += w_s == 0 ? 0 : w_s * x_s.
+    auto weighted = [&](OpBuilder &nb, Location nl, Value m, Value bigM,
+                        Value x, Value accv) -> Value {
+      Value fzero = arith::ConstantOp::create(nb, nl, nb.getF32FloatAttr(0.0));
+      Value ninf = arith::ConstantOp::create(
+          nb, nl, nb.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
+      Value dead =
+          arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ, bigM, ninf);
+      Value mSafe = arith::SelectOp::create(nb, nl, dead, fzero, bigM);
+      Value w = math::ExpOp::create(
+          nb, nl, arith::SubFOp::create(nb, nl, m, mSafe));
+      Value none =
+          arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ, w, fzero);
+      Value upd = math::FmaOp::create(nb, nl, w, x, accv);
+      return arith::SelectOp::create(nb, nl, none, accv, upd);
+    };
+    Value lInit = filledF32(b, loc, {sz.B, sz.H, sz.Sq}, 0.0);
+    Value L = linalg::GenericOp::create(
+                  b, loc, lInit.getType(), ValueRange{mxAll, smAll, M}, lInit,
+                  ArrayRef<AffineMap>{sRow, sRow, row, row},
+                  ArrayRef<IteratorType>{par, par, par, red},
+                  [&](OpBuilder &nb, Location nl, ValueRange a) {
+                    linalg::YieldOp::create(
+                        nb, nl, weighted(nb, nl, a[0], a[2], a[1], a[3]));
+                  })
+                  .getResult(0);
+    Value aInit = filledF32(b, loc, {sz.B, sz.H, sz.Sq, sz.Dv}, 0.0);
+    AffineMap sRow5 =
+        AffineMap::get(5, 0, {dim(4), dim(0), dim(1), dim(2)}, ctx);
+    AffineMap sAcc5 =
+        AffineMap::get(5, 0, {dim(4), dim(0), dim(1), dim(2), dim(3)}, ctx);
+    AffineMap row5 = AffineMap::get(5, 0, {dim(0), dim(1), dim(2)}, ctx);
+    AffineMap acc5 = AffineMap::get(5, 0, {dim(0), dim(1), dim(2), dim(3)}, ctx);
+    Value A = linalg::GenericOp::create(
+                  b, loc, aInit.getType(), ValueRange{mxAll, accAll, M}, aInit,
+                  ArrayRef<AffineMap>{sRow5, sAcc5, row5, acc5},
+                  ArrayRef<IteratorType>{par, par, par, par, red},
+                  [&](OpBuilder &nb, Location nl, ValueRange a) {
+                    linalg::YieldOp::create(
+                        nb, nl, weighted(nb, nl, a[0], a[2], a[1], a[3]));
+                  })
+                  .getResult(0);
+    return {A, M, L};
   }
 
   LogicalResult rewrite(AttentionOp op) {
@@ -148,66 +317,89 @@ struct TxTileAttentionPass
         mx, sm, b.getF32FloatAttr(static_cast<float>(scale)),
         op.getCausal() ? b.getUnitAttr() : UnitAttr());
 
-    // (B, H, Sq) -> scf.forall with tiles (1, 1, q-tile).
-    scf::SCFTilingOptions outer;
-    outer.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-    outer.setTileSizes({b.getIndexAttr(1), b.getIndexAttr(1),
-                        b.getIndexAttr(qTile), b.getIndexAttr(0)});
-    FailureOr<scf::SCFTilingResult> rows = scf::tileUsingSCF(
-        rewriter, cast<TilingInterface>(whole.getOperation()), outer);
-    if (failed(rows))
-      return op.emitError("tx-tile-attention: tiling the query rows of the "
-                          "tx.online_attention failed");
-    rewriter.replaceOp(whole, rows->replacements);
-    auto rowTile = cast<OnlineAttentionOp>(rows->tiledOps.back());
+    // Tiles one tx.online_attention: (B, H, Sq) -> scf.forall with tiles
+    // (1, 1, q-tile), keys -> scf.for with step kv-tile (causal: stopping
+    // after the last key the tile's rows see), each step decomposed. Returns
+    // the final (acc, max, sum).
+    auto tileState = [&](OnlineAttentionOp st) -> FailureOr<SmallVector<Value>> {
+      scf::SCFTilingOptions outer;
+      outer.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+      outer.setTileSizes({b.getIndexAttr(1), b.getIndexAttr(1),
+                          b.getIndexAttr(qTile), b.getIndexAttr(0)});
+      FailureOr<scf::SCFTilingResult> rows = scf::tileUsingSCF(
+          rewriter, cast<TilingInterface>(st.getOperation()), outer);
+      if (failed(rows))
+        return op.emitError("tx-tile-attention: tiling the query rows of the "
+                            "tx.online_attention failed");
+      SmallVector<Value> state(rows->replacements.begin(),
+                               rows->replacements.end());
+      rewriter.replaceOp(st, state);
+      auto rowTile = cast<OnlineAttentionOp>(rows->tiledOps.back());
 
-    // Causal: the last key any row of the tile sees is rows - 1 + offset (in
-    // the tile's coordinates); keys past it are never visited.
-    rewriter.setInsertionPoint(rowTile);
-    Value kvEnd;
-    if (Value c = rowTile.getCausalOffset()) {
-      Location tl = rowTile.getLoc();
-      OpFoldResult m = tensor::getMixedSize(b, tl, rowTile.getQuery(), 2);
-      OpFoldResult n = tensor::getMixedSize(b, tl, rowTile.getKey(), 2);
-      AffineExpr d0, d1, d2;
-      bindDims(b.getContext(), d0, d1, d2);
-      MLIRContext *ctx = b.getContext();
-      OpFoldResult end = affine::makeComposedFoldedAffineMin(
-          b, tl, AffineMap::get(3, 0, {d0, d1 + d2}, ctx), {n, m, c});
-      end = affine::makeComposedFoldedAffineMax(
-          b, tl, AffineMap::get(1, 0, {d0, getAffineConstantExpr(0, ctx)}, ctx),
-          {end});
-      kvEnd = getValueOrCreateConstantIndexOp(b, tl, end);
-    }
+      // Causal: the last key any row of the tile sees is rows - 1 + offset
+      // (in the tile's coordinates); keys past it are never visited.
+      rewriter.setInsertionPoint(rowTile);
+      Value kvEnd;
+      if (Value c = rowTile.getCausalOffset()) {
+        Location tl = rowTile.getLoc();
+        OpFoldResult m = tensor::getMixedSize(b, tl, rowTile.getQuery(), 2);
+        OpFoldResult n = tensor::getMixedSize(b, tl, rowTile.getKey(), 2);
+        AffineExpr d0, d1, d2;
+        bindDims(b.getContext(), d0, d1, d2);
+        MLIRContext *ctx = b.getContext();
+        OpFoldResult end = affine::makeComposedFoldedAffineMin(
+            b, tl, AffineMap::get(3, 0, {d0, d1 + d2}, ctx), {n, m, c});
+        end = affine::makeComposedFoldedAffineMax(
+            b, tl,
+            AffineMap::get(1, 0, {d0, getAffineConstantExpr(0, ctx)}, ctx),
+            {end});
+        kvEnd = getValueOrCreateConstantIndexOp(b, tl, end);
+      }
 
-    // Keys -> scf.for with step kv-tile, the state in iter_args.
-    scf::SCFTilingOptions inner;
-    inner.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
-    inner.setTileSizes({b.getIndexAttr(0), b.getIndexAttr(0),
-                        b.getIndexAttr(0), b.getIndexAttr(kvTile)});
-    FailureOr<scf::SCFTilingResult> keys = scf::tileUsingSCF(
-        rewriter, cast<TilingInterface>(rowTile.getOperation()), inner);
-    if (failed(keys))
-      return op.emitError("tx-tile-attention: tiling the keys of the "
-                          "tx.online_attention failed");
-    rewriter.replaceOp(rowTile, keys->replacements);
-    if (kvEnd) {
-      auto loop = cast<scf::ForOp>(keys->loops.front().getOperation());
-      rewriter.modifyOpInPlace(loop, [&] { loop.setUpperBound(kvEnd); });
-    }
+      scf::SCFTilingOptions inner;
+      inner.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
+      inner.setTileSizes({b.getIndexAttr(0), b.getIndexAttr(0),
+                          b.getIndexAttr(0), b.getIndexAttr(kvTile)});
+      FailureOr<scf::SCFTilingResult> keys = scf::tileUsingSCF(
+          rewriter, cast<TilingInterface>(rowTile.getOperation()), inner);
+      if (failed(keys))
+        return op.emitError("tx-tile-attention: tiling the keys of the "
+                            "tx.online_attention failed");
+      rewriter.replaceOp(rowTile, keys->replacements);
+      if (kvEnd) {
+        auto loop = cast<scf::ForOp>(keys->loops.front().getOperation());
+        rewriter.modifyOpInPlace(loop, [&] { loop.setUpperBound(kvEnd); });
+      }
 
-    if (decompose) {
-      auto step = cast<OnlineAttentionOp>(keys->tiledOps.back());
-      rewriter.setInsertionPoint(step);
-      FailureOr<SmallVector<Value>> parts = step.decomposeOperation(b);
-      if (failed(parts))
+      if (decompose) {
+        auto step = cast<OnlineAttentionOp>(keys->tiledOps.back());
+        rewriter.setInsertionPoint(step);
+        FailureOr<SmallVector<Value>> parts = step.decomposeOperation(b);
+        if (failed(parts))
+          return failure();
+        rewriter.replaceOp(step, *parts);
+      }
+      return state;
+    };
+
+    SmallVector<Value> state;
+    if (kvSplits == 1) {
+      FailureOr<SmallVector<Value>> st = tileState(whole);
+      if (failed(st))
         return failure();
-      rewriter.replaceOp(step, *parts);
+      state = *st;
+    } else {
+      OnlineAttentionOp part;
+      state = splitKeys(rewriter, op, whole, sz, part);
+      // The split's state is tiled like the whole op's.
+      rewriter.setInsertionPoint(part);
+      if (failed(tileState(part)))
+        return failure();
     }
 
     // O = (sum == 0) ? 0 : acc / sum, rounded once.
     rewriter.setInsertionPoint(op);
-    Value accF = rows->replacements[0], sumF = rows->replacements[2];
+    Value accF = state[0], sumF = state[2];
     Value oInit = tensor::EmptyOp::create(b, loc, oShape, elt);
     MLIRContext *ctx = b.getContext();
     AffineMap id4 = b.getMultiDimIdentityMap(4);
@@ -235,7 +427,7 @@ struct TxTileAttentionPass
     }
     // lse = (sum == 0) ? -inf : max + log(sum), from the final state (the
     // max and sum are in natural units of the scaled, masked scores).
-    Value mxF = rows->replacements[1];
+    Value mxF = state[1];
     AffineMap id3 = b.getMultiDimIdentityMap(3);
     Value lInit = tensor::EmptyOp::create(
         b, loc, SmallVector<OpFoldResult>{sz.B, sz.H, sz.Sq}, f32);

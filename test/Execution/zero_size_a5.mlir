@@ -11,6 +11,7 @@
 // resolved without loops; dynamic ones run zero-trip loops):
 // RUN: tx-opt %s --tx-cpu-pipeline="attention=tiled" | %run_cpu | FileCheck %s
 // RUN: tx-opt %s --tx-cpu-pipeline="attention=tiled attention-q-tile=3 attention-kv-tile=1" | %run_cpu | FileCheck %s
+// RUN: tx-opt %s --tx-cpu-pipeline="attention=tiled attention-q-tile=3 attention-kv-tile=1 attention-kv-splits=3" | %run_cpu | FileCheck %s
 
 func.func private @printMemrefF32(tensor<*xf32>)
 

@@ -7,9 +7,13 @@
 // RUN: not tx-opt %s --tx-cpu-pipeline="attention=tiled attention-q-tile=0" 2>&1 | FileCheck %s --check-prefix=QTILE
 // RUN: not tx-opt %s --tx-tile-attention="kv-tile=-3" 2>&1 | FileCheck %s --check-prefix=KVTILE
 // RUN: not tx-opt %s --tx-cpu-pipeline="attention=tiled attention-kv-tile=0" 2>&1 | FileCheck %s --check-prefix=KVTILE0
+// RUN: not tx-opt %s --tx-tile-attention="kv-splits=0" 2>&1 | FileCheck %s --check-prefix=SPLITS
+// RUN: not tx-opt %s --tx-cpu-pipeline="attention=tiled attention-kv-splits=-2" 2>&1 | FileCheck %s --check-prefix=SPLITSNEG
 // RUN: not tx-opt %s --tx-tile-attention="q-tile=abc" 2>&1 | FileCheck %s --check-prefix=PARSE
 // RUN: not tx-opt %s --tx-cpu-pipeline="attention=flash" 2>&1 | FileCheck %s --check-prefix=STRATEGY
 // QTILE: tile-attention-errors.mlir:{{[0-9]+}}:{{[0-9]+}}: error: tx-tile-attention: q-tile must be >= 1, got 0
+// SPLITS: tile-attention-errors.mlir:{{[0-9]+}}:{{[0-9]+}}: error: tx-tile-attention: kv-splits must be in [1, 65536], got 0
+// SPLITSNEG: error: tx-tile-attention: kv-splits must be in [1, 65536], got -2
 // KVTILE: tile-attention-errors.mlir:{{[0-9]+}}:{{[0-9]+}}: error: tx-tile-attention: kv-tile must be >= 1, got -3
 // KVTILE0: error: tx-tile-attention: kv-tile must be >= 1, got 0
 // PARSE: q-tile
