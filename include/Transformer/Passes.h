@@ -134,14 +134,16 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   Option<int64_t> attentionWarps{
       *this, "attention-warps",
       llvm::cl::desc("tx-attention-to-gpu warps: warps per CTA (0 = 4 for "
-                     "the CUDA-core kernel, 8 for the tensor-core kernel)"),
+                     "the CUDA-core kernel, 8 for the mma.sync kernel, with "
+                     "wgmma 4 at head dims <= 64 else 8)"),
       llvm::cl::init(0)};
   Option<int64_t> attentionQTile{
       *this, "attention-q-tile",
       llvm::cl::desc("tx-attention-to-gpu q-tile: query rows per CTA of the "
                      "CUDA-core kernel (0 = 8 per warp, 4 above head dim "
-                     "128); the tensor-core kernel uses 16 * "
-                     "attention-mma-row-tiles * warps"),
+                     "128); the tensor-core kernels use 16 * "
+                     "attention-mma-row-tiles * warps (mma.sync) or 16 * "
+                     "warps (wgmma)"),
       llvm::cl::init(0)};
   Option<bool> attentionTensorCores{
       *this, "attention-tensor-cores",
@@ -192,7 +194,8 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       *this, "attention-kv-tile",
       llvm::cl::desc("tx-attention-to-gpu kv-tile: keys per K/V step "
                      "(0 = 64, or 32 when a head dim exceeds 128 on CUDA "
-                     "cores or 64 on tensor cores)"),
+                     "cores or 64 on mma.sync; 128 with wgmma, 64 with a "
+                     "mask above head dim 64)"),
       llvm::cl::init(0)};
   Option<int64_t> blockSize{*this, "block-size",
                             llvm::cl::desc("Threads per CTA of the simple "

@@ -544,6 +544,18 @@ class Compile(unittest.TestCase):
                                out_dir=tempfile.mkdtemp(), name="bad")
         self.assertIn("'tx.softmax' op dim 3 is out of range [-1, 1)", str(cm.exception))
 
+    def test_compile_error_leaves_no_cache_entry(self):
+        cache = tempfile.mkdtemp()
+        os.environ["TX_CACHE_DIR"] = cache
+        try:
+            with self.assertRaises(tx.CompileError):
+                tx.compile_library("func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                                   "  %p = tx.softmax %x dim = 3 : tensor<4xf32>\n"
+                                   "  return %p : tensor<4xf32>\n}\n", chip="sm_90", name="bad")
+        finally:
+            del os.environ["TX_CACHE_DIR"]
+        self.assertEqual(os.listdir(cache), [])
+
     def test_bad_option(self):
         with self.assertRaisesRegex(tx.CompileError, "values must be non-empty words"):
             tx.compile_library("func.func @f()", softmax="a b")

@@ -115,6 +115,8 @@ def compile_library(source_or_path, chip="sm_90a", *, name=None, out_dir=None,
         err = CompileError("tx.compile: tx-compile.sh %s failed (exit %d):\n%s"
                            % (" ".join(words), p.returncode, tail))
         err.output = out
+        if work != out_dir:  # a failed build leaves nothing in the cache
+            shutil.rmtree(work, ignore_errors=True)
         raise err
     if verbose:
         print(out, end="")
