@@ -2256,7 +2256,8 @@ struct TxAttentionToGPUPass
         ShapedType::isDynamic(Hkv) || Hkv < 1 || H % Hkv != 0 || Sq < 1)
       return std::nullopt;
     int64_t G = H / Hkv;
-    if (G * Sq > decodeMaxRows)
+    // (G and Sq each checked first: their product can overflow int64.)
+    if (G > decodeMaxRows || Sq > decodeMaxRows || G * Sq > decodeMaxRows)
       return std::nullopt;
     if (!(elt.isF16() || elt.isBF16() || elt.isF32()))
       return std::nullopt;
