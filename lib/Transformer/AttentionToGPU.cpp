@@ -186,14 +186,18 @@ public:
     scaleNat = fcst(s);
     maskScale = fcst(log2e);
 
-    if (cfg.decode) {
-      emitDecode();
-      SmallVector<Value> results = {bufferization::ToTensorOp::create(
+    // The output (and log-sum-exp) buffers as the op's result tensors.
+    auto results = [&] {
+      SmallVector<Value> r = {bufferization::ToTensorOp::create(
           b, loc, oTy, out, /*restrict=*/true, /*writable=*/true)};
       if (lseOut)
-        results.push_back(bufferization::ToTensorOp::create(
+        r.push_back(bufferization::ToTensorOp::create(
             b, loc, lTy, lseOut, /*restrict=*/true, /*writable=*/true));
-      return results;
+      return r;
+    };
+    if (cfg.decode) {
+      emitDecode();
+      return results();
     }
 
     Value nQT = arith::CeilDivUIOp::create(b, loc, Sq, cst(cfg.qTile));
@@ -207,12 +211,7 @@ public:
       b.setInsertionPointToStart(ifAny.thenBlock());
       emitLaunch(blocks, nQT);
     }
-    SmallVector<Value> results = {bufferization::ToTensorOp::create(
-        b, loc, oTy, out, /*restrict=*/true, /*writable=*/true)};
-    if (lseOut)
-      results.push_back(bufferization::ToTensorOp::create(
-          b, loc, lTy, lseOut, /*restrict=*/true, /*writable=*/true));
-    return results;
+    return results();
   }
 
 private:
@@ -716,11 +715,6 @@ private:
     b.setInsertionPointToStart(&launch.getBody().front());
     return {launch.getThreadIds().x, launch.getBlockIds().x};
   }
-  /// Loads `n` elements (n = 1, or a 16-byte-or-smaller vector) of a global
-  /// buffer as an f32 vector of n (or a scalar when n == 1).
-  Value loadGlobalN(Value buf, ValueRange idx, int64_t n) {
-    return loadGlobal(buf, idx, n);
-  }
 
   void emitDecode() {
     const int64_t W = cfg.warps, Gs = cfg.decodeG, SqS = cfg.decodeSq;
@@ -819,7 +813,7 @@ private:
             SmallVector<Value> sc(P, fzero);
             for (int64_t c = 0; c < D; c += nv) {
               int64_t n = std::min<int64_t>(nv, D - c);
-              Value kv = loadGlobalN(k, ValueRange{bi, kh, jc, cst(c)}, n);
+              Value kv = loadGlobal(k, ValueRange{bi, kh, jc, cst(c)}, n);
               for (int64_t e = 0; e < n; e += 4) {
                 int64_t w4 = std::min<int64_t>(4, n - e);
                 for (int64_t r = 0; r < P; ++r) {
@@ -876,7 +870,7 @@ private:
               Value col = mul(lane, Cv);
               for (int64_t kk = 0; kk < 32; ++kk) {
                 Value jk = minsi(add(j0, kk), skLast);
-                Value vv = loadGlobalN(v, ValueRange{bi, kh, jk, col}, Cv);
+                Value vv = loadGlobal(v, ValueRange{bi, kh, jk, col}, Cv);
                 for (int64_t r = 0; r < P; ++r) {
                   Value pk = gpu::ShuffleOp::create(b, loc, p[r], kk, 32,
                                                     gpu::ShuffleMode::IDX)
