@@ -56,10 +56,14 @@ def main():
     ap.add_argument("--lib", required=True)
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--reps", type=int, default=15)
-    ap.add_argument("--only", default="", help="substring of the row label")
+    ap.add_argument("--only", action="append", default=[],
+                    help="run rows whose label (e.g. 'f16 B8 32/8 Sq1 Sk8192') contains this (repeatable: any)")
+    ap.add_argument("--variant", action="append", default=[], metavar="NAME=LIB",
+                    help="also time this library's kernels (same functions), printed after the table row")
     args = ap.parse_args()
     from torch.nn.attention import SDPBackend, sdpa_kernel
     lib = tx.load(args.lib)
+    variants = [(v.split("=", 1)[0], tx.load(v.split("=", 1)[1])) for v in args.variant]
     dev = "cuda"
     print("device:", torch.cuda.get_device_name(), "torch", torch.__version__)
     print("timing: %d launches per CUDA graph, median of %d replays (us per launch)" % (args.iters, args.reps))
@@ -69,7 +73,7 @@ def main():
     gen = torch.Generator(device=dev).manual_seed(0)
     for (dt, b, h, hkv, sq, sk) in ROWS:
         label = "%s B%d %d/%d Sq%d Sk%d" % (dt, b, h, hkv, sq, sk)
-        if args.only and args.only not in label:
+        if args.only and not any(o in label for o in args.only):
             continue
         dtype = torch.float16 if dt == "f16" else torch.bfloat16
         d = 128
@@ -114,6 +118,13 @@ def main():
                     res[name] = graph_time_us(call, args.iters, args.reps)
             except Exception as ex:
                 res[name] = None
+        extra = []
+        for name, vlib in variants:
+            vf = getattr(vlib, fn_of(dt, h, hkv, sq))
+            vf(q, k, v, out=out)
+            torch.cuda.synchronize()
+            verr = (out[:1].float() - ref).abs().max().item()
+            extra.append("%s %.1f us (err %.3g)" % (name, graph_time_us(lambda: vf(q, k, v, out=out), args.iters, args.reps), verr))
         src = torch.empty(kv_bytes // 2, dtype=torch.float16, device=dev)
         dst = torch.empty_like(src)
         t_copy = graph_time_us(lambda: dst.copy_(src), args.iters, args.reps)
@@ -124,6 +135,8 @@ def main():
         print("| %s | %d | %d/%d | %d | %d | %.1f | %s | %s | %s | %s | %s | %.2f | %.2f | %.3g |" % (
             dt, b, h, hkv, sq, sk, t_tx, fmt(res["flash"]), fmt(res["cudnn"]), fmt(res["efficient"]),
             fmt(best), ("%.2f" % (best / t_tx)) if best else "n/a", kv_bytes / (t_tx * 1e-6) / 1e12, copy_tbs, err))
+        if extra:
+            print("    variants: " + "; ".join(extra))
         sys.stdout.flush()
         del q, k, v, out, ref
         torch.cuda.empty_cache()

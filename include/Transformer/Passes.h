@@ -179,6 +179,12 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::desc("tx-attention-to-gpu kv-splits: key chunks of the "
                      "decode kernels (0 = from the chip's SM count)"),
       llvm::cl::init(0)};
+  Option<int64_t> attentionDecodeTileKeys{
+      *this, "attention-decode-tile-keys",
+      llvm::cl::desc("tx-attention-to-gpu decode-tile-keys: keys per warp "
+                     "step of the decode kernel (0 = 16 where D allows, "
+                     "else 32)"),
+      llvm::cl::init(0)};
   Option<int64_t> attentionNumSms{
       *this, "attention-num-sms",
       llvm::cl::desc("tx-attention-to-gpu num-sms: SMs of the target GPU for "

@@ -280,6 +280,8 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
            "Split-KV decode kernel: most packed query rows (G * Sq) per K/V head (1..32)">,
     Option<"kvSplits", "kv-splits", "int64_t", /*default=*/"0",
            "Split-KV decode kernel: chunks the keys are split into (0 = from the SM count: about 4 CTAs per SM over B * Hkv * splits CTAs, at least 256 keys per split); each CTA's 4 warps are parts of their own">,
+    Option<"decodeTileKeys", "decode-tile-keys", "int64_t", /*default=*/"0",
+           "Split-KV decode kernel: keys per warp step (0 = 16 when D is a multiple of 16 f16/bf16 or 8 f32 elements, else 32; 16 puts two lanes on each key, each with half of D)">,
     Option<"numSms", "num-sms", "int64_t", /*default=*/"132",
            "Split-KV decode kernel: streaming multiprocessors of the target GPU (132 on the H100/H200 SXM), for the automatic split count">,
   ];

@@ -60,6 +60,10 @@ using namespace mlir::tx;
 
 namespace {
 
+/// Shared memory of one SM of sm_80/sm_90 chips (bytes; a CTA reserves 1 KiB
+/// more than it asks for): how many decode CTAs run on an SM at once.
+constexpr int64_t kSmemPerSm = 233472;
+
 /// Tile sizes and the derived shared-memory layout of one kernel.
 struct FlashConfig {
   int64_t warps = 4;     // warps per CTA
@@ -76,6 +80,8 @@ struct FlashConfig {
   int64_t decodeG = 1, decodeSq = 1; // static G = H / Hkv and Sq (decode)
   int64_t kvSplits = 0;  // decode: key chunks (0 = from numSms)
   int64_t numSms = 132;  // decode: SMs of the target, for kvSplits = 0
+  int64_t decodeStages = 3; // decode: K/V tiles per warp in flight + 1
+  int64_t decodeTileKeys = 16; // decode: keys per warp step (32 / lanes per key)
   bool keyFlags = false; // tensor cores with a mask operand: per-tile key
                          // visibility flags in shared memory (see
                          // emitKeyVisibility)
@@ -108,7 +114,29 @@ struct FlashConfig {
   int64_t flagBytes() const {
     return keyFlags ? flagBuffers() * kvTile * flagGroups() : 0;
   }
+  // Split-KV decode kernel (bytes): Q (P x D f32), then per warp a P
+  // buffer (P x TK f32) and decodeStages tiles of TK K rows (padded by 16
+  // bytes) and TK V rows (TK = decodeTileKeys). After the key loop the same
+  // memory holds each warp's partial state (m, l, O: P x (Dv + 2) f32).
+  int64_t decodeRows() const { return decodeG * decodeSq; }
+  int64_t decodeKStride() const { return D + 16 / eltBytes; }
+  int64_t decodeQBytes() const { return 4 * decodeRows() * D; }
+  int64_t decodePBytes() const { return 4 * decodeRows() * decodeTileKeys; }
+  int64_t decodeKBytes() const {
+    return decodeTileKeys * decodeKStride() * eltBytes;
+  }
+  int64_t decodeVBytes() const { return decodeTileKeys * Dv * eltBytes; }
+  int64_t decodeWarpBytes() const {
+    return decodePBytes() + decodeStages * (decodeKBytes() + decodeVBytes());
+  }
+  int64_t decodeStateBytes() const { return 4 * decodeRows() * (Dv + 2); }
+  int64_t decodeSmemBytes() const {
+    return decodeQBytes() +
+           warps * std::max(decodeWarpBytes(), decodeStateBytes());
+  }
   int64_t smemBytes() const {
+    if (decode)
+      return decodeSmemBytes();
     // wgmma: Q, then K and V twice (double buffer), 128B-swizzled without
     // padding, plus 1 KiB to align the start to a swizzle atom.
     if (wgmma)
@@ -727,20 +755,25 @@ private:
     Value Hkv = arith::DivUIOp::create(b, loc, H, G);
     Value bh = mul(B, Hkv);
 
-    // Splits: about 4 CTAs per SM over B * Hkv * splits CTAs, at least
-    // 256 keys (2 tiles per warp) per split; whole tiles of 32 keys.
+    // Splits: one wave of CTAs (as many as fit on num-sms SMs at once, from
+    // the shared memory per CTA) over B * Hkv * splits, at least 2 tiles
+    // per warp per split; whole tiles of 32 keys. Fewer, longer CTAs keep
+    // each warp's pipeline full; B * Hkv beyond one wave takes 1 split.
     Value nSplit;
     if (cfg.kvSplits > 0) {
       nSplit = cst(cfg.kvSplits);
     } else {
-      Value want = ceilDiv(cst(4 * cfg.numSms), maxsi(bh, one));
+      int64_t perSm = std::clamp<int64_t>(
+          kSmemPerSm / (cfg.decodeSmemBytes() + 1024), 1, 64 / W);
+      Value want = arith::DivUIOp::create(b, loc, cst(perSm * cfg.numSms),
+                                          maxsi(bh, one));
       Value most = ceilDiv(Sk, cst(64 * W));
       nSplit = maxsi(minsi(want, most), one);
     }
     Value keysPerSplit =
         maxsi(mul(ceilDiv(ceilDiv(Sk, nSplit), cst(32)), 32), cst(32));
     nSplit = maxsi(ceilDiv(Sk, keysPerSplit), one);
-    Value nParts = mul(nSplit, W);
+    Value nParts = nSplit; // one part per CTA
     Value nRows = mul(mul(B, H), Sq);
     auto buf1d = MemRefType::get({ShapedType::kDynamic}, f32);
     Value oPart = memref::AllocOp::create(
@@ -751,10 +784,25 @@ private:
     // mlPart[(nParts + p) * nRows + row], O at oPart[(p * nRows + row) * Dv].
 
     // ---- kernel 1: split-KV partial states ----
+    // Shared memory: Q (P x D f32, pre-scaled), then per warp its P buffer
+    // (P x 32 f32) and S stages of one 32-key tile each: K rows padded by 16
+    // bytes (lane j reads row j: 8 consecutive lanes hit distinct banks)
+    // and V rows. Each warp runs its own cp.async pipeline, S - 1 tiles
+    // ahead, synchronized by warp barriers only.
+    const int64_t S = cfg.decodeStages;
+    const int64_t TK = cfg.decodeTileKeys; // keys per warp step
+    const int64_t LPK = 32 / TK;           // lanes per key
+    const int64_t DL = D / LPK;            // K columns per lane
+    const int64_t kStr = cfg.decodeKStride();
+    const int64_t qBytes = cfg.decodeQBytes(), pBytes = cfg.decodePBytes();
+    const int64_t kBytes = cfg.decodeKBytes(), vBytes = cfg.decodeVBytes();
+    const int64_t warpBytes = cfg.decodeWarpBytes();
     Value blocks = mul(bh, nSplit);
     ifThen(cmpi(arith::CmpIPredicate::ugt, blocks, zero), [&] {
       OpBuilder::InsertionGuard g(b);
-      auto [tidV, bid] = emitPlainLaunch(blocks, 32 * W, 4 * P * D);
+      auto [tidV, bid] = emitPlainLaunch(blocks, 32 * W, cfg.decodeSmemBytes());
+      b.getBlock()->getParentOp()->setAttr(kRequiredChipAttr,
+                                           b.getStringAttr("sm_80"));
       tid = tidV;
       Value lane = arith::RemUIOp::create(b, loc, tid, cst(32));
       Value warp = arith::DivUIOp::create(b, loc, tid, cst(32));
@@ -768,9 +816,76 @@ private:
           b, loc,
           MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                           MemRefLayoutAttrInterface(), wg));
+      auto view = [&](Value off, ArrayRef<int64_t> shape, Type et) -> Value {
+        auto ty = MemRefType::get(shape, et, MemRefLayoutAttrInterface(), wg);
+        return memref::ViewOp::create(b, loc, ty, base, off, ValueRange{});
+      };
       Value qs = smemView(base, 0, P * D);
+      Value warpBase = add(cst(qBytes), mul(warp, warpBytes));
+      Value ps = view(warpBase, {P * TK}, f32);
+      // Stage s of this warp: K at kView(s), V at vView(s).
+      auto stageOff = [&](Value s) {
+        return add(add(warpBase, pBytes), mul(s, kBytes + vBytes));
+      };
+      auto kView = [&](Value s) { return view(stageOff(s), {TK, kStr}, elt); };
+      auto vView = [&](Value s) {
+        return view(add(stageOff(s), kBytes), {TK, Dv}, elt);
+      };
       // Packed row r: head kh * G + r / Sq, query row r % Sq.
       auto headOf = [&](int64_t r) { return add(mul(kh, Gs), r / SqS); };
+
+      Value kBegin = mul(sp, keysPerSplit);
+      Value kEnd = minsi(Sk, add(kBegin, keysPerSplit));
+      Value nT = ceilDiv(maxsi(sub(kEnd, kBegin), zero), cst(TK));
+      // This warp's tiles: warp, warp + W, ... (nLocal of them).
+      Value nLocal = ceilDiv(maxsi(sub(nT, warp), zero), cst(W));
+      Value skLast = sub(Sk, one);
+      Value shift = sub(Sk, Sq); // causal: key j visible iff j <= i + shift
+      Value mb = mask && !maskBatchBcast ? bi : zero;
+      auto tileStart = [&](Value u) {
+        return add(kBegin, mul(add(warp, mul(u, W)), TK));
+      };
+
+      // cp.async of local tile u (when it exists) into stage u % S; rows
+      // past the chunk are zero-filled, never read. Always one group.
+      auto tokTy = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+      auto issue = [&](Value u) -> Value {
+        ifThen(cmpi(arith::CmpIPredicate::ult, u, nLocal), [&] {
+          Value j0 = tileStart(u);
+          Value s = arith::RemUIOp::create(b, loc, u, cst(S));
+          auto copyRows = [&](Value buf, Value dst, int64_t width) {
+            int64_t cpr = width / nv; // 16-byte chunks per row
+            for (int64_t c0 = 0; c0 < TK * cpr; c0 += 32) {
+              Value c = add(lane, c0);
+              auto copy = [&] {
+                Value r = arith::DivUIOp::create(b, loc, c, cst(cpr));
+                Value col =
+                    mul(arith::RemUIOp::create(b, loc, c, cst(cpr)), nv);
+                Value gRow = add(j0, r);
+                Value ok = cmpi(arith::CmpIPredicate::ult, gRow, kEnd);
+                Value n = select(ok, cst(nv), zero);
+                nvgpu::DeviceAsyncCopyOp::create(
+                    b, loc, tokTy, dst, ValueRange{r, col}, buf,
+                    ValueRange{bi, kh, minsi(gRow, skLast), col},
+                    b.getIndexAttr(nv), n, b.getUnitAttr());
+              };
+              if (c0 + 32 <= TK * cpr)
+                copy();
+              else
+                ifThen(cmpi(arith::CmpIPredicate::ult, c, cst(TK * cpr)),
+                       copy);
+            }
+          };
+          copyRows(k, kView(s), D);
+          copyRows(v, vView(s), Dv);
+        });
+        return asyncCommit();
+      };
+      Value allLanes = arith::ConstantIntOp::create(b, loc, b.getI32Type(), -1);
+      auto syncWarp = [&] { NVVM::SyncWarpOp::create(b, loc, allLanes); };
+      // The first S - 1 tiles are in flight while Q is loaded.
+      for (int64_t s = 0; s + 1 < S; ++s)
+        issue(cst(s));
       // Q rows, pre-scaled, f32.
       scf::ForOp::create(
           b, loc, tid, cst(P * D), cst(32 * W), ValueRange{},
@@ -785,14 +900,7 @@ private:
             memref::StoreOp::create(b, loc, fmul(x, scaleNat), qs, idx);
             scf::YieldOp::create(b, loc);
           });
-      gpu::BarrierOp::create(b, loc);
-
-      Value kBegin = mul(sp, keysPerSplit);
-      Value kEnd = minsi(Sk, add(kBegin, keysPerSplit));
-      Value nT = ceilDiv(maxsi(sub(kEnd, kBegin), zero), cst(32));
-      Value skLast = sub(Sk, one);
-      Value shift = sub(Sk, Sq); // causal: key j visible iff j <= i + shift
-      Value mb = mask && !maskBatchBcast ? bi : zero;
+      gpu::BarrierOp::create(b, loc); // Q is in shared memory
 
       SmallVector<Value> init;
       for (int64_t r = 0; r < P; ++r)
@@ -803,30 +911,43 @@ private:
         init.push_back(fzero); // O (columns lane * Cv + c)
 
       auto tLoop = scf::ForOp::create(
-          b, loc, warp, nT, cst(W), init,
-          [&](OpBuilder &, Location, Value t, ValueRange carried) {
-            Value j0 = add(kBegin, mul(t, 32));
-            Value j = add(j0, lane);
+          b, loc, zero, nLocal, one, init,
+          [&](OpBuilder &, Location, Value u, ValueRange carried) {
+            // Every lane is done with stage (u - 1) % S (and the P buffer)
+            // before tile u + S - 1 is copied over it.
+            syncWarp();
+            asyncWait(issue(add(u, S - 1)), S - 1); // tile u has landed
+            syncWarp();
+            Value s = arith::RemUIOp::create(b, loc, u, cst(S));
+            Value ks = kView(s), vs = vView(s);
+            Value j0 = tileStart(u);
+            // Lane: key kk of the tile, columns [part * DL, part * DL + DL).
+            Value kk = arith::RemUIOp::create(b, loc, lane, cst(TK));
+            Value part = arith::DivUIOp::create(b, loc, lane, cst(TK));
+            Value j = add(j0, kk);
             Value valid = cmpi(arith::CmpIPredicate::ult, j, kEnd);
             Value jc = minsi(j, skLast);
             // S = Q K^T for the lane's key and every packed row.
             SmallVector<Value> sc(P, fzero);
-            for (int64_t c = 0; c < D; c += nv) {
-              int64_t n = std::min<int64_t>(nv, D - c);
-              Value kv = loadGlobal(k, ValueRange{bi, kh, jc, cst(c)}, n);
-              for (int64_t e = 0; e < n; e += 4) {
-                int64_t w4 = std::min<int64_t>(4, n - e);
+            Value col0 = mul(part, DL);
+            for (int64_t c = 0; c < DL; c += nv) {
+              Value kv = toF32(vector::LoadOp::create(
+                  b, loc, vec(nv, elt), ks, ValueRange{kk, add(col0, c)},
+                  /*nontemporal=*/false, llvm::MaybeAlign(16)));
+              for (int64_t e = 0; e < nv; e += 4)
                 for (int64_t r = 0; r < P; ++r) {
-                  Value qv = w4 == 4 ? loadShared(qs, cst(r * D + c + e), 4)
-                                     : Value();
-                  for (int64_t x = 0; x < w4; ++x) {
-                    Value qx = qv ? lanePart(qv, x)
-                                  : loadShared(qs, cst(r * D + c + e + x), 1);
-                    sc[r] = fma(qx, lanePart(kv, e + x), sc[r]);
-                  }
+                  Value qv = loadShared(qs, add(col0, r * D + c + e), 4);
+                  for (int64_t x = 0; x < 4; ++x)
+                    sc[r] = fma(lanePart(qv, x), lanePart(kv, e + x), sc[r]);
                 }
-              }
             }
+            // The LPK lanes of a key add their column shares.
+            for (int64_t r = 0; r < P; ++r)
+              for (int64_t off = TK; off < 32; off *= 2)
+                sc[r] = fadd(sc[r], gpu::ShuffleOp::create(
+                                        b, loc, sc[r], off, 32,
+                                        gpu::ShuffleMode::XOR)
+                                        .getShuffleResult());
             // Hidden keys: past the chunk, the causal diagonal, the mask.
             for (int64_t r = 0; r < P; ++r) {
               int64_t i = r % SqS;
@@ -849,39 +970,59 @@ private:
                     cmpi(arith::CmpIPredicate::sle, j, add(shift, cst(i))));
               sc[r] = select(ok, x, negInf);
             }
-            // Online softmax per row.
+            // Online softmax per row; P to the warp's P buffer (written by
+            // the first lane of each key; l counts each key LPK times).
             SmallVector<Value> next(P * (2 + Cv));
-            SmallVector<Value> p(P);
+            SmallVector<Value> pr(P);
             for (int64_t r = 0; r < P; ++r) {
               Value m = carried[r], l = carried[P + r];
               Value mNew = fmax(m, warpAllReduce(sc[r], /*isMax=*/true));
               Value mSafe = select(feq(mNew, negInf), fzero, mNew);
               Value alpha = exp2Of(fsub(m, mSafe));
-              p[r] = exp2Of(fsub(sc[r], mSafe));
+              Value p = pr[r] = exp2Of(fsub(sc[r], mSafe));
               next[r] = mNew;
-              next[P + r] = fadd(fmul(l, alpha), p[r]);
+              next[P + r] = fadd(fmul(l, alpha), p);
               for (int64_t c = 0; c < Cv; ++c)
                 next[2 * P + r * Cv + c] =
                     fmul(carried[2 * P + r * Cv + c], alpha);
             }
-            // O += P V: key j0 + kk's P from lane kk; V row read once.
+            ifThen(cmpi(arith::CmpIPredicate::eq, part, zero), [&] {
+              for (int64_t r = 0; r < P; ++r)
+                memref::StoreOp::create(b, loc, pr[r], ps,
+                                        ValueRange{add(kk, r * TK)});
+            });
+            syncWarp();
+            // O += P V: each V row read once from shared memory, P of 4
+            // keys per broadcast load.
             auto emitPV = [&](bool sel) -> SmallVector<Value> {
               SmallVector<Value> o(next.begin() + 2 * P, next.end());
               Value col = mul(lane, Cv);
-              for (int64_t kk = 0; kk < 32; ++kk) {
-                Value jk = minsi(add(j0, kk), skLast);
-                Value vv = loadGlobal(v, ValueRange{bi, kh, jk, col}, Cv);
-                for (int64_t r = 0; r < P; ++r) {
-                  Value pk = gpu::ShuffleOp::create(b, loc, p[r], kk, 32,
-                                                    gpu::ShuffleMode::IDX)
-                                 .getShuffleResult();
-                  Value hidden = sel ? feq(pk, fzero) : Value();
-                  for (int64_t c = 0; c < Cv; ++c) {
-                    Value acc = fma(pk, lanePart(vv, c), o[r * Cv + c]);
-                    // A hidden key (P == 0) contributes nothing, whatever
-                    // V holds (0 * NaN is NaN).
-                    o[r * Cv + c] = sel ? select(hidden, o[r * Cv + c], acc)
-                                        : acc;
+              for (int64_t k4 = 0; k4 < TK; k4 += 4) {
+                SmallVector<Value> p4(P);
+                for (int64_t r = 0; r < P; ++r)
+                  p4[r] = loadShared(ps, cst(r * TK + k4), 4);
+                for (int64_t kk = k4; kk < k4 + 4; ++kk) {
+                  Value vv = toF32(
+                      Cv == 1 ? memref::LoadOp::create(b, loc, vs,
+                                                       ValueRange{cst(kk), col})
+                                    .getResult()
+                              : vector::LoadOp::create(
+                                    b, loc, vec(Cv, elt), vs,
+                                    ValueRange{cst(kk), col},
+                                    /*nontemporal=*/false,
+                                    llvm::MaybeAlign(std::min<int64_t>(
+                                        16, Cv * cfg.eltBytes)))
+                                    .getResult());
+                  for (int64_t r = 0; r < P; ++r) {
+                    Value pk = lanePart(p4[r], kk - k4);
+                    Value hidden = sel ? feq(pk, fzero) : Value();
+                    for (int64_t c = 0; c < Cv; ++c) {
+                      Value acc = fma(pk, lanePart(vv, c), o[r * Cv + c]);
+                      // A hidden key (P == 0) contributes nothing, whatever
+                      // V holds (0 * NaN is NaN).
+                      o[r * Cv + c] =
+                          sel ? select(hidden, o[r * Cv + c], acc) : acc;
+                    }
                   }
                 }
               }
@@ -892,12 +1033,14 @@ private:
               o = emitPV(true);
             } else {
               // Only the chunk's last tile, and causal tiles that reach past
-              // the first row's diagonal, can hold hidden keys.
-              Value need = cmpi(arith::CmpIPredicate::sgt, add(j0, 32), kEnd);
+              // the first row's diagonal, can hold hidden keys (rows past
+              // the chunk are zero-filled, but a causal key inside it may
+              // hold anything).
+              Value need = cmpi(arith::CmpIPredicate::sgt, add(j0, TK), kEnd);
               if (op.getCausal())
                 need = arith::OrIOp::create(
                     b, loc, need,
-                    cmpi(arith::CmpIPredicate::sgt, add(j0, 31), shift));
+                    cmpi(arith::CmpIPredicate::sgt, add(j0, TK - 1), shift));
               SmallVector<Type> types(P * Cv, f32);
               auto ifNeed = scf::IfOp::create(b, loc, types, need, true);
               OpBuilder::InsertionGuard gd(b);
@@ -911,30 +1054,87 @@ private:
               next[2 * P + x] = o[x];
             scf::YieldOp::create(b, loc, next);
           });
+      asyncWaitAll(); // no cp.async left in flight
+      gpu::BarrierOp::create(b, loc); // every warp is done with its stages
 
-      // The warp's part: m, l (summed over lanes), O.
-      Value part = add(mul(sp, W), warp);
+      // Each warp's state to shared memory (over its stages): m, l (summed
+      // over lanes), O.
+      Value st = view(warpBase, {P * (Dv + 2)}, f32);
       for (int64_t r = 0; r < P; ++r) {
-        Value h = headOf(r);
-        Value row = add(mul(add(mul(bi, H), h), Sq), cst(r % SqS));
-        Value pr = add(mul(part, nRows), row);
         Value l = warpAllReduce(tLoop.getResult(P + r), /*isMax=*/false);
+        if (LPK > 1)
+          l = fmul(l, fcst(1.0 / LPK));
         ifThen(cmpi(arith::CmpIPredicate::eq, lane, zero), [&] {
-          memref::StoreOp::create(b, loc, tLoop.getResult(r), mlPart, pr);
-          memref::StoreOp::create(b, loc, l, mlPart,
-                                  add(mul(add(nParts, part), nRows), row));
+          memref::StoreOp::create(b, loc, tLoop.getResult(r), st, cst(r));
+          memref::StoreOp::create(b, loc, l, st, cst(P + r));
         });
-        Value oBase = add(mul(pr, Dv), mul(lane, Cv));
         for (int64_t c = 0; c < Cv; ++c)
-          memref::StoreOp::create(b, loc, tLoop.getResult(2 * P + r * Cv + c),
-                                  oPart, add(oBase, c));
+          memref::StoreOp::create(
+              b, loc, tLoop.getResult(2 * P + r * Cv + c), st,
+              add(mul(lane, Cv), 2 * P + r * Dv + c));
       }
+      gpu::BarrierOp::create(b, loc);
+      // The CTA's part (split sp) of each row: warp w combines rows w,
+      // w + W, ... with the log-sum-exp rule (as the merge kernel does).
+      auto stOf = [&](int64_t w) {
+        return view(cst(qBytes + w * warpBytes), {P * (Dv + 2)}, f32);
+      };
+      scf::ForOp::create(
+          b, loc, warp, cst(P), cst(W), ValueRange{},
+          [&](OpBuilder &, Location, Value r, ValueRange) {
+            Value M = negInf;
+            for (int64_t w = 0; w < W; ++w)
+              M = fmax(M, memref::LoadOp::create(b, loc, stOf(w), r));
+            Value mSafe = select(feq(M, negInf), fzero, M);
+            Value L = fzero;
+            SmallVector<Value> o(Cv, fzero);
+            for (int64_t w = 0; w < W; ++w) {
+              Value sw = stOf(w);
+              Value wt = exp2Of(fsub(memref::LoadOp::create(b, loc, sw, r),
+                                     mSafe)); // 0 for an empty warp
+              Value dead = feq(wt, fzero);
+              Value lw = memref::LoadOp::create(b, loc, sw, add(r, P));
+              L = fadd(L, select(dead, fzero, fmul(wt, lw)));
+              Value oBase = add(mul(r, Dv), add(mul(lane, Cv), 2 * P));
+              for (int64_t c = 0; c < Cv; ++c) {
+                Value ov = memref::LoadOp::create(b, loc, sw, add(oBase, c));
+                o[c] = select(dead, o[c], fma(wt, ov, o[c]));
+              }
+            }
+            // Packed row r: head kh * G + r / Sq, query row r % Sq.
+            Value h = add(mul(kh, Gs), arith::DivUIOp::create(b, loc, r,
+                                                              cst(SqS)));
+            Value i = arith::RemUIOp::create(b, loc, r, cst(SqS));
+            Value row = add(mul(add(mul(bi, H), h), Sq), i);
+            auto ifOne = scf::IfOp::create(
+                b, loc, cmpi(arith::CmpIPredicate::eq, nSplit, one), true);
+            OpBuilder::InsertionGuard gd(b);
+            // One split: the CTA's state is the row's; no merge kernel.
+            b.setInsertionPointToStart(ifOne.thenBlock());
+            storeDecodeRow(o, M, L, lane, bi, h, i);
+            // Else the CTA's part, for the merge kernel.
+            b.setInsertionPointToStart(ifOne.elseBlock());
+            Value pr = add(mul(sp, nRows), row);
+            ifThen(cmpi(arith::CmpIPredicate::eq, lane, zero), [&] {
+              memref::StoreOp::create(b, loc, M, mlPart, pr);
+              memref::StoreOp::create(b, loc, L, mlPart,
+                                      add(mul(add(nParts, sp), nRows), row));
+            });
+            Value oBase = add(mul(pr, Dv), mul(lane, Cv));
+            for (int64_t c = 0; c < Cv; ++c)
+              memref::StoreOp::create(b, loc, o[c], oPart, add(oBase, c));
+            b.setInsertionPointAfter(ifOne);
+            scf::YieldOp::create(b, loc);
+          });
     });
 
     // ---- kernel 2: merge the parts of each query row ----
     const int64_t RW = 4; // rows (warps) per CTA
     Value mBlocks = ceilDiv(nRows, cst(RW));
-    ifThen(cmpi(arith::CmpIPredicate::ugt, mBlocks, zero), [&] {
+    ifThen(arith::AndIOp::create(
+               b, loc, cmpi(arith::CmpIPredicate::ugt, mBlocks, zero),
+               cmpi(arith::CmpIPredicate::ugt, nSplit, one)),
+           [&] {
       OpBuilder::InsertionGuard g(b);
       auto [tidV, bid] = emitPlainLaunch(mBlocks, 32 * RW, 0);
       tid = tidV;
@@ -956,42 +1156,73 @@ private:
             });
         Value M = warpAllReduce(mLoop.getResult(0), /*isMax=*/true);
         Value mSafe = select(feq(M, negInf), fzero, M);
+        // Parts in groups of 32: lane x loads part g + x's (m, l) and
+        // weight; O rows of the group are then read with all 32 loads in
+        // flight (the weights come by shuffles).
         SmallVector<Value> init(1 + Cv, fzero);
+        Value lastPart = sub(nParts, one);
         auto pLoop = scf::ForOp::create(
-            b, loc, zero, nParts, one, init,
-            [&](OpBuilder &, Location, Value pp, ValueRange acc) {
-              Value pr = add(mul(pp, nRows), row);
+            b, loc, zero, nParts, cst(32), init,
+            [&](OpBuilder &, Location, Value g0, ValueRange acc) {
+              Value pp = add(g0, lane);
+              Value in = cmpi(arith::CmpIPredicate::ult, pp, nParts);
+              Value pc = minsi(pp, lastPart);
+              Value pr = add(mul(pc, nRows), row);
               Value m = memref::LoadOp::create(b, loc, mlPart, ValueRange{pr});
               Value l = memref::LoadOp::create(
                   b, loc, mlPart,
-                  ValueRange{add(mul(add(nParts, pp), nRows), row)});
-              Value w = exp2Of(fsub(m, mSafe)); // 0 for an empty part
+                  ValueRange{add(mul(add(nParts, pc), nRows), row)});
+              // 0 for an empty part and for lanes past the last part.
+              Value w = select(in, exp2Of(fsub(m, mSafe)), fzero);
               Value dead = feq(w, fzero);
               SmallVector<Value> nx;
               nx.push_back(fadd(acc[0], select(dead, fzero, fmul(w, l))));
-              Value oBase = add(mul(pr, Dv), mul(lane, Cv));
-              for (int64_t c = 0; c < Cv; ++c) {
-                Value ov = memref::LoadOp::create(b, loc, oPart,
-                                                  ValueRange{add(oBase, c)});
-                nx.push_back(select(dead, acc[1 + c], fma(w, ov, acc[1 + c])));
+              SmallVector<Value> o(acc.begin() + 1, acc.end());
+              for (int64_t x = 0; x < 32; ++x) {
+                Value wx = gpu::ShuffleOp::create(b, loc, w, x, 32,
+                                                  gpu::ShuffleMode::IDX)
+                               .getShuffleResult();
+                Value deadX = feq(wx, fzero);
+                Value px = minsi(add(g0, x), lastPart);
+                Value oBase = add(mul(add(mul(px, nRows), row), Dv),
+                                  mul(lane, Cv));
+                for (int64_t c = 0; c < Cv; ++c) {
+                  Value ov = memref::LoadOp::create(b, loc, oPart,
+                                                    ValueRange{add(oBase, c)});
+                  o[c] = select(deadX, o[c], fma(wx, ov, o[c]));
+                }
               }
+              nx.append(o.begin(), o.end());
               scf::YieldOp::create(b, loc, nx);
             });
-        Value L = pLoop.getResult(0);
-        Value inv = select(feq(L, fzero), fzero,
-                           arith::DivFOp::create(b, loc, fcst(1.0), L));
-        for (int64_t c = 0; c < Cv; ++c) {
-          Value y = fmul(pLoop.getResult(1 + c), inv);
-          if (elt != f32)
-            y = arith::TruncFOp::create(b, loc, elt, y);
-          memref::StoreOp::create(b, loc, y, out,
-                                  ValueRange{bi, h, i, add(mul(lane, Cv), c)});
-        }
-        if (lseOut)
-          ifThen(cmpi(arith::CmpIPredicate::eq, lane, zero),
-                 [&] { storeLse(M, L, bi, h, i); });
+        Value L = warpAllReduce(pLoop.getResult(0), /*isMax=*/false);
+        storeDecodeRow(
+            SmallVector<Value>(pLoop.getResults().begin() + 1,
+                               pLoop.getResults().end()),
+            M, L, lane, bi, h, i);
       });
     });
+  }
+
+  /// The decode kernels' last step for query row (bi, h, i): the lane's Cv
+  /// output columns O / L in Q's type (zeros for a row that saw no key,
+  /// L = 0), and the row's log-sum-exp M + log L (lane 0) when requested.
+  void storeDecodeRow(ArrayRef<Value> o, Value M, Value L, Value lane,
+                      Value bi, Value h, Value i) {
+    const int64_t Cv = cfg.Dv / 32;
+    Value fzero = fcst(0.0);
+    Value inv = select(feq(L, fzero), fzero,
+                       arith::DivFOp::create(b, loc, fcst(1.0), L));
+    for (int64_t c = 0; c < Cv; ++c) {
+      Value y = fmul(o[c], inv);
+      if (elt != f32)
+        y = arith::TruncFOp::create(b, loc, elt, y);
+      memref::StoreOp::create(b, loc, y, out,
+                              ValueRange{bi, h, i, add(mul(lane, Cv), c)});
+    }
+    if (lseOut)
+      ifThen(cmpi(arith::CmpIPredicate::eq, lane, cst(0)),
+             [&] { storeLse(M, L, bi, h, i); });
   }
 
   // ---- tensor-core kernel -------------------------------------------------
@@ -2241,7 +2472,8 @@ struct TxAttentionToGPUPass
   /// whole number of 16-byte loads, Dv = 32 * a power of two up to 256.
   std::optional<FlashConfig> decodeConfigFor(AttentionOp op, Type elt,
                                              int64_t D, int64_t Dv) {
-    if (!decode)
+    // cp.async: sm_80.
+    if (!decode || sm < 80)
       return std::nullopt;
     int64_t H = op.getQuery().getType().getDimSize(1);
     int64_t Sq = op.getQuery().getType().getDimSize(2);
@@ -2269,6 +2501,25 @@ struct TxAttentionToGPUPass
     c.decodeSq = Sq;
     c.kvSplits = kvSplits;
     c.numSms = numSms;
+    // Keys per warp step: 16 (two lanes per key, half of D each) where D
+    // splits into whole 16-byte loads, else 32; each warp runs a cp.async
+    // pipeline of `stages` steps (default 3). Defaults that do not fit
+    // max-shared-memory shrink: fewer stages, then fewer warps; forced
+    // values that do not fit are an error (runOnOperation).
+    c.warps = warps ? int64_t(warps) : 4;
+    c.decodeTileKeys = decodeTileKeys ? int64_t(decodeTileKeys)
+                       : D % (2 * (16 / eltBytes)) == 0 ? 16
+                                                        : 32;
+    c.decodeStages = stages ? int64_t(stages) : 3;
+    while (c.decodeSmemBytes() > maxSharedMemory && !stages &&
+           c.decodeStages > 2)
+      --c.decodeStages;
+    while (c.decodeSmemBytes() > maxSharedMemory && !warps && c.warps > 1)
+      c.warps /= 2;
+    // Defaults that still do not fit: the flash kernels instead.
+    if (c.decodeSmemBytes() > maxSharedMemory && !warps && !stages &&
+        !decodeTileKeys)
+      return std::nullopt;
     return c;
   }
 
@@ -2296,6 +2547,9 @@ struct TxAttentionToGPUPass
     if (numSms < 1 || numSms > 4096)
       return fail("num-sms must be in [1, 4096], got " +
                   Twine(int64_t(numSms)));
+    if (decodeTileKeys != 0 && decodeTileKeys != 16 && decodeTileKeys != 32)
+      return fail("decode-tile-keys must be 0 (from D), 16 or 32, got " +
+                  Twine(int64_t(decodeTileKeys)));
     if (stages != 0 && (stages < 2 || stages > 4))
       return fail("stages must be 0 (2) or in [2, 4], got " +
                   Twine(int64_t(stages)));
@@ -2324,6 +2578,24 @@ struct TxAttentionToGPUPass
       }
       Type elt = op.getQuery().getType().getElementType();
       if (std::optional<FlashConfig> dc = decodeConfigFor(op, elt, D, Dv)) {
+        if (dc->decodeTileKeys == 16 &&
+            D % (2 * (16 / dc->eltBytes)) != 0) {
+          op.emitError("tx-attention-to-gpu: decode-tile-keys = 16 splits D "
+                       "over two lanes and needs D to be a multiple of ")
+              << 2 * (16 / dc->eltBytes) << ", got D = " << D;
+          return signalPassFailure();
+        }
+        if (dc->decodeSmemBytes() > maxSharedMemory) {
+          op.emitError("tx-attention-to-gpu: the decode kernel needs ")
+              << dc->decodeSmemBytes()
+              << " bytes of shared memory (warps " << dc->warps
+              << ", stages " << dc->decodeStages << ", decode-tile-keys "
+              << dc->decodeTileKeys << ", G * Sq " << dc->decodeRows()
+              << ", D " << D << ", Dv " << Dv
+              << "), more than max-shared-memory = "
+              << int64_t(maxSharedMemory);
+          return signalPassFailure();
+        }
         OpBuilder b(op);
         SmallVector<Value> results = FlashKernelBuilder(b, op, *dc).build();
         op->replaceAllUsesWith(results);

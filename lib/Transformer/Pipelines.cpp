@@ -317,6 +317,7 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
     at.decode = options.attentionDecode;
     at.decodeMaxRows = options.attentionDecodeMaxRows;
     at.kvSplits = options.attentionKvSplits;
+    at.decodeTileKeys = options.attentionDecodeTileKeys;
     // The chip decides the tensor-core kernel (sm_80+) and the largest
     // dynamic shared memory per CTA (opt-in maximum of each architecture).
     char suffix = 0;

@@ -1,35 +1,70 @@
 // The split-KV decode kernels of tx-attention-to-gpu (issue #17): few query
 // rows per K/V head (G * Sq <= decode-max-rows, static) become a split-KV
-// kernel (one CTA per batch, K/V head and key chunk; lanes own keys, P by
-// shuffles) and a merge kernel, with a device workspace for the parts.
+// kernel (one CTA per batch, K/V head and key chunk; each warp a cp.async
+// pipeline of its own over 16-key tiles, two lanes per key; the CTA's warps
+// combined in shared memory) and a merge kernel (only when there is more
+// than one split), with a device workspace for the parts.
 // Numerics are checked on the GPU by harness/check.py ("decode ..." rows).
 // RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu))" | FileCheck %s
 // RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{decode=false}))" | FileCheck %s --check-prefix=OFF
 // RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{decode-max-rows=2}))" | FileCheck %s --check-prefix=OFF
+// Below sm_80 (no cp.async) the op takes the CUDA-core flash kernel.
+// RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{sm=75}))" | FileCheck %s --check-prefix=OLD
 // RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{kv-splits=7}))" | FileCheck %s --check-prefix=SPLITS
+// RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{decode-tile-keys=32 warps=2 stages=4}))" | FileCheck %s --check-prefix=T32
 // RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{decode-max-rows=0}))" 2>&1 | FileCheck %s --check-prefix=ROWS
 // RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{kv-splits=-1}))" 2>&1 | FileCheck %s --check-prefix=NEG
 // RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{num-sms=0}))" 2>&1 | FileCheck %s --check-prefix=SMS
+// RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{decode-tile-keys=8}))" 2>&1 | FileCheck %s --check-prefix=TK
+// RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{warps=32 stages=4}))" 2>&1 | FileCheck %s --check-prefix=SMEM
+// Default tiles that do not fit max-shared-memory: the flash kernel instead.
+// RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{max-shared-memory=9000}))" 2>&1 | FileCheck %s --check-prefix=FIT
 // The whole pipeline compiles it (two kernels), and the option reaches the pass.
 // RUN: tx-opt %s --tx-gpu-pipeline="format=isa" | FileCheck %s --check-prefix=PIPE
 // RUN: tx-opt %s --tx-gpu-pipeline="format=isa attention-decode=false" | FileCheck %s --check-prefix=PIPEOFF
 
 // CHECK-LABEL: func.func @decode_gqa
 // CHECK-COUNT-2: memref.alloc({{.*}}) : memref<?xf32>
-// CHECK: gpu.launch
-// CHECK: gpu.shuffle  idx
+// 4 warps, each 16 * 4 bytes of P and 3 stages of 16 K rows of 72 f16
+// (64 + 8 of padding) and 16 V rows of 64 f16, after Q (4 * 64 f32):
+// 1024 + 4 * (256 + 3 * (2304 + 2048)) = 54272 bytes.
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c128, {{.*}} dynamic_shared_memory_size %c54272_i32
+// CHECK: nvgpu.device_async_copy {{.*}} to memref<16x72xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_copy {{.*}} to memref<16x64xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_create_group
+// CHECK: scf.for
+// CHECK: nvvm.bar.warp.sync
+// CHECK: nvgpu.device_async_wait %{{.*}} {numGroups = 2 : i32}
+// CHECK: nvvm.bar.warp.sync
+// The two lanes of a key add their halves of Q K^T.
+// CHECK: gpu.shuffle  xor %{{.*}}, %c16_i32
 // CHECK: gpu.terminator
+// CHECK-NEXT: } {tx.required_chip = "sm_80"}
+// CHECK: scf.if
 // CHECK: gpu.launch
 // CHECK-NOT: tx.attention
 // OFF-LABEL: func.func @decode_gqa
 // OFF-NOT: memref<?xf32>
 // OFF: nvgpu.device_async_copy
 // OFF: {tx.required_chip = "sm_80"}
+// FIT-NOT: memref<?xf32>
+// FIT-NOT: nvvm.bar.warp.sync
+// OLD-LABEL: func.func @decode_gqa
+// OLD-NOT: memref<?xf32>
+// OLD-NOT: nvgpu.device_async_copy
+// OLD: gpu.launch
 // SPLITS: %[[SEVEN:.*]] = arith.constant 7 : index
 // SPLITS: arith.ceildivui %{{.*}}, %[[SEVEN]] : index
+// 2 warps, 4 stages of 32 keys: 1024 + 2 * (512 + 4 * (4608 + 4096)).
+// T32: dynamic_shared_memory_size %c71680_i32
+// T32: nvgpu.device_async_copy {{.*}} to memref<32x72xf16, #gpu.address_space<workgroup>>
+// T32: nvgpu.device_async_wait %{{.*}} {numGroups = 3 : i32}
+// T32: gpu.terminator
 // ROWS: error: tx-attention-to-gpu: decode-max-rows must be in [1, 32], got 0
 // NEG: error: tx-attention-to-gpu: kv-splits must be 0 (from num-sms) or in [1, 65536], got -1
 // SMS: error: tx-attention-to-gpu: num-sms must be in [1, 4096], got 0
+// TK: error: tx-attention-to-gpu: decode-tile-keys must be 0 (from D), 16 or 32, got 8
+// SMEM: attention-to-gpu-decode.mlir:[[@LINE+6]]:8: error: tx-attention-to-gpu: the decode kernel needs 566272 bytes of shared memory (warps 32, stages 4, decode-tile-keys 16, G * Sq 4, D 64, Dv 64), more than max-shared-memory = 232448
 // PIPE: gpu.binary @decode_gqa_kernel
 // PIPE: gpu.binary @decode_gqa_kernel_0
 // PIPEOFF: gpu.binary @decode_gqa_kernel
