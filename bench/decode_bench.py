@@ -37,7 +37,8 @@ def graph_time_us(fn, iters, reps, warmup=3):
     with torch.cuda.graph(g):
         for _ in range(iters):
             fn()
-    g.replay()
+    for _ in range(3):  # warm-up replays (the first ones map the graph's memory)
+        g.replay()
     torch.cuda.synchronize()
     ts = []
     for _ in range(reps):

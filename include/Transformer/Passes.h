@@ -134,8 +134,8 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   Option<int64_t> attentionWarps{
       *this, "attention-warps",
       llvm::cl::desc("tx-attention-to-gpu warps: warps per CTA (0 = 4 for "
-                     "the CUDA-core kernel, 8 for the mma.sync kernel, with "
-                     "wgmma 4 at head dims <= 64 else 8)"),
+                     "the CUDA-core and decode kernels, 8 for the mma.sync "
+                     "kernel, with wgmma 4 at head dims <= 64 else 8)"),
       llvm::cl::init(0)};
   Option<int64_t> attentionQTile{
       *this, "attention-q-tile",
@@ -154,7 +154,8 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   Option<int64_t> attentionStages{
       *this, "attention-stages",
       llvm::cl::desc("tx-attention-to-gpu stages: K/V pipeline stages of the "
-                     "wgmma kernel (0 = 2)"),
+                     "wgmma kernel (0 = 2) and of each warp of the decode "
+                     "kernel (0 = 3)"),
       llvm::cl::init(0)};
   Option<bool> attentionWgmma{
       *this, "attention-wgmma",

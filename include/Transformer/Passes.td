@@ -219,45 +219,57 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
 
     (TFLOP/s, median of CUDA-graph replays, same process as PyTorch's SDPA.)
 
-    Decode (`decode=true`, the default): when few query rows share a K/V
-    head (`G * Sq <= decode-max-rows`, G = H / Hkv, with H, Hkv and Sq
-    static, as in autoregressive decoding and speculative decoding with a
-    few tokens), the op becomes two kernels instead, after FlashDecoding
-    (Dao et al. 2023, "Flash-Decoding for long-context inference") with
-    grouped-query packing:
+    Decode (`decode=true`, the default, chips of sm_80 and newer): when few
+    query rows share a K/V head (`G * Sq <= decode-max-rows`, G = H / Hkv,
+    with H, Hkv and Sq static, as in autoregressive decoding and speculative
+    decoding with a few tokens), the op becomes one split-KV kernel instead,
+    after FlashDecoding (Dao et al. 2023, "Flash-Decoding for long-context
+    inference") with grouped-query packing:
 
-    1. split-KV: a grid of `B * Hkv * splits` CTAs of 4 warps; CTA
-       (b, kv head, split) owns the `G * Sq` query rows of the heads that
-       share its K/V head (Q pre-scaled in shared memory, one row set per
-       CTA, so each K/V element is read once per K/V head) and one chunk of
-       the keys, a multiple of 32 keys. Each warp walks every 4th tile of 32
-       keys of the chunk, independently: lane j reads key j's row of K with
-       16-byte loads straight from global memory and computes its scores for
-       every row; one shuffle reduction per row gives the tile maximum;
-       P reaches the lanes by shuffles and `O += P V` reads each V row once,
-       lane l owning output columns `[l * Dv / 32, (l + 1) * Dv / 32)`.
-       Every warp writes its own partial state (m, l, O unnormalized, f32)
-       to a workspace of `splits * 4` parts per query row.
-    2. merge: one warp per query row combines the parts with the
-       log-sum-exp rule: `M = max m_p`, `L = sum l_p exp(m_p - M)`,
-       `O = sum O_p exp(m_p - M) / L` (a part whose keys are all hidden has
-       `m_p = -inf` and weight 0, never NaN; a row that sees no key gives
-       zeros and a log-sum-exp of -inf), and writes O (and the log-sum-exp
-       `M + log L`) in Q's type.
+    - a grid of `B * Hkv * splits` CTAs of `warps` warps (default 4); CTA
+      (b, kv head, split) owns the `G * Sq` query rows of the heads that
+      share its K/V head (Q pre-scaled in shared memory, so each K/V
+      element is read once per K/V head) and one chunk of the keys, a
+      multiple of 32 keys.
+    - Each warp walks every `warps`-th tile of `decode-tile-keys` keys
+      (default 16) of the chunk on its own cp.async pipeline: `stages`
+      tiles (default 3) of K and V rows in shared memory, `stages - 1`
+      copied ahead, synchronized by warp barriers only (K rows padded by
+      16 bytes against bank conflicts; rows past the chunk zero-filled,
+      never read). With 16 keys per tile, two lanes share a key, each
+      with half of D, and add their halves of `Q K^T` by one shuffle; one
+      shuffle reduction per row gives the tile maximum; P goes through
+      shared memory and `O += P V` reads each V row once, lane l owning
+      output columns `[l * Dv / 32, (l + 1) * Dv / 32)`.
+    - The warps' states (m, l, O) are combined in shared memory with the
+      log-sum-exp rule: `M = max m_w`, `L = sum l_w exp(m_w - M)`,
+      `O = sum O_w exp(m_w - M)` (a warp or split whose keys are all
+      hidden has `m = -inf` and weight 0, never NaN). With one split the
+      CTA writes O / L (and the log-sum-exp `M + log L`) in Q's type; a row
+      that sees no key gives zeros and a log-sum-exp of -inf.
+    - With several splits each CTA writes its state to a workspace and
+      takes a ticket from its (b, kv head) arrival counter (zeroed by a
+      memset before the launch; the fence-then-ticket pattern of the CUDA
+      samples' threadFenceReduction); the last CTA to arrive merges the
+      splits with the same rule, one warp per query row.
 
-    `splits` (`kv-splits`, or from `num-sms`: about 4 CTAs per SM, at
-    least 256 keys per split) is computed at run time from B and Sk, which
-    may be dynamic. Keys hidden by a mask or the causal diagonal, and keys
+    `splits` (`kv-splits`, or from `num-sms`: one wave of CTAs, as many as
+    fit on the SMs by shared memory, over `B * Hkv * splits`, at least 2
+    tiles per warp each) is computed at run time from B and Sk, which may
+    be dynamic. Keys hidden by a mask or the causal diagonal, and keys
     past a chunk, never multiply V. The workspace is a device temporary
-    (`4 * splits * 4 * B * H * Sq * (Dv + 2)` bytes) freed at the end of the
-    call.
+    (`4 * splits * B * H * Sq * (Dv + 2)` bytes, plus 4 bytes per
+    (b, kv head)) freed at the end of the call. Defaults that do not fit
+    `max-shared-memory` use fewer stages, then fewer warps, then the flash
+    kernels; forced `warps`, `stages` or `decode-tile-keys` that do not
+    fit are an error.
 
     Ops whose D or Dv is dynamic or above 256 are left to the reference
     lowering (`convert-tx-to-linalg`) with a remark.
   }];
   let options = [
     Option<"warps", "warps", "int64_t", /*default=*/"0",
-           "Warps per CTA (0 = 4 for the CUDA-core kernel, 8 for the tensor-core kernel (4 when 8 do not fit in shared memory), for wgmma 4 at head dims <= 64 else 8; else 1..32, a multiple of 4 with wgmma)">,
+           "Warps per CTA (0 = 4 for the CUDA-core and decode kernels, 8 for the tensor-core kernel (4 when 8 do not fit in shared memory), for wgmma 4 at head dims <= 64 else 8; else 1..32, a multiple of 4 with wgmma)">,
     Option<"qTile", "q-tile", "int64_t", /*default=*/"0",
            "CUDA-core kernel: query rows per CTA (0 = 8 per warp, 4 above head dim 128; the tensor-core kernels use 16 * mma-row-tiles * warps (mma.sync) or 16 * warps (wgmma)); else a multiple of warps, at most 16 rows per warp)">,
     Option<"kvTile", "kv-tile", "int64_t", /*default=*/"0",
@@ -269,7 +281,7 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     Option<"wgmma", "wgmma", "bool", /*default=*/"false",
            "Use the sm_90a warpgroup-MMA kernel (wgmma.mma_async from shared-memory descriptors, 64 query rows per warpgroup) for f16 and bf16 with D and Dv in {64, 128}; needs sm = 90 and a chip of sm_90a (tx-gpu-pipeline sets it for chip=sm_90a)">,
     Option<"stages", "stages", "int64_t", /*default=*/"0",
-           "wgmma kernel: K/V pipeline stages in shared memory, copied that many steps minus one ahead (0 = 2; else 2..4); the mma.sync kernel's pipeline is fixed (K and V as separate cp.async groups, one tile ahead)">,
+           "wgmma and decode kernels: K/V pipeline stages in shared memory (per warp for decode), copied that many steps minus one ahead (0 = 2 for wgmma, 3 for decode; else 2..4); the mma.sync kernel's pipeline is fixed (K and V as separate cp.async groups, one tile ahead)">,
     Option<"mmaRowTiles", "mma-row-tiles", "int64_t", /*default=*/"0",
            "Tensor-core kernel: m16 row tiles per warp (0 = 2: each K/V fragment feeds 32 rows; 1 or 2)">,
     Option<"maxSharedMemory", "max-shared-memory", "int64_t", /*default=*/"232448",
@@ -279,7 +291,7 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     Option<"decodeMaxRows", "decode-max-rows", "int64_t", /*default=*/"16",
            "Split-KV decode kernel: most packed query rows (G * Sq) per K/V head (1..32)">,
     Option<"kvSplits", "kv-splits", "int64_t", /*default=*/"0",
-           "Split-KV decode kernel: chunks the keys are split into (0 = from the SM count: about 4 CTAs per SM over B * Hkv * splits CTAs, at least 256 keys per split); each CTA's 4 warps are parts of their own">,
+           "Split-KV decode kernel: chunks the keys are split into (0 = from the SM count: one wave of CTAs over B * Hkv * splits, at least 2 tiles per warp per split)">,
     Option<"decodeTileKeys", "decode-tile-keys", "int64_t", /*default=*/"0",
            "Split-KV decode kernel: keys per warp step (0 = 16 when D is a multiple of 16 f16/bf16 or 8 f32 elements, else 32; 16 puts two lanes on each key, each with half of D)">,
     Option<"numSms", "num-sms", "int64_t", /*default=*/"132",

@@ -757,8 +757,8 @@ private:
 
     // Splits: one wave of CTAs (as many as fit on num-sms SMs at once, from
     // the shared memory per CTA) over B * Hkv * splits, at least 2 tiles
-    // per warp per split; whole tiles of 32 keys. Fewer, longer CTAs keep
-    // each warp's pipeline full; B * Hkv beyond one wave takes 1 split.
+    // per warp per split, a multiple of 32 keys each. Fewer, longer CTAs
+    // keep each warp's pipeline full; B * Hkv beyond one wave takes 1 split.
     Value nSplit;
     if (cfg.kvSplits > 0) {
       nSplit = cst(cfg.kvSplits);
@@ -767,7 +767,7 @@ private:
           kSmemPerSm / (cfg.decodeSmemBytes() + 1024), 1, 64 / W);
       Value want = arith::DivUIOp::create(b, loc, cst(perSm * cfg.numSms),
                                           maxsi(bh, one));
-      Value most = ceilDiv(Sk, cst(64 * W));
+      Value most = ceilDiv(Sk, cst(2 * cfg.decodeTileKeys * W));
       nSplit = maxsi(minsi(want, most), one);
     }
     Value keysPerSplit =
@@ -782,6 +782,21 @@ private:
         b, loc, buf1d, ValueRange{maxsi(mul(mul(nParts, nRows), 2), one)});
     // Part p of row `row`: m at mlPart[p * nRows + row], l at
     // mlPart[(nParts + p) * nRows + row], O at oPart[(p * nRows + row) * Dv].
+    // Arrival counters, one per (batch, K/V head), zeroed before the launch:
+    // the last CTA of each to finish merges its parts.
+    Value counters = memref::AllocOp::create(
+        b, loc, MemRefType::get({ShapedType::kDynamic}, b.getI32Type()),
+        ValueRange{maxsi(bh, one)});
+    ifThen(cmpi(arith::CmpIPredicate::ugt, nSplit, one), [&] {
+      auto tokTy = gpu::AsyncTokenType::get(b.getContext());
+      Value t0 =
+          gpu::WaitOp::create(b, loc, tokTy, ValueRange{}).getAsyncToken();
+      Value t1 = gpu::MemsetOp::create(
+                     b, loc, tokTy, ValueRange{t0}, counters,
+                     arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0))
+                     .getAsyncToken();
+      gpu::WaitOp::create(b, loc, Type(), ValueRange{t1});
+    });
 
     // ---- kernel 1: split-KV partial states ----
     // Shared memory: Q (P x D f32, pre-scaled), then per warp its P buffer
@@ -1126,42 +1141,83 @@ private:
             b.setInsertionPointAfter(ifOne);
             scf::YieldOp::create(b, loc);
           });
-    });
 
-    // ---- kernel 2: merge the parts of each query row ----
-    const int64_t RW = 4; // rows (warps) per CTA
-    Value mBlocks = ceilDiv(nRows, cst(RW));
-    ifThen(arith::AndIOp::create(
-               b, loc, cmpi(arith::CmpIPredicate::ugt, mBlocks, zero),
-               cmpi(arith::CmpIPredicate::ugt, nSplit, one)),
-           [&] {
-      OpBuilder::InsertionGuard g(b);
-      auto [tidV, bid] = emitPlainLaunch(mBlocks, 32 * RW, 0);
-      tid = tidV;
-      Value lane = arith::RemUIOp::create(b, loc, tid, cst(32));
-      Value warp = arith::DivUIOp::create(b, loc, tid, cst(32));
-      Value row = add(mul(bid, RW), warp);
-      ifThen(cmpi(arith::CmpIPredicate::ult, row, nRows), [&] {
-        Value i = arith::RemUIOp::create(b, loc, row, Sq);
-        Value bhq = arith::DivUIOp::create(b, loc, row, Sq);
-        Value h = arith::RemUIOp::create(b, loc, bhq, H);
-        Value bi = arith::DivUIOp::create(b, loc, bhq, H);
-        // M = max over parts.
-        auto mLoop = scf::ForOp::create(
+      // Several splits: the CTA that arrives last at its (batch, K/V head)
+      // counter merges the parts (the threadFenceReduction pattern of the
+      // CUDA samples: every thread fences its part's stores at GPU scope,
+      // thread 0 takes a ticket after the CTA barrier).
+      ifThen(cmpi(arith::CmpIPredicate::ugt, nSplit, one), [&] {
+        auto gpuScope = NVVM::MemScopeKind::GPU;
+        NVVM::MembarOp::create(b, loc, gpuScope);
+        gpu::BarrierOp::create(b, loc);
+        Value flag = view(zero, {1}, b.getI32Type());
+        Value i32one = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
+        ifThen(cmpi(arith::CmpIPredicate::eq, tid, zero), [&] {
+          Value ticket =
+              memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi,
+                                          i32one, counters, ValueRange{bhk});
+          Value last = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::eq,
+              arith::IndexCastUIOp::create(b, loc, b.getIndexType(), ticket),
+              sub(nSplit, one));
+          memref::StoreOp::create(
+              b, loc, arith::ExtUIOp::create(b, loc, b.getI32Type(), last),
+              flag, zero);
+        });
+        gpu::BarrierOp::create(b, loc);
+        Value isLast = cmpi(arith::CmpIPredicate::ne,
+                            arith::IndexCastUIOp::create(
+                                b, loc, b.getIndexType(),
+                                memref::LoadOp::create(b, loc, flag, zero)),
+                            zero);
+        ifThen(isLast, [&] {
+          NVVM::MembarOp::create(b, loc, gpuScope);
+          scf::ForOp::create(
+              b, loc, warp, cst(P), cst(W), ValueRange{},
+              [&](OpBuilder &, Location, Value r, ValueRange) {
+                Value h = add(mul(kh, Gs),
+                              arith::DivUIOp::create(b, loc, r, cst(SqS)));
+                Value i = arith::RemUIOp::create(b, loc, r, cst(SqS));
+                Value row = add(mul(add(mul(bi, H), h), Sq), i);
+                mergeDecodeRow(row, bi, h, i, lane, nParts, nRows, oPart,
+                               mlPart);
+                scf::YieldOp::create(b, loc);
+              });
+        });
+      });
+    });
+  }
+
+  /// Merges the nParts parts of query row `row` = (bi, h, i) (one warp;
+  /// lane owns Dv / 32 output columns) with the log-sum-exp rule and writes
+  /// the output row (storeDecodeRow): M = max m_p, L = sum l_p exp(m_p - M),
+  /// O = sum O_p exp(m_p - M) / L; a part whose keys are all hidden has
+  /// m_p = -inf and weight 0, never NaN.
+  void mergeDecodeRow(Value row, Value bi, Value h, Value i, Value lane,
+                      Value nParts, Value nRows, Value oPart, Value mlPart) {
+    const int64_t Dv = cfg.Dv, Cv = Dv / 32;
+    Value zero = cst(0), one = cst(1);
+    Value negInf = fcst(-std::numeric_limits<double>::infinity());
+    Value fzero = fcst(0.0);
+
+    // M = max over parts.
+    auto mLoop =
+        scf::ForOp::create(
             b, loc, lane, nParts, cst(32), ValueRange{negInf},
             [&](OpBuilder &, Location, Value pp, ValueRange acc) {
               Value m = memref::LoadOp::create(
                   b, loc, mlPart, ValueRange{add(mul(pp, nRows), row)});
               scf::YieldOp::create(b, loc, ValueRange{fmax(acc[0], m)});
             });
-        Value M = warpAllReduce(mLoop.getResult(0), /*isMax=*/true);
-        Value mSafe = select(feq(M, negInf), fzero, M);
-        // Parts in groups of 32: lane x loads part g + x's (m, l) and
-        // weight; O rows of the group are then read with all 32 loads in
-        // flight (the weights come by shuffles).
-        SmallVector<Value> init(1 + Cv, fzero);
-        Value lastPart = sub(nParts, one);
-        auto pLoop = scf::ForOp::create(
+    Value M = warpAllReduce(mLoop.getResult(0), /*isMax=*/true);
+    Value mSafe = select(feq(M, negInf), fzero, M);
+    // Parts in groups of 32: lane x loads part g + x's (m, l) and
+    // weight; O rows of the group are then read with all 32 loads in
+    // flight (the weights come by shuffles).
+    SmallVector<Value> init(1 + Cv, fzero);
+    Value lastPart = sub(nParts, one);
+    auto pLoop =
+        scf::ForOp::create(
             b, loc, zero, nParts, cst(32), init,
             [&](OpBuilder &, Location, Value g0, ValueRange acc) {
               Value pp = add(g0, lane);
@@ -1186,22 +1242,17 @@ private:
                 Value px = minsi(add(g0, x), lastPart);
                 Value oBase = add(mul(add(mul(px, nRows), row), Dv),
                                   mul(lane, Cv));
-                for (int64_t c = 0; c < Cv; ++c) {
-                  Value ov = memref::LoadOp::create(b, loc, oPart,
-                                                    ValueRange{add(oBase, c)});
-                  o[c] = select(deadX, o[c], fma(wx, ov, o[c]));
-                }
+                Value ov = loadGlobal(oPart, ValueRange{oBase}, Cv);
+                for (int64_t c = 0; c < Cv; ++c)
+                  o[c] = select(deadX, o[c], fma(wx, lanePart(ov, c), o[c]));
               }
               nx.append(o.begin(), o.end());
               scf::YieldOp::create(b, loc, nx);
             });
-        Value L = warpAllReduce(pLoop.getResult(0), /*isMax=*/false);
-        storeDecodeRow(
-            SmallVector<Value>(pLoop.getResults().begin() + 1,
-                               pLoop.getResults().end()),
-            M, L, lane, bi, h, i);
-      });
-    });
+    Value L = warpAllReduce(pLoop.getResult(0), /*isMax=*/false);
+    storeDecodeRow(SmallVector<Value>(pLoop.getResults().begin() + 1,
+                                      pLoop.getResults().end()),
+                   M, L, lane, bi, h, i);
   }
 
   /// The decode kernels' last step for query row (bi, h, i): the lane's Cv

@@ -2,8 +2,9 @@
 // rows per K/V head (G * Sq <= decode-max-rows, static) become a split-KV
 // kernel (one CTA per batch, K/V head and key chunk; each warp a cp.async
 // pipeline of its own over 16-key tiles, two lanes per key; the CTA's warps
-// combined in shared memory) and a merge kernel (only when there is more
-// than one split), with a device workspace for the parts.
+// combined in shared memory; with several splits, the last CTA of each
+// (batch, K/V head) merges their parts), with a device workspace for the
+// parts and arrival counters.
 // Numerics are checked on the GPU by harness/check.py ("decode ..." rows).
 // RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu))" | FileCheck %s
 // RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{decode=false}))" | FileCheck %s --check-prefix=OFF
@@ -19,16 +20,20 @@
 // RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{warps=32 stages=4}))" 2>&1 | FileCheck %s --check-prefix=SMEM
 // Default tiles that do not fit max-shared-memory: the flash kernel instead.
 // RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{max-shared-memory=9000}))" 2>&1 | FileCheck %s --check-prefix=FIT
-// The whole pipeline compiles it (two kernels), and the option reaches the pass.
+// The whole pipeline compiles it (one kernel and a memset), and the option
+// reaches the pass.
 // RUN: tx-opt %s --tx-gpu-pipeline="format=isa" | FileCheck %s --check-prefix=PIPE
 // RUN: tx-opt %s --tx-gpu-pipeline="format=isa attention-decode=false" | FileCheck %s --check-prefix=PIPEOFF
 
 // CHECK-LABEL: func.func @decode_gqa
 // CHECK-COUNT-2: memref.alloc({{.*}}) : memref<?xf32>
+// Arrival counters, zeroed when there are several splits.
+// CHECK: memref.alloc({{.*}}) : memref<?xi32>
+// CHECK: gpu.memset async [%{{.*}}] %{{.*}}, %c0_i32 : memref<?xi32>, i32
 // 4 warps, each 16 * 4 bytes of P and 3 stages of 16 K rows of 72 f16
 // (64 + 8 of padding) and 16 V rows of 64 f16, after Q (4 * 64 f32):
 // 1024 + 4 * (256 + 3 * (2304 + 2048)) = 54272 bytes.
-// CHECK: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c128, {{.*}} dynamic_shared_memory_size %c54272_i32
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c128{{(_[0-9]+)?}}, {{.*}} dynamic_shared_memory_size %c54272_i32
 // CHECK: nvgpu.device_async_copy {{.*}} to memref<16x72xf16, #gpu.address_space<workgroup>>
 // CHECK: nvgpu.device_async_copy {{.*}} to memref<16x64xf16, #gpu.address_space<workgroup>>
 // CHECK: nvgpu.device_async_create_group
@@ -38,10 +43,13 @@
 // CHECK: nvvm.bar.warp.sync
 // The two lanes of a key add their halves of Q K^T.
 // CHECK: gpu.shuffle  xor %{{.*}}, %c16_i32
+// The last CTA of a (batch, K/V head) merges the splits: no second kernel.
+// CHECK: nvvm.memory.barrier <gpu>
+// CHECK: memref.atomic_rmw addi
+// CHECK: nvvm.memory.barrier <gpu>
 // CHECK: gpu.terminator
 // CHECK-NEXT: } {tx.required_chip = "sm_80"}
-// CHECK: scf.if
-// CHECK: gpu.launch
+// CHECK-NOT: gpu.launch
 // CHECK-NOT: tx.attention
 // OFF-LABEL: func.func @decode_gqa
 // OFF-NOT: memref<?xf32>
@@ -64,9 +72,10 @@
 // NEG: error: tx-attention-to-gpu: kv-splits must be 0 (from num-sms) or in [1, 65536], got -1
 // SMS: error: tx-attention-to-gpu: num-sms must be in [1, 4096], got 0
 // TK: error: tx-attention-to-gpu: decode-tile-keys must be 0 (from D), 16 or 32, got 8
-// SMEM: attention-to-gpu-decode.mlir:[[@LINE+6]]:8: error: tx-attention-to-gpu: the decode kernel needs 566272 bytes of shared memory (warps 32, stages 4, decode-tile-keys 16, G * Sq 4, D 64, Dv 64), more than max-shared-memory = 232448
+// SMEM: attention-to-gpu-decode.mlir:{{[0-9]+}}:8: error: tx-attention-to-gpu: the decode kernel needs 566272 bytes of shared memory (warps 32, stages 4, decode-tile-keys 16, G * Sq 4, D 64, Dv 64), more than max-shared-memory = 232448
+// PIPE: llvm.call @mgpuMemset32
 // PIPE: gpu.binary @decode_gqa_kernel
-// PIPE: gpu.binary @decode_gqa_kernel_0
+// PIPE-NOT: gpu.binary @decode_gqa_kernel_0
 // PIPEOFF: gpu.binary @decode_gqa_kernel
 // PIPEOFF-NOT: gpu.binary @decode_gqa_kernel_0
 func.func @decode_gqa(%q: tensor<?x8x1x64xf16>, %k: tensor<?x2x?x64xf16>, %v: tensor<?x2x?x64xf16>) -> tensor<?x8x1x64xf16> {
