@@ -134,9 +134,10 @@ def ref_lse(q, k, mask=None, causal=False, scale=None):
     return torch.logsumexp(s, dim=-1)
 
 
-def ref_attention(q, k, v, mask=None, causal=False, scale=None):
-    """tx semantics: GQA, bottom-right causal, i1 keep-mask or additive mask,
-    rows that see no key are zeros."""
+def ref_attention(q, k, v, mask=None, causal=False, scale=None, softcap=None):
+    """tx semantics: GQA, bottom-right causal, logit soft-capping
+    (softcap * tanh(s / softcap) after the scale), i1 keep-mask or additive
+    mask, rows that see no key are zeros."""
     B, H, Sq, D = q.shape
     Hkv, Sk, Dv = k.shape[1], k.shape[2], v.shape[3]
     dev = q.device
@@ -149,6 +150,8 @@ def ref_attention(q, k, v, mask=None, causal=False, scale=None):
     kk = k.double().repeat_interleave(g, dim=1)
     vv = v.double().repeat_interleave(g, dim=1)
     s = torch.matmul(q.double(), kk.transpose(-1, -2)) * scale
+    if softcap is not None:
+        s = softcap * torch.tanh(s / softcap)
     if mask is not None:
         if mask.dtype == torch.bool:
             s = s.masked_fill(~mask, float("-inf"))
@@ -267,11 +270,12 @@ class Runner:
                  lambda: ref_softmax(x) if expect is None else expect, exact)
 
     def attention(self, stem, fn, name, q, k, v, mask=None, causal=False,
-                  scale=None, exact=False, expect=None):
+                  scale=None, exact=False, expect=None, softcap=None):
         args = [q, k, v] + ([mask] if mask is not None else [])
         self.run(stem, fn, name, args, (q.shape[0], q.shape[1], q.shape[2], v.shape[3]),
                  q.dtype,
-                 lambda: ref_attention(q, k, v, mask, causal, scale) if expect is None else expect,
+                 lambda: (ref_attention(q, k, v, mask, causal, scale, softcap)
+                          if expect is None else expect),
                  exact)
 
     # -- the bundled examples (real model shapes) ----------------------------
@@ -558,6 +562,31 @@ class Runner:
         self.hidden_keys(F, tag)
         self.lse(F, tag)
         self.decode(F, tag)
+        self.softcap(F, tag)
+
+    def softcap(self, F, tag):
+        """Logit soft-capping (issue #19; on the GPU through the reference
+        lowering for now): prefill GQA causal f16 with scores well past the
+        cap, decode bf16 with an additive mask, huge f32 logits."""
+        g = self.gen
+        f16, f32, bf16 = torch.float16, torch.float32, torch.bfloat16
+
+        def att(fn, name, *args, **kw):
+            self.attention(F, fn, name + tag, *args, **kw)
+
+        def qkv(b, h, hkv, sq, sk, d, dv, dt, lo=-3, hi=3):
+            return (rand((b, h, sq, d), dt, g, lo, hi), rand((b, hkv, sk, d), dt, g, lo, hi),
+                    rand((b, hkv, sk, dv), dt, g, lo, hi))
+
+        att("softcap_gqa_causal_f16", "softcap 30 GQA 8/2 causal f16 Sq77 Sk130",
+            *qkv(2, 8, 2, 77, 130, 64, 64, f16), causal=True, softcap=30.0)
+        q, k, v = qkv(3, 8, 2, 1, 700, 128, 128, bf16)
+        am = rand((3, 8, 1, 700), bf16, g, -2, 2)
+        am[..., 300:400] = float("-inf")
+        att("softcap_dec_add_bf16", "softcap 50 decode bf16 additive mask Sk700", q, k, v,
+            mask=am, softcap=50.0)
+        att("softcap_huge_f32", "softcap 5 huge f32 logits (|s| ~ 1e6)",
+            *qkv(1, 2, 2, 9, 33, 16, 16, f32, -500, 500), softcap=5.0)
 
     def decode(self, F, tag):
         """The split-KV decode kernels (issue #17) against float64: Sk not a

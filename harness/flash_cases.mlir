@@ -281,3 +281,15 @@ func.func @dec_causal_f32(%q: tensor<?x4x3x64xf32>, %k: tensor<?x2x?x64xf32>, %v
   %0 = tx.attention %q, %k, %v causal : tensor<?x4x3x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x32xf32> -> tensor<?x4x3x32xf32>
   return %0 : tensor<?x4x3x32xf32>
 }
+func.func @softcap_gqa_causal_f16(%q: tensor<?x8x?x64xf16>, %k: tensor<?x2x?x64xf16>, %v: tensor<?x2x?x64xf16>) -> tensor<?x8x?x64xf16> {
+  %0 = tx.attention %q, %k, %v softcap = 30.0 causal : tensor<?x8x?x64xf16>, tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16> -> tensor<?x8x?x64xf16>
+  return %0 : tensor<?x8x?x64xf16>
+}
+func.func @softcap_dec_add_bf16(%q: tensor<?x8x1x128xbf16>, %k: tensor<?x2x?x128xbf16>, %v: tensor<?x2x?x128xbf16>, %m: tensor<?x8x1x?xbf16>) -> tensor<?x8x1x128xbf16> {
+  %0 = tx.attention %q, %k, %v mask(%m : tensor<?x8x1x?xbf16>) softcap = 50.0 : tensor<?x8x1x128xbf16>, tensor<?x2x?x128xbf16>, tensor<?x2x?x128xbf16> -> tensor<?x8x1x128xbf16>
+  return %0 : tensor<?x8x1x128xbf16>
+}
+func.func @softcap_huge_f32(%q: tensor<?x2x?x16xf32>, %k: tensor<?x2x?x16xf32>, %v: tensor<?x2x?x16xf32>) -> tensor<?x2x?x16xf32> {
+  %0 = tx.attention %q, %k, %v softcap = 5.0 : tensor<?x2x?x16xf32>, tensor<?x2x?x16xf32>, tensor<?x2x?x16xf32> -> tensor<?x2x?x16xf32>
+  return %0 : tensor<?x2x?x16xf32>
+}

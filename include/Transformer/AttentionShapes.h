@@ -35,6 +35,11 @@ AttentionSizes emitAttentionSizesAndChecks(OpBuilder &b, AttentionOp op);
 Value emitNormalizedOutput(OpBuilder &b, Location loc, Value acc, Value sum,
                            Type elt);
 
+/// Logit soft-capping (Gemma 2): `c * tanh(s / c)` for an f32 score `s`
+/// and the op's `softcap` attribute `c` (math.tanh in f32). Emitted inside
+/// a linalg.generic body, after the scale and before masks.
+Value applySoftcap(OpBuilder &b, Location loc, Value s, FloatAttr softcap);
+
 } // namespace tx
 } // namespace mlir
 

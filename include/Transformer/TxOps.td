@@ -79,7 +79,9 @@ def Tx_AttentionOp : Tx_Op<"attention", [
     Need"), with the grouped-query extension (Ainslie et al., 2023, "GQA"):
 
     ```
-    S[b,h,i,j] = scale * sum_d Q[b,h,i,d] * K[b,h/(H/Hkv),j,d]  (+ mask)
+    S[b,h,i,j] = scale * sum_d Q[b,h,i,d] * K[b,h/(H/Hkv),j,d]
+    S[b,h,i,j] = softcap * tanh(S[b,h,i,j] / softcap)    (only with softcap)
+    S[b,h,i,j] = S[b,h,i,j] + mask[...]                 (additive mask)
     P[b,h,i,:] = softmax(S[b,h,i,:])
     O[b,h,i,e] = sum_j P[b,h,i,j] * V[b,h/(H/Hkv),j,e]
     ```
@@ -103,6 +105,15 @@ def Tx_AttentionOp : Tx_Op<"attention", [
       attention, `Hkv == 1` multi-query attention.
     - `scale`: a positive finite float; default `1 / sqrt(D)`, with `D` the
       head dimension of Q and K (never `Dv`). The default needs `D > 0`.
+    - `softcap` (optional): logit soft-capping as Gemma 2 defines it (Gemma
+      Team, 2024, "Gemma 2: Improving Open Language Models at a Practical
+      Size"): a positive finite `c`; each score becomes `c * tanh(s / c)`
+      after the scale and before the mask and the causal visibility, so
+      scores lie in `(-c, c)` before an additive mask. The log-sum-exp
+      result is that of the capped (and masked) scores. `tanh` is evaluated
+      in `f32`. On the GPU (`tx-gpu-pipeline`), ops with `softcap` take the
+      reference lowering for now: the flash and decode kernels of
+      `tx-attention-to-gpu` leave them with a remark.
     - `causal`: query `i` sees key `j` iff `j <= i + Sk - Sq`, i.e. the causal
       diagonal is aligned bottom-right, as in FlashAttention >= 2.1. This is
       what decoding with a KV cache needs (the last query sees every key).
@@ -154,18 +165,23 @@ def Tx_AttentionOp : Tx_Op<"attention", [
     %o3, %lse = tx.attention %q, %k, %v causal
         : tensor<1x32x1x128xf16>, tensor<1x8x4096x128xf16>,
           tensor<1x8x4096x128xf16> -> tensor<1x32x1x128xf16>, tensor<1x32x1xf32>
+    %o4 = tx.attention %q, %k, %v softcap = 50.0 causal
+        : tensor<1x8x256x256xbf16>, tensor<1x4x256x256xbf16>,
+          tensor<1x4x256x256xbf16> -> tensor<1x8x256x256xbf16>
     ```
   }];
   let arguments = (ins Tx_FloatTensor:$query, Tx_FloatTensor:$key,
                        Tx_FloatTensor:$value,
                        Optional<RankedTensorOf<[I1, F16, BF16, F32]>>:$mask,
-                       OptionalAttr<F32Attr>:$scale, UnitAttr:$causal);
+                       OptionalAttr<F32Attr>:$scale, UnitAttr:$causal,
+                       OptionalAttr<F32Attr>:$softcap);
   let results = (outs Tx_FloatTensor:$result,
                       Optional<RankedTensorOf<[F32]>>:$lse);
   let assemblyFormat = [{
     $query `,` $key `,` $value
     (`mask` `(` $mask^ `:` type($mask) `)`)?
-    (`scale` `=` $scale^)? (`causal` $causal^)? attr-dict
+    (`scale` `=` $scale^)? (`softcap` `=` $softcap^)? (`causal` $causal^)?
+    attr-dict
     `:` type($query) `,` type($key) `,` type($value) `->` type($result)
     (`,` type($lse)^)?
   }];
@@ -223,6 +239,7 @@ def Tx_OnlineAttentionOp : Tx_Op<"online_attention", [
 
     ```
     s[j]   = scale * sum_d Q[b,h,i,d] * K[b,h/(H/Hkv),j,d]
+             (then softcap * tanh(s[j] / softcap), with softcap)
              (+ mask[b,h,i,j] | -inf where the i1 mask is false)
              (-inf where causal and j > i + causal_offset)
     m_new  = max(max[b,h,i], max_j s[j])
@@ -281,13 +298,14 @@ def Tx_OnlineAttentionOp : Tx_Op<"online_attention", [
                        Optional<RankedTensorOf<[I1, F16, BF16, F32]>>:$mask,
                        Optional<Index>:$causal_offset,
                        Tx_F32Tensor:$acc, Tx_F32Tensor:$max, Tx_F32Tensor:$sum,
-                       F32Attr:$scale, UnitAttr:$causal);
+                       F32Attr:$scale, UnitAttr:$causal,
+                       OptionalAttr<F32Attr>:$softcap);
   let results = (outs Tx_F32Tensor:$new_acc, Tx_F32Tensor:$new_max,
                       Tx_F32Tensor:$new_sum);
   let assemblyFormat = [{
     $query `,` $key `,` $value
     (`mask` `(` $mask^ `:` type($mask) `)`)?
-    `scale` `=` $scale (`causal` $causal^)?
+    `scale` `=` $scale (`softcap` `=` $softcap^)? (`causal` $causal^)?
     (`causal_offset` `(` $causal_offset^ `)`)?
     `outs` `(` $acc `,` $max `,` $sum `)` attr-dict
     `:` type($query) `,` type($key) `,` type($value)

@@ -4,6 +4,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -70,6 +71,14 @@ AttentionSizes mlir::tx::emitAttentionSizesAndChecks(OpBuilder &b,
     assertEq(ms[3], sz.Sk, "tx.attention: mask key length differs from Sk");
   }
   return sz;
+}
+
+Value mlir::tx::applySoftcap(OpBuilder &b, Location loc, Value s,
+                             FloatAttr softcap) {
+  Value c = arith::ConstantOp::create(
+      b, loc, b.getF32FloatAttr(float(softcap.getValueAsDouble())));
+  Value t = math::TanhOp::create(b, loc, arith::DivFOp::create(b, loc, s, c));
+  return arith::MulFOp::create(b, loc, c, t);
 }
 
 Value mlir::tx::emitNormalizedOutput(OpBuilder &b, Location loc, Value acc,

@@ -219,6 +219,9 @@ struct AttentionLowering : OpRewritePattern<AttentionOp> {
       scale = math::RsqrtOp::create(b, loc, dF);
     }
 
+    // Logit soft-capping: s = c * tanh(s / c) after the scale.
+    FloatAttr softcap = op.getSoftcapAttr();
+
     // Masked, scaled scores. Dims: heads..., i, j.
     unsigned eDims = nb + 2;
     Value negInf = arith::ConstantOp::create(
@@ -262,6 +265,8 @@ struct AttentionLowering : OpRewritePattern<AttentionOp> {
             iters(eDims, false),
             [&](OpBuilder &nb_, Location nl, ValueRange a) {
               Value x = arith::MulFOp::create(nb_, nl, a[0], scale);
+              if (softcap)
+                x = applySoftcap(nb_, nl, x, softcap);
               if (mask) {
                 if (maskIsKeep) {
                   x = arith::SelectOp::create(nb_, nl, a[1], x, negInf);

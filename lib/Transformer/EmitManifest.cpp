@@ -323,6 +323,8 @@ struct TxEmitManifestPass
           j.attribute("scale", scale.getValueAsDouble());
         else
           j.attribute("scale", nullptr);
+        if (auto softcap = att.getSoftcapAttr())
+          j.attribute("softcap", softcap.getValueAsDouble());
         StringRef mask = "none";
         if (Value m = att.getMask())
           mask = cast<ShapedType>(m.getType()).getElementType().isInteger(1)

@@ -14,6 +14,7 @@
 // The verifier lives in TxOps.cpp with the other verifiers.
 //
 //===----------------------------------------------------------------------===//
+#include "Transformer/AttentionShapes.h"
 #include "Transformer/TilingUtils.h"
 #include "Transformer/TxOps.h"
 
@@ -162,7 +163,7 @@ OnlineAttentionOp::getTiledImplementation(OpBuilder &b,
 
   auto tiled = OnlineAttentionOp::create(
       b, loc, acc.getType(), mx.getType(), sm.getType(), q, k, v, mask, causalOffset, acc, mx, sm, getScaleAttr(),
-      getCausalAttr());
+      getCausalAttr(), getSoftcapAttr());
   return TilingResult{{tiled.getOperation()},
                       SmallVector<Value>(tiled->getResults()), slices};
 }
@@ -314,6 +315,8 @@ OnlineAttentionOp::decomposeOperation(OpBuilder &b) {
           ArrayRef<IteratorType>{par, par, par, par},
           [&](OpBuilder &nb, Location nl, ValueRange a) {
             Value x = arith::MulFOp::create(nb, nl, a.back(), scale);
+            if (FloatAttr softcap = getSoftcapAttr())
+              x = applySoftcap(nb, nl, x, softcap);
             if (mask) {
               if (keepMask) {
                 x = arith::SelectOp::create(nb, nl, a[0], x, negInf);

@@ -152,7 +152,7 @@ struct TxTileAttentionPass
           keySlice(whole.getKey(), 2), keySlice(whole.getValue(), 2),
           keySlice(whole.getMask(), 3), causalOffset, whole.getAcc(),
           whole.getMax(), whole.getSum(), whole.getScaleAttr(),
-          whole.getCausalAttr());
+          whole.getCausalAttr(), whole.getSoftcapAttr());
       auto term = forall.getTerminator();
       b.setInsertionPointToStart(term.getBody());
       auto outs = forall.getRegionIterArgs();
@@ -315,7 +315,7 @@ struct TxTileAttentionPass
     auto whole = OnlineAttentionOp::create(
         b, loc, acc.getType(), mx.getType(), sm.getType(), q, op.getKey(), op.getValue(), op.getMask(), causalOffset, acc,
         mx, sm, b.getF32FloatAttr(static_cast<float>(scale)),
-        op.getCausal() ? b.getUnitAttr() : UnitAttr());
+        op.getCausal() ? b.getUnitAttr() : UnitAttr(), op.getSoftcapAttr());
 
     // Tiles one tx.online_attention: (B, H, Sq) -> scf.forall with tiles
     // (1, 1, q-tile), keys -> scf.for with step kv-tile (causal: stopping

@@ -156,6 +156,18 @@ SoftmaxOp::reifyResultShapes(OpBuilder &builder,
 // AttentionOp
 //===----------------------------------------------------------------------===//
 
+/// `name` must be positive and finite (the scale and softcap attributes).
+static LogicalResult verifyPositiveFinite(Operation *op, StringRef name,
+                                          double x) {
+  if (x > 0.0 && std::isfinite(x))
+    return success();
+  return op->emitOpError()
+         << name << " must be positive and finite, got "
+         << (std::isnan(x)   ? std::string("nan")
+             : std::isinf(x) ? std::string(x > 0 ? "inf" : "-inf")
+                             : llvm::formatv("{0}", x).str());
+}
+
 std::optional<double> AttentionOp::getStaticScale() {
   if (auto scale = getScaleAttr())
     return scale.getValueAsDouble();
@@ -235,6 +247,8 @@ LogicalResult AttentionOp::verify() {
     return emitOpError("the default scale 1/sqrt(D) needs D > 0, got D = 0; "
                        "give an explicit scale");
   }
+  if (auto softcap = getSoftcapAttr())
+    return verifyPositiveFinite(*this, "softcap", softcap.getValueAsDouble());
   return success();
 }
 
@@ -329,11 +343,10 @@ LogicalResult OnlineAttentionOp::verify() {
   if (!getCausal() && getCausalOffset())
     return emitOpError("has a causal_offset operand but is not causal");
 
-  double s = getScale().convertToDouble();
-  if (!(s > 0.0) || !std::isfinite(s))
-    return emitOpError() << "scale must be positive and finite, got "
-                         << (std::isnan(s)   ? std::string("nan")
-                             : std::isinf(s) ? std::string(s > 0 ? "inf" : "-inf")
-                                             : llvm::formatv("{0}", s).str());
+  if (failed(verifyPositiveFinite(*this, "scale",
+                                  getScale().convertToDouble())))
+    return failure();
+  if (auto softcap = getSoftcapAttr())
+    return verifyPositiveFinite(*this, "softcap", softcap.getValueAsDouble());
   return success();
 }

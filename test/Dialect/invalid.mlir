@@ -248,3 +248,35 @@ func.func @attention_lse_f16(%q: tensor<1x4x16x64xf16>, %k: tensor<1x4x16x64xf16
   %0, %1 = tx.attention %q, %k, %v : tensor<1x4x16x64xf16>, tensor<1x4x16x64xf16>, tensor<1x4x16x64xf16> -> tensor<1x4x16x64xf16>, tensor<1x4x16xf16>
   return %1 : tensor<1x4x16xf16>
 }
+
+// -----
+
+func.func @attention_zero_softcap(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x16x64xf32>, %v: tensor<1x4x16x64xf32>) -> tensor<1x4x16x64xf32> {
+  // expected-error @+1 {{'tx.attention' op softcap must be positive and finite, got 0}}
+  %0 = tx.attention %q, %k, %v softcap = 0.0 : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
+  return %0 : tensor<1x4x16x64xf32>
+}
+
+// -----
+
+func.func @attention_negative_softcap(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x16x64xf32>, %v: tensor<1x4x16x64xf32>) -> tensor<1x4x16x64xf32> {
+  // expected-error @+1 {{'tx.attention' op softcap must be positive and finite, got -30}}
+  %0 = tx.attention %q, %k, %v softcap = -30.0 : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
+  return %0 : tensor<1x4x16x64xf32>
+}
+
+// -----
+
+func.func @attention_infinite_softcap(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x16x64xf32>, %v: tensor<1x4x16x64xf32>) -> tensor<1x4x16x64xf32> {
+  // expected-error @+1 {{'tx.attention' op softcap must be positive and finite, got inf}}
+  %0 = tx.attention %q, %k, %v softcap = 0x7F800000 : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
+  return %0 : tensor<1x4x16x64xf32>
+}
+
+// -----
+
+func.func @attention_nan_softcap(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x16x64xf32>, %v: tensor<1x4x16x64xf32>) -> tensor<1x4x16x64xf32> {
+  // expected-error @+1 {{'tx.attention' op softcap must be positive and finite, got nan}}
+  %0 = tx.attention %q, %k, %v softcap = 0x7FC00000 : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
+  return %0 : tensor<1x4x16x64xf32>
+}

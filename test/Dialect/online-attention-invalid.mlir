@@ -184,3 +184,11 @@ func.func @result_types(%q: tensor<2x4x16x64xf32>, %k: tensor<2x4x32x64xf32>, %v
   %0:3 = "tx.online_attention"(%q, %k, %v, %acc, %m, %l) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 1, 1>, scale = 1.250000e-01 : f32}> : (tensor<2x4x16x64xf32>, tensor<2x4x32x64xf32>, tensor<2x4x32x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16xf32>, tensor<2x4x16xf32>) -> (tensor<2x4x16x8xf32>, tensor<2x4x8xf32>, tensor<2x4x16xf32>)
   return
 }
+
+// -----
+
+func.func @online_negative_softcap(%q: tensor<2x4x16x64xf32>, %k: tensor<2x4x32x64xf32>, %v: tensor<2x4x32x8xf32>, %acc: tensor<2x4x16x8xf32>, %m: tensor<2x4x16xf32>, %l: tensor<2x4x16xf32>) -> tensor<2x4x16x8xf32> {
+  // expected-error @+1 {{'tx.online_attention' op softcap must be positive and finite, got -1}}
+  %0:3 = tx.online_attention %q, %k, %v scale = 0.125 softcap = -1.0 outs(%acc, %m, %l) : tensor<2x4x16x64xf32>, tensor<2x4x32x64xf32>, tensor<2x4x32x8xf32> -> tensor<2x4x16x8xf32>, tensor<2x4x16xf32>, tensor<2x4x16xf32>
+  return %0#0 : tensor<2x4x16x8xf32>
+}

@@ -82,6 +82,20 @@ func.func @attention_dynamic(%q: tensor<?x?x?x?xf32>, %k: tensor<?x?x?x?xf32>, %
   return %0 : tensor<?x?x?x?xf32>
 }
 
+// CHECK-LABEL: func.func @attention_softcap
+// CHECK: tx.attention %{{.*}}, %{{.*}}, %{{.*}} mask(%{{.*}} : tensor<1x1x3x4xbf16>) scale = 5.000000e-01 softcap = 5.000000e+01 causal : tensor<1x2x3x2xbf16>
+func.func @attention_softcap(%q: tensor<1x2x3x2xbf16>, %k: tensor<1x1x4x2xbf16>, %v: tensor<1x1x4x2xbf16>, %m: tensor<1x1x3x4xbf16>) -> tensor<1x2x3x2xbf16> {
+  %0 = tx.attention %q, %k, %v mask(%m : tensor<1x1x3x4xbf16>) scale = 0.5 softcap = 50.0 causal : tensor<1x2x3x2xbf16>, tensor<1x1x4x2xbf16>, tensor<1x1x4x2xbf16> -> tensor<1x2x3x2xbf16>
+  return %0 : tensor<1x2x3x2xbf16>
+}
+
+// CHECK-LABEL: func.func @online_attention_softcap
+// CHECK: tx.online_attention %{{.*}}, %{{.*}}, %{{.*}} scale = 1.250000e-01 softcap = 3.000000e+01 causal causal_offset(%{{.*}}) outs(
+func.func @online_attention_softcap(%q: tensor<1x2x4x8xf16>, %k: tensor<1x1x6x8xf16>, %v: tensor<1x1x6x8xf16>, %acc: tensor<1x2x4x8xf32>, %mx: tensor<1x2x4xf32>, %sm: tensor<1x2x4xf32>, %c: index) -> tensor<1x2x4x8xf32> {
+  %0:3 = tx.online_attention %q, %k, %v scale = 0.125 softcap = 30.0 causal causal_offset(%c) outs(%acc, %mx, %sm) : tensor<1x2x4x8xf16>, tensor<1x1x6x8xf16>, tensor<1x1x6x8xf16> -> tensor<1x2x4x8xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>
+  return %0#0 : tensor<1x2x4x8xf32>
+}
+
 // CHECK-LABEL: func.func @attention_zero_sizes
 // CHECK: tx.attention %{{.*}}, %{{.*}}, %{{.*}} : tensor<0x2x4x8xf32>, tensor<0x2x0x8xf32>, tensor<0x2x0x0xf32> -> tensor<0x2x4x0xf32>
 func.func @attention_zero_sizes(%q: tensor<0x2x4x8xf32>, %k: tensor<0x2x0x8xf32>, %v: tensor<0x2x0x0xf32>) -> tensor<0x2x4x0xf32> {

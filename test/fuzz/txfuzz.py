@@ -251,6 +251,8 @@ def gen_attention(rng, f, chaos, online=False):
     scale = ""
     if online or rng.random() < 0.3:
         scale = " scale = %s" % (rng.choice(SCALES) if chaos else rng.choice(SCALES[:3] + ["100.0", "1.0e-03"]))
+    if rng.random() < 0.15:  # logit soft-capping
+        scale += " softcap = %s" % (rng.choice(SCALES) if chaos else rng.choice(["30.0", "50.0", "1.0e-03"]))
     causal = " causal" if rng.random() < 0.4 else ""
     tys = "%s, %s, %s" % (ttype(q_shape, etypes[0]), ttype(k_shape, etypes[1]), ttype(v_shape, etypes[2]))
     if not online:

@@ -184,6 +184,9 @@ def attention_ref(a, q, k, v, mask, mshape, scale, lse=None):
                 s = []
                 for j in range(Sk):
                     x = scale * sum(qd * kd for qd, kd in zip(qrow, krows[j]))
+                    if a.softcap is not None:  # Gemma 2 logit soft-capping
+                        c = round_f32(a.softcap)
+                        x = c * math.tanh(x / c)
                     if mask is not None:
                         mv = mask[((mb * mshape[1] + mh) * Sq + i) * Sk + j]
                         if a.mask == "keep":
@@ -482,6 +485,8 @@ def case_attention(a, rng):
                       else dense_float(mask, dt, mshape))
         mask_text = " mask(%%m : %s)" % ttype(mshape, melt, mdd)
     scale_text = " scale = %s" % fmt_f32_attr(a.scale) if a.scale is not None else ""
+    if a.softcap is not None:
+        scale_text += " softcap = %s" % fmt_f32_attr(a.softcap)
     causal_text = " causal" if a.causal else ""
     if a.lse:
         # The log-sum-exp result [B, H, Sq] (f32) is the one checked.
@@ -544,6 +549,8 @@ def main():
     t.add_argument("--lse", action="store_true",
                    help="check the log-sum-exp result (f32 [B, H, Sq]) instead of O")
     t.add_argument("--scale", type=float, default=None, help="default 1/sqrt(D)")
+    t.add_argument("--softcap", type=float, default=None,
+                   help="logit soft-capping c: scores c * tanh(s / c) after the scale")
     t.add_argument("--mask", choices=["none", "keep", "add"], default="none")
     t.add_argument("--mask-bcast", default="1,1",
                    help="mask dims 0,1: '1,1', 'B,1', '1,H' or 'B,H'")
