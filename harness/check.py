@@ -565,9 +565,10 @@ class Runner:
         self.softcap(F, tag)
 
     def softcap(self, F, tag):
-        """Logit soft-capping (issue #19; on the GPU through the reference
-        lowering for now): prefill GQA causal f16 with scores well past the
-        cap, decode bf16 with an additive mask, huge f32 logits."""
+        """Logit soft-capping (issue #19): prefill GQA causal f16 with scores
+        well past the cap and huge f32 logits (the CUDA-core flash kernel),
+        decode bf16 with an additive mask and decode f16 Sq = 3 causal (the
+        split-KV decode kernel)."""
         g = self.gen
         f16, f32, bf16 = torch.float16, torch.float32, torch.bfloat16
 
@@ -587,6 +588,8 @@ class Runner:
             mask=am, softcap=50.0)
         att("softcap_huge_f32", "softcap 5 huge f32 logits (|s| ~ 1e6)",
             *qkv(1, 2, 2, 9, 33, 16, 16, f32, -500, 500), softcap=5.0)
+        att("softcap_dec_causal_f16", "softcap 20 decode f16 Sq3 causal 8/2 Sk3001",
+            *qkv(2, 8, 2, 3, 3001, 64, 64, f16), causal=True, softcap=20.0)
 
     def decode(self, F, tag):
         """The split-KV decode kernels (issue #17) against float64: Sk not a

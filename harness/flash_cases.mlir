@@ -293,3 +293,7 @@ func.func @softcap_huge_f32(%q: tensor<?x2x?x16xf32>, %k: tensor<?x2x?x16xf32>, 
   %0 = tx.attention %q, %k, %v softcap = 5.0 : tensor<?x2x?x16xf32>, tensor<?x2x?x16xf32>, tensor<?x2x?x16xf32> -> tensor<?x2x?x16xf32>
   return %0 : tensor<?x2x?x16xf32>
 }
+func.func @softcap_dec_causal_f16(%q: tensor<?x8x3x64xf16>, %k: tensor<?x2x?x64xf16>, %v: tensor<?x2x?x64xf16>) -> tensor<?x8x3x64xf16> {
+  %0 = tx.attention %q, %k, %v softcap = 20.0 causal : tensor<?x8x3x64xf16>, tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16> -> tensor<?x8x3x64xf16>
+  return %0 : tensor<?x8x3x64xf16>
+}

@@ -111,9 +111,10 @@ def Tx_AttentionOp : Tx_Op<"attention", [
       after the scale and before the mask and the causal visibility, so
       scores lie in `(-c, c)` before an additive mask. The log-sum-exp
       result is that of the capped (and masked) scores. `tanh` is evaluated
-      in `f32`. On the GPU (`tx-gpu-pipeline`), ops with `softcap` take the
-      reference lowering for now: the flash and decode kernels of
-      `tx-attention-to-gpu` leave them with a remark.
+      in `f32`. On the GPU (`tx-gpu-pipeline`) the split-KV decode kernel
+      and the CUDA-core flash kernel implement it; ops that would take the
+      tensor-core kernels (mma.sync, wgmma) take the CUDA-core kernel
+      instead, with a remark.
     - `causal`: query `i` sees key `j` iff `j <= i + Sk - Sq`, i.e. the causal
       diagonal is aligned bottom-right, as in FlashAttention >= 2.1. This is
       what decoding with a KV cache needs (the last query sees every key).

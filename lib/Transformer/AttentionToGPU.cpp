@@ -213,6 +213,8 @@ public:
     scale = fcst(s * log2e);
     scaleNat = fcst(s);
     maskScale = fcst(log2e);
+    if (FloatAttr c = op.getSoftcapAttr())
+      softcap = fcst(c.getValueAsDouble());
 
     // The output (and log-sum-exp) buffers as the op's result tensors.
     auto results = [&] {
@@ -329,6 +331,18 @@ private:
     if (!isa<VectorType>(x.getType()))
       return x;
     return vector::ExtractOp::create(b, loc, x, ArrayRef<int64_t>{e});
+  }
+
+  /// Logit soft-capping of a score in natural units (the CUDA-core and
+  /// decode kernels' Q is pre-scaled): c * tanh(s / c) with libdevice's
+  /// tanhf (tanh.approx's 2^-11 relative error would show in f32 results);
+  /// the score itself without softcap.
+  Value capScore(Value s) {
+    if (!softcap)
+      return s;
+    Value t = math::TanhOp::create(
+        b, loc, arith::DivFOp::create(b, loc, s, softcap));
+    return fmul(softcap, t);
   }
 
   /// exp(x) as exp2(x * log2(e)).
@@ -548,6 +562,8 @@ private:
               });
           SmallVector<Value> s(dLoop.getResults().begin(),
                                dLoop.getResults().end());
+          for (Value &x : s)
+            x = capScore(x);
 
           // Mask operand: applied to every tile.
           if (mask) {
@@ -966,7 +982,7 @@ private:
             // Hidden keys: past the chunk, the causal diagonal, the mask.
             for (int64_t r = 0; r < P; ++r) {
               int64_t i = r % SqS;
-              Value x = sc[r];
+              Value x = capScore(sc[r]);
               if (mask) {
                 Value mh = maskHeadBcast ? zero : headOf(r);
                 Value mv = memref::LoadOp::create(
@@ -2449,6 +2465,7 @@ private:
   FlashConfig cfg;
   Type f32, elt;
   Value q, k, v, mask, out, scale, scaleNat, maskScale;
+  Value softcap; // f32 cap c of logit soft-capping, when the op has one
   Value lseOut; // log-sum-exp result [B, H, Sq] (f32), when requested
   Value flagsW, flagsR; // key visibility flags (cfg.keyFlags)
   Value B, H, Sq, Sk, G, tid;
@@ -2627,12 +2644,6 @@ struct TxAttentionToGPUPass
                       "to the reference lowering");
         continue;
       }
-      if (op.getSoftcapAttr()) {
-        op.emitRemark("tx-attention-to-gpu: softcap is not implemented by the "
-                      "flash and decode kernels yet; this op is left to the "
-                      "reference lowering");
-        continue;
-      }
       Type elt = op.getQuery().getType().getElementType();
       if (std::optional<FlashConfig> dc = decodeConfigFor(op, elt, D, Dv)) {
         if (dc->decodeTileKeys == 16 &&
@@ -2659,7 +2670,16 @@ struct TxAttentionToGPUPass
         op.erase();
         continue;
       }
-      FlashConfig cfg = mmaConfigFor(elt, D, Dv).value_or(configFor(D, Dv));
+      // Softcap: the CUDA-core kernel (the tensor-core kernels do not
+      // implement it yet).
+      std::optional<FlashConfig> mmaCfg = mmaConfigFor(elt, D, Dv);
+      if (mmaCfg && op.getSoftcapAttr()) {
+        op.emitRemark("tx-attention-to-gpu: softcap is not implemented by the "
+                      "tensor-core kernels yet; this op takes the CUDA-core "
+                      "flash kernel");
+        mmaCfg.reset();
+      }
+      FlashConfig cfg = mmaCfg.value_or(configFor(D, Dv));
       // Tensor cores with a mask: per-tile key visibility flags, so that
       // keys the mask hides from every row of a CTA are never read.
       cfg.keyFlags = cfg.mma && op.getMask();
