@@ -5,7 +5,8 @@ scripts/sanitize.sh runs this script once under each compute-sanitizer tool
 (memcheck, racecheck, synccheck, initcheck). It loads the libraries that
 scripts/main.sh builds (cases: softmax kernels and the reference lowering;
 flash_cases: chip sm_90, i.e. the CUDA-core and mma.sync attention kernels;
-flash_cases_sm90a: the wgmma kernel) and calls each entry point below once on
+flash_cases_sm90a: the wgmma kernel; both: the split-KV decode kernel and
+softcap) and calls each entry point below once on
 small inputs made on the CPU and copied to the device (no PyTorch kernel runs
 besides the copies, so every report is about tx's kernels), with outputs from
 uninitialized memory (the kernels must write, never read, them). The calls
@@ -79,6 +80,19 @@ def calls():
                   [((1, 2, 40, 256), F32), ((1, 1, 90, 256), F32), ((1, 1, 90, 256), F32)], (1, 2, 40, 256), F32))
         c.append((lib, "flash_d80_f16", lib + " flash_d80_f16",
                   [((2, 3, 100, 80), F16), ((2, 1, 100, 80), F16), ((2, 1, 100, 80), F16)], (2, 3, 100, 80), F16))
+        # Split-KV decode kernel (#17): one split and several (the last CTA
+        # merges), i1 and additive masks, Sq > 1 causal, MQA, f32.
+        c.append(attn(lib, "dec_gqa_f16", 1, 32, 8, 1, 31, 128, F16, what="one split"))
+        c.append(attn(lib, "dec_gqa_f16", 2, 32, 8, 1, 4097, 128, F16, what="splits"))
+        c.append(attn(lib, "dec_keep_f16", 2, 32, 8, 1, 3000, 128, F16, mask=(I1, None)))
+        c.append(attn(lib, "dec_add_sq2_causal_bf16", 3, 8, 2, 2, 2500, 64, BF16, mask=(BF16, (1, 8, 2, 2500))))
+        c.append(attn(lib, "dec_sq4_causal_f16", 2, 32, 8, 4, 5000, 128, F16))
+        c.append(attn(lib, "dec_mqa_d64_f16", 2, 8, 1, 1, 9000, 64, F16))
+        c.append(attn(lib, "dec_causal_f32", 2, 4, 2, 3, 700, 64, F32, dv=32))
+        # Logit soft-capping (#19): the CUDA-core kernel and the decode kernel.
+        c.append(attn(lib, "softcap_gqa_causal_f16", 2, 8, 2, 77, 130, 64, F16))
+        c.append(attn(lib, "softcap_dec_causal_f16", 2, 8, 2, 3, 3001, 64, F16))
+        c.append(attn(lib, "softcap_dec_add_bf16", 3, 8, 2, 1, 700, 128, BF16, mask=(BF16, None)))
     return c
 
 
@@ -94,10 +108,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--lib-dir", required=True)
     ap.add_argument("--list", action="store_true", help="print the calls and exit")
+    ap.add_argument("--only", action="append", default=[],
+                    help="make only the calls whose name contains this (repeatable: any)")
     ap.add_argument("--dry-run", action="store_true",
                     help="no GPU: the calls on CPU tensors, the libraries' manifests only")
     args = ap.parse_args()
-    cs = calls()
+    cs = [c for c in calls() if not args.only or any(o in c[2] for o in args.only)]
     if args.list:
         for c in cs:
             print(c[2])
