@@ -566,9 +566,10 @@ class Runner:
 
     def softcap(self, F, tag):
         """Logit soft-capping (issue #19): prefill GQA causal f16 with scores
-        well past the cap and huge f32 logits (the CUDA-core flash kernel),
-        decode bf16 with an additive mask and decode f16 Sq = 3 causal (the
-        split-KV decode kernel)."""
+        well past the cap (mma.sync on sm_90, wgmma on sm_90a), bf16 D = 128
+        with an additive mask (CUDA cores on sm_90, wgmma on sm_90a), huge
+        f32 logits (CUDA cores), decode bf16 with an additive mask and decode
+        f16 Sq = 3 causal (the split-KV decode kernel)."""
         g = self.gen
         f16, f32, bf16 = torch.float16, torch.float32, torch.bfloat16
 
@@ -590,6 +591,11 @@ class Runner:
             *qkv(1, 2, 2, 9, 33, 16, 16, f32, -500, 500), softcap=5.0)
         att("softcap_dec_causal_f16", "softcap 20 decode f16 Sq3 causal 8/2 Sk3001",
             *qkv(2, 8, 2, 3, 3001, 64, 64, f16), causal=True, softcap=20.0)
+        q, k, v = qkv(1, 4, 2, 200, 333, 128, 128, bf16)
+        am = rand((1, 4, 200, 333), bf16, g, -2, 2)
+        am[..., :70] = float("-inf")
+        att("softcap_add_d128_bf16", "softcap 15 bf16 D128 additive mask Sq200 Sk333", q, k, v,
+            mask=am, softcap=15.0)
 
     def decode(self, F, tag):
         """The split-KV decode kernels (issue #17) against float64: Sk not a

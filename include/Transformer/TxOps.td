@@ -111,10 +111,8 @@ def Tx_AttentionOp : Tx_Op<"attention", [
       after the scale and before the mask and the causal visibility, so
       scores lie in `(-c, c)` before an additive mask. The log-sum-exp
       result is that of the capped (and masked) scores. `tanh` is evaluated
-      in `f32`. On the GPU (`tx-gpu-pipeline`) the split-KV decode kernel
-      and the CUDA-core flash kernel implement it; ops that would take the
-      tensor-core kernels (mma.sync, wgmma) take the CUDA-core kernel
-      instead, with a remark.
+      in `f32` (on the GPU libdevice's `tanhf`), in every lowering and every
+      GPU kernel.
     - `causal`: query `i` sees key `j` iff `j <= i + Sk - Sq`, i.e. the causal
       diagonal is aligned bottom-right, as in FlashAttention >= 2.1. This is
       what decoding with a KV cache needs (the last query sees every key).

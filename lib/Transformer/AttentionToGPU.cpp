@@ -1570,10 +1570,14 @@ private:
     // s, then a = round(m * c), the same value by monotonic rounding) and
     // forms each x right before its exponent. An additive mask joins raw
     // scores as mask / scale, scaled ones as mask * log2(e).
-    const bool scaleFirst = !cfg.wgmma;
+    // Softcap: x = cap(s * scale) * log2(e), formed first in both kernels
+    // (the cap is not linear, so the wgmma kernel's raw-score max would not
+    // give a by one rounded product).
+    const bool scaleFirst = !cfg.wgmma || softcap;
     if (scaleFirst)
       for (Value &x : s)
-        x = mulRn(x, scale);
+        x = softcap ? mulRn(capScore(mulRn(x, scaleNat)), maskScale)
+                    : mulRn(x, scale);
     Value invScale = scaleFirst
                          ? maskScale
                          : arith::DivFOp::create(b, loc, maskScale, scale)
@@ -1720,7 +1724,7 @@ private:
         // The anchor a of the exponents 2^(x - a) (mmaSoftmaxStep): the
         // carried max in exp2 units (mma.sync) or raw (wgmma), times ln 2.
         Value m = results[r];
-        Value a = cfg.wgmma ? mulRn(m, scale) : m;
+        Value a = cfg.wgmma && !softcap ? mulRn(m, scale) : m;
         Value mNat = arith::MulFOp::create(b, loc, a,
                                            fcst(0.69314718055994531));
         ifThen(cmpi(arith::CmpIPredicate::eq, col2, cst(0)),
@@ -2670,16 +2674,7 @@ struct TxAttentionToGPUPass
         op.erase();
         continue;
       }
-      // Softcap: the CUDA-core kernel (the tensor-core kernels do not
-      // implement it yet).
-      std::optional<FlashConfig> mmaCfg = mmaConfigFor(elt, D, Dv);
-      if (mmaCfg && op.getSoftcapAttr()) {
-        op.emitRemark("tx-attention-to-gpu: softcap is not implemented by the "
-                      "tensor-core kernels yet; this op takes the CUDA-core "
-                      "flash kernel");
-        mmaCfg.reset();
-      }
-      FlashConfig cfg = mmaCfg.value_or(configFor(D, Dv));
+      FlashConfig cfg = mmaConfigFor(elt, D, Dv).value_or(configFor(D, Dv));
       // Tensor cores with a mask: per-tile key visibility flags, so that
       // keys the mask hides from every row of a CTA are never read.
       cfg.keyFlags = cfg.mma && op.getMask();

@@ -1,8 +1,7 @@
 // Logit soft-capping (issue #19) in the lowerings: the reference lowering
 // and the tiled path apply c * tanh(s / c) right after the scale; on the GPU
-// the decode kernel and the CUDA-core flash kernel do too (math.tanh, i.e.
-// libdevice's tanhf), while ops that would take the tensor-core kernels take
-// the CUDA-core kernel instead, with a remark.
+// every kernel does too (math.tanh, i.e. libdevice's tanhf): the tensor-core
+// kernels on the natural score before forming the exp2 exponent.
 // Numerics: test/Execution/attention_softcap.mlir (CPU) and harness/check.py
 // ("softcap ..." rows, H200).
 // RUN: tx-opt %s --convert-tx-to-linalg | FileCheck %s --check-prefix=REF
@@ -22,14 +21,14 @@
 // TILED: scf.for
 // TILED: math.tanh
 
-// GPU: attention-softcap-lowering.mlir:[[@LINE+9]]:8: remark: tx-attention-to-gpu: softcap is not implemented by the tensor-core kernels yet; this op takes the CUDA-core flash kernel
+// GPU-NOT: remark
 // GPU-LABEL: func.func @softcap_prefill
 // GPU: gpu.launch
-// GPU-NOT: nvgpu.mma.sync
-// GPU-NOT: nvgpu.ldmatrix
+// GPU: nvgpu.mma.sync
 // GPU: math.tanh
 // GPU: gpu.terminator
-// PIPE: remark: tx-attention-to-gpu: softcap is not implemented by the tensor-core kernels yet; this op takes the CUDA-core flash kernel
+// PIPE-NOT: remark
+// PIPE: wgmma.mma_async
 func.func @softcap_prefill(%q: tensor<1x2x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>) -> tensor<1x2x64x64xf16> {
   %0 = tx.attention %q, %k, %v softcap = 50.0 causal : tensor<1x2x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x2x64x64xf16>
   return %0 : tensor<1x2x64x64xf16>
