@@ -789,15 +789,14 @@ private:
     Value keysPerSplit =
         maxsi(mul(ceilDiv(ceilDiv(Sk, nSplit), cst(32)), 32), cst(32));
     nSplit = maxsi(ceilDiv(Sk, keysPerSplit), one);
-    Value nParts = nSplit; // one part per CTA
     Value nRows = mul(mul(B, H), Sq);
     auto buf1d = MemRefType::get({ShapedType::kDynamic}, f32);
     Value oPart = memref::AllocOp::create(
-        b, loc, buf1d, ValueRange{maxsi(mul(mul(nParts, nRows), Dv), one)});
+        b, loc, buf1d, ValueRange{maxsi(mul(mul(nSplit, nRows), Dv), one)});
     Value mlPart = memref::AllocOp::create(
-        b, loc, buf1d, ValueRange{maxsi(mul(mul(nParts, nRows), 2), one)});
+        b, loc, buf1d, ValueRange{maxsi(mul(mul(nSplit, nRows), 2), one)});
     // Part p of row `row`: m at mlPart[p * nRows + row], l at
-    // mlPart[(nParts + p) * nRows + row], O at oPart[(p * nRows + row) * Dv].
+    // mlPart[(nSplit + p) * nRows + row], O at oPart[(p * nRows + row) * Dv].
     // Arrival counters, one per (batch, K/V head), zeroed before the launch:
     // the last CTA of each to finish merges its parts.
     Value counters = memref::AllocOp::create(
@@ -1149,7 +1148,7 @@ private:
             ifThen(cmpi(arith::CmpIPredicate::eq, lane, zero), [&] {
               memref::StoreOp::create(b, loc, M, mlPart, pr);
               memref::StoreOp::create(b, loc, L, mlPart,
-                                      add(mul(add(nParts, sp), nRows), row));
+                                      add(mul(add(nSplit, sp), nRows), row));
             });
             Value oBase = add(mul(pr, Dv), mul(lane, Cv));
             for (int64_t c = 0; c < Cv; ++c)
@@ -1195,7 +1194,7 @@ private:
                               arith::DivUIOp::create(b, loc, r, cst(SqS)));
                 Value i = arith::RemUIOp::create(b, loc, r, cst(SqS));
                 Value row = add(mul(add(mul(bi, H), h), Sq), i);
-                mergeDecodeRow(row, bi, h, i, lane, nParts, nRows, oPart,
+                mergeDecodeRow(row, bi, h, i, lane, nSplit, nRows, oPart,
                                mlPart);
                 scf::YieldOp::create(b, loc);
               });
