@@ -136,6 +136,23 @@ def main():
         "zeros_like"},
         str(lib.unsupported))
     stream_mode = modes == ["stream"]
+    # tx.load's device: a device that does not exist, a CPU device, and a
+    # second device in the same process are refused before anything loads.
+    pkg = os.path.join(a.lib_dir, "pkg", "libpkg.so")
+    for dev, msg in (("cuda:%d" % torch.cuda.device_count(), "does not exist"),
+                     ("cpu", "is not a CUDA device"), ("nonsense", "bad device")):
+        try:
+            tx.load(pkg, device=dev)
+            record("tx.load(device=%r) refused" % dev, False, "loaded")
+        except tx.TxError as e:
+            record("tx.load(device=%r) refused" % dev, msg in str(e), str(e)[:80])
+    if torch.cuda.device_count() > 1:
+        try:
+            tx.load(pkg, device=1)
+            record("tx.load on a second device refused", False, "loaded")
+        except tx.TxError as e:
+            record("tx.load on a second device refused", "one device" in str(e), str(e)[:80])
+    record("tx.load(device=0) again: the same library", tx.load(pkg, device=0).attn is not None)
 
     f16, f32, bf16 = torch.float16, torch.float32, torch.bfloat16
 

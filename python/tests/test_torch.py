@@ -479,7 +479,7 @@ sys.path.insert(0, %(python)r)
 import torch, tx
 from tx._abi import open_library, bind_symbol
 path = %(lib)r
-cdll, rt = open_library(path)
+cdll, rt = open_library(path, device=0)  # sets the runtime's default device first
 m = tx.read_manifest(path)
 lib = tx._bind_library(path, m, cdll, rt, torch, -1, torch.device("cpu"), lambda d: 0,
                        lambda fn: bind_symbol(cdll, fn, rt))

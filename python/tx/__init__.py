@@ -115,16 +115,26 @@ def _bind_library(path, manifest, cdll, runtime, torch, device_index, device,
     return Library(path, manifest, functions, unsupported, runtime, cdll)
 
 
-def load(path, manifest=None):
+# The CUDA device this process's tx libraries run on (set by the first
+# tx.load): the runtime keeps one default device per process.
+_process_device = None
+
+
+def load(path, manifest=None, device=None):
     """Loads a library built by ``scripts/tx-compile.sh`` (``out/lib<stem>.so``)
     with its manifest (``out/lib<stem>.json``, or ``manifest=``: a path or a
     :class:`Manifest`) and returns a :class:`Library`.
 
-    Needs torch with a CUDA device: CUDA is initialized first (the library's
-    kernels are loaded into device 0's primary context when it is opened).
-    Tensors must be on ``cuda:0`` (the runtime's device). Raises
-    :class:`ManifestError` (no or bad manifest) or :class:`TxError` (no CUDA,
-    the library cannot be opened)."""
+    Needs torch with a CUDA device: CUDA is initialized first, then the
+    library's kernels are loaded into the primary context of ``device`` (an
+    int, ``"cuda:1"`` or a ``torch.device``; default: torch's current device,
+    so ``torch.cuda.set_device(local_rank)`` before ``tx.load`` is all a
+    ``torchrun`` worker needs). Tensors passed to the library must be on that
+    device. All tx libraries of one process run on one device (the runtime's
+    default device is process-wide): loading on a second device raises
+    :class:`TxError`. Raises :class:`ManifestError` (no or bad manifest) or
+    :class:`TxError` (no CUDA, a bad device, the library cannot be opened)."""
+    global _process_device
     try:
         import torch
     except ImportError as e:
@@ -139,8 +149,25 @@ def load(path, manifest=None):
         raise TxError("tx.load(%s): PyTorch sees no CUDA device (tx libraries run on "
                       "NVIDIA GPUs)" % path)
     torch.cuda.init()
+    try:
+        dev = torch.device("cuda", torch.cuda.current_device()) if device is None else (
+            torch.device("cuda", device) if isinstance(device, int) else torch.device(device))
+    except (RuntimeError, TypeError, ValueError) as e:
+        raise TxError("tx.load(%s): bad device %r (%s)" % (path, device, e))
+    if dev.type != "cuda":
+        raise TxError("tx.load(%s): device %s is not a CUDA device" % (path, dev))
+    index = torch.cuda.current_device() if dev.index is None else dev.index
+    if not 0 <= index < torch.cuda.device_count():
+        raise TxError("tx.load(%s): device cuda:%d does not exist (PyTorch sees %d)" % (
+            path, index, torch.cuda.device_count()))
+    if _process_device is not None and _process_device != index:
+        raise TxError("tx.load(%s): this process already runs tx libraries on cuda:%d; the "
+                      "tx runtime runs all of a process's libraries on one device (start one "
+                      "process per GPU, as torchrun does)" % (path, _process_device))
     from ._abi import bind_symbol, open_library
-    cdll, runtime = open_library(path)
-    return _bind_library(path, m, cdll, runtime, torch, 0, torch.device("cuda", 0),
+    cdll, runtime = open_library(path, device=index)
+    _process_device = index
+    label = "cuda:%d" % index
+    return _bind_library(path, m, cdll, runtime, torch, index, torch.device("cuda", index),
                          _raw_stream_getter(torch), lambda fn: bind_symbol(cdll, fn, runtime),
-                         device_label="cuda:0")
+                         device_label=label)

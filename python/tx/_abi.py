@@ -121,19 +121,47 @@ class Runtime:
         return m.decode(errors="replace") if m else None
 
 
-def open_library(path):
-    """dlopens a tx library and the runtime it uses. Returns (CDLL, Runtime)."""
+def _runtime_beside(path):
+    """The runtime already in the process (by SONAME), else the one next to
+    the library (tx-compile.sh copies it there; the library's RUNPATH is
+    $ORIGIN)."""
+    try:
+        return ctypes.CDLL("libtx_cuda_runtime.so", mode=getattr(os, "RTLD_NOLOAD", 4))
+    except OSError:
+        return ctypes.CDLL(os.path.join(os.path.dirname(os.path.abspath(path)),
+                                        "libtx_cuda_runtime.so"))
+
+
+def open_library(path, device=None):
+    """dlopens a tx library and the runtime it uses. Returns (CDLL, Runtime).
+
+    ``device``: the CUDA device ordinal the library's kernels go to. LLVM
+    loads a library's GPU modules from a global constructor, i.e. during
+    dlopen, onto the runtime's default device, so that is set first
+    (``mgpuSetDefaultDevice``; process-wide). None leaves it as it is."""
+    rt = None
+    if device is not None:
+        try:
+            rt = _runtime_beside(path)
+        except OSError as e:
+            raise TxError("cannot load the tx runtime for %s: %s" % (path, e))
+        set_device = getattr(rt, "mgpuSetDefaultDevice", None)
+        if set_device is None:
+            if device != 0:
+                raise TxError("%s: its runtime has no mgpuSetDefaultDevice; it can only run "
+                              "on device 0" % path)
+        else:
+            set_device.restype = None
+            set_device.argtypes = [ctypes.c_int32]
+            set_device(int(device))
     try:
         lib = ctypes.CDLL(os.path.abspath(path))
     except OSError as e:
         raise TxError("cannot load %s: %s" % (path, e))
     # The runtime the library was linked to (found through its RUNPATH), by
     # SONAME so that every library of the process shares one runtime.
-    try:
-        rt = ctypes.CDLL("libtx_cuda_runtime.so", mode=getattr(os, "RTLD_NOLOAD", 4))
-    except OSError:
-        rt = ctypes.CDLL(os.path.join(os.path.dirname(os.path.abspath(path)),
-                                      "libtx_cuda_runtime.so"))
+    if rt is None:
+        rt = _runtime_beside(path)
     return lib, Runtime(rt)
 
 
