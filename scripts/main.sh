@@ -6,7 +6,8 @@
 # The bundled examples (examples/*.mlir) are compiled for chip=$TX_CHIP
 # (default sm_90a: H100/H200, where f16 attention takes the warpgroup-MMA
 # kernel); the check cases for sm_90 (mma.sync kernel), plus
-# flash_cases_sm90a for sm_90a.
+# flash_cases_sm90a for sm_90a; the kernels of context-parallel attention
+# (bench/ring_attention.mlir: tx.distributed) for sm_90a.
 #
 # The compile report has one line per library (entry points, kernels, the
 # largest register count, spills), each distinct tx-opt remark once with the
@@ -42,13 +43,14 @@ if [ "${TX_RUN_ONLY:-0}" != 1 ]; then
   cmp -s "$root/harness/flash_cases.mlir" "$out/src/flash_cases_tiles.mlir" || cp "$root/harness/flash_cases.mlir" "$out/src/flash_cases_tiles.mlir"
   # And for chip=sm_90a: the warpgroup-MMA (wgmma) kernel for f16 at head dims 64/128.
   cmp -s "$root/harness/flash_cases.mlir" "$out/src/flash_cases_sm90a.mlir" || cp "$root/harness/flash_cases.mlir" "$out/src/flash_cases_sm90a.mlir"
-  for f in "$root"/examples/*.mlir "$root/harness/cases.mlir" "$out"/src/*.mlir; do
+  for f in "$root"/examples/*.mlir "$root/harness/cases.mlir" "$out"/src/*.mlir \
+           "$root/bench/ring_attention.mlir"; do
     stem=$(basename "$f" .mlir)
     opts=""
     [ "$(dirname "$f")" = "$root/examples" ] && opts="chip=$chip"
     case "$stem" in *_simple) opts="attention=simple" ;; flash_cases) opts="attention=flash" ;;
       flash_cases_tiles) opts="attention=flash attention-warps=2 attention-q-tile=6 attention-kv-tile=32" ;;
-      flash_cases_sm90a) opts="attention=flash chip=sm_90a" ;; esac
+      flash_cases_sm90a|ring_attention) opts="attention=flash chip=sm_90a" ;; esac
     # Recompile only when the source or the compiler changed, or the
     # manifest that harness/check.py reads (through python/tx) is missing.
     lib="$out/$stem/lib$stem.so"
@@ -77,6 +79,18 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 \
   flash=""
   [ -e "$out/flash_cases/libflash_cases.so" ] && flash="--flash"
   python3 "$root/harness/check.py" --lib-dir "$out" --out "$out/check.json" $flash
+  # Context-parallel attention over every GPU of this host (NCCL; NVLink
+  # multicast stays off), checked against single-GPU tx attention.
+  ngpu=$(nvidia-smi -L | wc -l)
+  ring="$out/ring_attention/libring_attention.so"
+  if [ "$ngpu" -ge 2 ] && [ -e "$ring" ] && command -v torchrun >/dev/null 2>&1; then
+    echo
+    echo "== $ngpu GPUs: tx.distributed ring attention check (torchrun, bench/ring_attention.py --check) =="
+    NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0} PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}" \
+      torchrun --standalone --nproc-per-node="$ngpu" "$root/bench/ring_attention.py" --lib "$ring" --check
+  else
+    echo "(the tx.distributed ring attention check needs 2+ GPUs and torchrun: not run)"
+  fi
 else
   echo "== no CUDA GPU (or no PyTorch with CUDA) on this machine: compiled only, check not run =="
   echo "   (to check on a GPU machine: copy this checkout and $out there and run TX_RUN_ONLY=1 scripts/main.sh)"
