@@ -48,7 +48,12 @@ for tool in ${TX_SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}; do
   "$cs" --tool "$tool" $extra --error-exitcode 99 --print-limit 100 \
     python3 "$root/harness/sanitize_calls.py" --lib-dir "$lib_dir" > "$log" 2>&1
   rc=$?
-  errors=$(grep -aoE "ERROR SUMMARY: [0-9]+ error" "$log" | tail -1 | grep -oE "[0-9]+" || echo "?")
+  errors=$(grep -aoE "ERROR SUMMARY: [0-9]+ error" "$log" | tail -1 | grep -oE "[0-9]+" || true)
+  # racecheck prints no ERROR SUMMARY: its errors are in "RACECHECK SUMMARY:
+  # N hazards displayed (E errors, W warnings)".
+  [ -z "$errors" ] && errors=$(grep -aoE "hazards displayed \([0-9]+ error" "$log" | tail -1 \
+                               | grep -oE "[0-9]+" || true)
+  errors=${errors:-?}
   hazards=$(grep -aoE "RACECHECK SUMMARY: [0-9]+ hazard" "$log" | tail -1 | grep -oE "[0-9]+" || true)
   calls=$(grep -aoE "sanitize_calls: [0-9]+ calls, [0-9]+ failed" "$log" | tail -1)
   line=$(printf "%-10s errors %s%s  exit %d  (%s)" "$tool" "$errors" \
