@@ -40,6 +40,26 @@ Value emitNormalizedOutput(OpBuilder &b, Location loc, Value acc, Value sum,
 /// a linalg.generic body, after the scale and before masks.
 Value applySoftcap(OpBuilder &b, Location loc, Value s, FloatAttr softcap);
 
+/// The keys a query sees under `causal` and a sliding `window = [left,
+/// right]` (-1 = unbounded), relative to the diagonal `i + off`: key j is
+/// visible to query i iff `i + off - left <= j` (when `left` is set) and
+/// `j <= i + off + right` (when `right` is set). `causal` sets `right` to
+/// `min(right, 0)` (0 when the window's right side is unbounded).
+struct KeyBand {
+  std::optional<int64_t> left, right;
+  /// True if the band hides any key (a diagonal offset is needed).
+  bool bounded() const { return left.has_value() || right.has_value(); }
+};
+KeyBand keyBand(bool causal, DenseI64ArrayAttr window);
+
+/// Inside a linalg.generic body: `x`, or `negInf` where key `j` lies outside
+/// `band` for query `i` with diagonal offset `off` (index values).
+Value applyKeyBand(OpBuilder &b, Location loc, Value x, Value i, Value j,
+                   Value off, const KeyBand &band, Value negInf);
+
+/// Verifies a `window` attribute: two entries, each -1 or >= 0.
+LogicalResult verifyWindow(Operation *op, DenseI64ArrayAttr window);
+
 } // namespace tx
 } // namespace mlir
 

@@ -118,13 +118,25 @@ def Tx_AttentionOp : Tx_Op<"attention", [
       what decoding with a KV cache needs (the last query sees every key).
       With `Sq == Sk` it is the usual lower-triangular mask. (PyTorch's
       `is_causal` aligns top-left; the two agree when `Sq == Sk`.)
+    - `window = [left, right]` (optional; sliding-window or local attention,
+      as in Mistral 7B and Gemma 2; `-1` = unbounded on that side, other
+      values `>= 0`): query `i` sees key `j` iff
+      `i + off - left <= j <= i + off + right`, with `off = Sk - Sq` (the same
+      bottom-right alignment as `causal`). `causal` is `window = [-1, 0]`;
+      with both, a key must be visible under each (the window's `right`
+      becomes `min(right, 0)`). `[0, 0]` sees exactly the key on the
+      diagonal; a window wider than `Sk` hides nothing. Keys outside the
+      window are hidden keys (below). On the GPU the flash kernels do not
+      visit key tiles outside the window, so the cost grows with the window,
+      not with `Sk`.
     - `mask`: either an `i1` keep-mask (`true` = the key is visible) or an
       additive mask with Q's element type, added to `S` in `f32`. Its first two
       dimensions broadcast: a static `1` applies to every batch / head.
     - A query row that sees no key at all (every key masked, or `Sk == 0`)
       yields zeros, never NaN.
     - **Hidden keys.** A key that is hidden from a query (a false `i1` mask
-      entry, an additive mask entry of `-inf`, or the causal diagonal)
+      entry, an additive mask entry of `-inf`, the causal diagonal, or the
+      window)
       contributes nothing to that query's output, whatever its K and V rows
       hold: NaN or Inf in them (a KV cache's padding slots) cannot reach the
       query. An additive `-inf` hides exactly like a false `i1` entry (the
@@ -167,19 +179,26 @@ def Tx_AttentionOp : Tx_Op<"attention", [
     %o4 = tx.attention %q, %k, %v softcap = 50.0 causal
         : tensor<1x8x256x256xbf16>, tensor<1x4x256x256xbf16>,
           tensor<1x4x256x256xbf16> -> tensor<1x8x256x256xbf16>
+    // Mistral-style sliding window: each query sees itself and the 4096
+    // keys before it.
+    %o5 = tx.attention %q, %k, %v window = [4096, 0]
+        : tensor<1x32x32768x128xf16>, tensor<1x8x32768x128xf16>,
+          tensor<1x8x32768x128xf16> -> tensor<1x32x32768x128xf16>
     ```
   }];
   let arguments = (ins Tx_FloatTensor:$query, Tx_FloatTensor:$key,
                        Tx_FloatTensor:$value,
                        Optional<RankedTensorOf<[I1, F16, BF16, F32]>>:$mask,
                        OptionalAttr<F32Attr>:$scale, UnitAttr:$causal,
-                       OptionalAttr<F32Attr>:$softcap);
+                       OptionalAttr<F32Attr>:$softcap,
+                       OptionalAttr<DenseI64ArrayAttr>:$window);
   let results = (outs Tx_FloatTensor:$result,
                       Optional<RankedTensorOf<[F32]>>:$lse);
   let assemblyFormat = [{
     $query `,` $key `,` $value
     (`mask` `(` $mask^ `:` type($mask) `)`)?
-    (`scale` `=` $scale^)? (`softcap` `=` $softcap^)? (`causal` $causal^)?
+    (`scale` `=` $scale^)? (`softcap` `=` $softcap^)?
+    (`window` `=` $window^)? (`causal` $causal^)?
     attr-dict
     `:` type($query) `,` type($key) `,` type($value) `->` type($result)
     (`,` type($lse)^)?
@@ -241,6 +260,8 @@ def Tx_OnlineAttentionOp : Tx_Op<"online_attention", [
              (then softcap * tanh(s[j] / softcap), with softcap)
              (+ mask[b,h,i,j] | -inf where the i1 mask is false)
              (-inf where causal and j > i + causal_offset)
+             (-inf where window = [l, r] and j < i + causal_offset - l
+              (l >= 0) or j > i + causal_offset + r (r >= 0))
     m_new  = max(max[b,h,i], max_j s[j])
     m_safe = (m_new == -inf) ? 0 : m_new
     p[j]   = exp(s[j] - m_safe)
@@ -262,8 +283,11 @@ def Tx_OnlineAttentionOp : Tx_Op<"online_attention", [
 
     - `scale`: required, positive and finite (`tx-tile-attention` puts
       `1/sqrt(D)` there when the `tx.attention` has none).
-    - `causal` and `causal_offset` come together: key `j` is visible to
-      query `i` iff `j <= i + causal_offset`. For a whole `tx.attention`
+    - `causal_offset` (the diagonal's offset) comes with `causal` and/or
+      `window`: under `causal` key `j` is visible to query `i` iff
+      `j <= i + causal_offset`; under `window = [left, right]` (`-1` =
+      unbounded) iff `i + causal_offset - left <= j <= i + causal_offset +
+      right`; with both, under each. For a whole `tx.attention`
       (bottom-right alignment) `causal_offset = Sk - Sq`; the tile of rows
       `[m0, ...)` and keys `[n0, ...)` gets `causal_offset + m0 - n0`.
     - `mask`: a static `1` in its first two dimensions broadcasts; other
@@ -298,13 +322,15 @@ def Tx_OnlineAttentionOp : Tx_Op<"online_attention", [
                        Optional<Index>:$causal_offset,
                        Tx_F32Tensor:$acc, Tx_F32Tensor:$max, Tx_F32Tensor:$sum,
                        F32Attr:$scale, UnitAttr:$causal,
-                       OptionalAttr<F32Attr>:$softcap);
+                       OptionalAttr<F32Attr>:$softcap,
+                       OptionalAttr<DenseI64ArrayAttr>:$window);
   let results = (outs Tx_F32Tensor:$new_acc, Tx_F32Tensor:$new_max,
                       Tx_F32Tensor:$new_sum);
   let assemblyFormat = [{
     $query `,` $key `,` $value
     (`mask` `(` $mask^ `:` type($mask) `)`)?
-    `scale` `=` $scale (`softcap` `=` $softcap^)? (`causal` $causal^)?
+    `scale` `=` $scale (`softcap` `=` $softcap^)?
+    (`window` `=` $window^)? (`causal` $causal^)?
     (`causal_offset` `(` $causal_offset^ `)`)?
     `outs` `(` $acc `,` $max `,` $sum `)` attr-dict
     `:` type($query) `,` type($key) `,` type($value)

@@ -92,3 +92,58 @@ Value mlir::tx::emitNormalizedOutput(OpBuilder &b, Location loc, Value acc,
     r = arith::TruncFOp::create(b, loc, elt, r);
   return r;
 }
+
+KeyBand mlir::tx::keyBand(bool causal, DenseI64ArrayAttr window) {
+  KeyBand band;
+  if (window && window.size() == 2) {
+    if (window[0] >= 0)
+      band.left = window[0];
+    if (window[1] >= 0)
+      band.right = window[1];
+  }
+  if (causal)
+    band.right = band.right ? std::min<int64_t>(*band.right, 0) : 0;
+  return band;
+}
+
+Value mlir::tx::applyKeyBand(OpBuilder &b, Location loc, Value x, Value i,
+                             Value j, Value off, const KeyBand &band,
+                             Value negInf) {
+  // d = j - (i + off): the key's distance from the diagonal, compared with
+  // the window's sides (never `diag + right`, which could overflow for a
+  // huge window).
+  Value d = arith::SubIOp::create(b, loc, j,
+                                  arith::AddIOp::create(b, loc, i, off));
+  Value visible;
+  auto conj = [&](Value c) {
+    visible = visible ? arith::AndIOp::create(b, loc, visible, c).getResult()
+                      : c;
+  };
+  if (band.right)
+    conj(arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::sle, d,
+        arith::ConstantIndexOp::create(b, loc, *band.right)));
+  if (band.left)
+    conj(arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::sge, d,
+        arith::ConstantIndexOp::create(b, loc, -*band.left)));
+  if (!visible)
+    return x;
+  return arith::SelectOp::create(b, loc, visible, x, negInf);
+}
+
+LogicalResult mlir::tx::verifyWindow(Operation *op, DenseI64ArrayAttr window) {
+  if (!window)
+    return success();
+  if (window.size() != 2)
+    return op->emitOpError()
+           << "window must have two entries [left, right], got "
+           << window.size();
+  for (int side = 0; side < 2; ++side)
+    if (window[side] < -1)
+      return op->emitOpError()
+             << "window " << (side == 0 ? "left" : "right") << " = "
+             << window[side]
+             << " must be -1 (unbounded) or a key count >= 0";
+  return success();
+}

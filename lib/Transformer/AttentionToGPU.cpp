@@ -215,6 +215,12 @@ public:
     maskScale = fcst(log2e);
     if (FloatAttr c = op.getSoftcapAttr())
       softcap = fcst(c.getValueAsDouble());
+    band = keyBand(op.getCausal(), op.getWindowAttr());
+    constexpr int64_t kUnboundedSide = int64_t(1) << 40;
+    if (band.left && *band.left > kUnboundedSide)
+      band.left.reset();
+    if (band.right && *band.right > kUnboundedSide)
+      band.right.reset();
 
     // The output (and log-sum-exp) buffers as the op's result tensors.
     auto results = [&] {
@@ -260,6 +266,46 @@ private:
   }
   Value minsi(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
   Value maxsi(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
+  Value minui(Value x, Value y) { return arith::MinUIOp::create(b, loc, x, y); }
+  /// i1: some key of [k0, k0 + n) lies outside the band (causal, window)
+  /// of some query row in [iLo, iHi], i.e. the tile needs the per-key
+  /// predicate (inBand). Null when the band hides nothing. (Sides are at
+  /// most 2^40 here, so `i + shift + right` cannot overflow.)
+  Value bandCrosses(Value k0, int64_t n, Value iLo, Value iHi, Value shift) {
+    Value need;
+    auto orIn = [&](Value c) {
+      need = need ? arith::OrIOp::create(b, loc, need, c).getResult() : c;
+    };
+    if (band.right) // the tile's last key past the first row's last one
+      orIn(cmpi(arith::CmpIPredicate::sgt, add(k0, n - 1),
+                add(add(iLo, shift), *band.right)));
+    if (band.left) // the tile's first key before the last row's first one
+      orIn(cmpi(arith::CmpIPredicate::slt, k0,
+                add(add(iHi, shift), -*band.left)));
+    return need;
+  }
+  /// `ok` and key j inside query row i's band (causal, window):
+  /// i + shift - left <= j <= i + shift + right. A window tests the key's
+  /// distance from the diagonal, d = j - (i + shift), against both sides
+  /// (one value per key: fewer registers than two bounds per row); a
+  /// right side alone (causal) compares j with i + shift + right.
+  Value inBand(Value ok, Value j, Value i, Value shift) {
+    if (band.left) {
+      Value d = sub(j, add(i, shift));
+      if (band.right)
+        ok = arith::AndIOp::create(
+            b, loc, ok,
+            cmpi(arith::CmpIPredicate::sle, d, cst(*band.right)));
+      return arith::AndIOp::create(
+          b, loc, ok, cmpi(arith::CmpIPredicate::sge, d, cst(-*band.left)));
+    }
+    if (band.right)
+      ok = arith::AndIOp::create(
+          b, loc, ok,
+          cmpi(arith::CmpIPredicate::sle, j,
+               add(add(i, shift), *band.right)));
+    return ok;
+  }
   Value select(Value c, Value x, Value y) {
     return arith::SelectOp::create(b, loc, c, x, y);
   }
@@ -429,6 +475,10 @@ private:
   struct Cta {
     Value lane, warp, h, bi, kh, q0, smem, shift, nKT, mb, mh;
     Value kvEnd; // keys >= kvEnd are hidden from every row of the CTA
+    // Keys < kvStart are hidden from every row of the CTA (window); the CTA
+    // visits key tiles kt0 .. kt0 + nKT - 1, tile t of its loops holding
+    // keys from kvBase + t * kv-tile (kvBase = kt0 * kv-tile).
+    Value kvStart, kvBase;
   };
   Cta emitCta(Value blocks, Value nQT) {
     Value one = cst(1), zero = cst(0);
@@ -470,14 +520,29 @@ private:
         b, loc,
         MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                         MemRefLayoutAttrInterface(), wg));
-    c.shift = sub(Sk, Sq); // causal: key j visible iff j <= i + shift
+    c.shift = sub(Sk, Sq); // key j is on row i's diagonal iff j == i + shift
     Value kvEnd = Sk;
-    if (op.getCausal()) {
+    if (band.right) {
+      // The last key the CTA's last row sees.
       Value lastRow = sub(minsi(add(c.q0, cfg.qTile), Sq), one);
-      kvEnd = minsi(maxsi(add(add(lastRow, c.shift), one), zero), Sk);
+      kvEnd = minsi(
+          maxsi(add(add(lastRow, c.shift), cst(*band.right + 1)), zero), Sk);
     }
     c.kvEnd = kvEnd;
-    c.nKT = arith::CeilDivUIOp::create(b, loc, kvEnd, cst(cfg.kvTile));
+    Value nEnd = arith::CeilDivUIOp::create(b, loc, kvEnd, cst(cfg.kvTile));
+    c.kvStart = zero;
+    c.kvBase = zero;
+    c.nKT = nEnd;
+    if (band.left) {
+      // The first key the CTA's first row sees; the loop starts at its
+      // tile (tiles stay aligned to kv-tile).
+      c.kvStart =
+          minsi(maxsi(sub(add(c.q0, c.shift), cst(*band.left)), zero), kvEnd);
+      Value kt0 = arith::DivUIOp::create(b, loc, c.kvStart, cst(cfg.kvTile));
+      c.kvBase = mul(kt0, cfg.kvTile);
+      c.nKT = sub(nEnd, minui(kt0, nEnd));
+    }
+    ctaKvBase = c.kvBase;
     if (mask) {
       c.mb = maskBatchBcast ? zero : c.bi;
       c.mh = maskHeadBcast ? zero : c.h;
@@ -528,7 +593,7 @@ private:
     auto kvLoop = scf::ForOp::create(
         b, loc, zero, nKT, one, init,
         [&](OpBuilder &, Location, Value kt, ValueRange carried) {
-          Value k0 = mul(kt, N);
+          Value k0 = add(c.kvBase, mul(kt, N));
           // Stage K (padded rows) and V (zero-padded to 32*T columns).
           gpu::BarrierOp::create(b, loc);
           stageTile(k, bi, kh, k0, Sk, N, cfg.D, cfg.D, ks, cfg.kStride(),
@@ -588,14 +653,11 @@ private:
             }
           }
 
-          // Key tail and causal diagonal: only tiles that need it.
+          // Key tail and the band (causal, window): only tiles that need it.
           Value tail = cmpi(arith::CmpIPredicate::ugt, add(k0, N), Sk);
           Value need = tail;
-          if (op.getCausal()) {
-            Value crosses = cmpi(arith::CmpIPredicate::sgt, add(k0, N - 1),
-                                 add(iW, shift));
+          if (Value crosses = bandCrosses(k0, N, iW, add(iW, R - 1), shift))
             need = arith::OrIOp::create(b, loc, tail, crosses);
-          }
           {
             SmallVector<Type> types(R * KPL, f32);
             auto ifNeed = scf::IfOp::create(b, loc, types, need, true);
@@ -605,12 +667,8 @@ private:
             for (int64_t r = 0; r < R; ++r)
               for (int64_t kk = 0; kk < KPL; ++kk) {
                 Value j = add(k0, add(lane, 32 * kk));
-                Value ok = cmpi(arith::CmpIPredicate::ult, j, Sk);
-                if (op.getCausal())
-                  ok = arith::AndIOp::create(
-                      b, loc, ok,
-                      cmpi(arith::CmpIPredicate::sle, j,
-                           add(add(iW, r), shift)));
+                Value ok = inBand(cmpi(arith::CmpIPredicate::ult, j, Sk), j,
+                                  add(iW, r), shift);
                 masked.push_back(select(ok, s[r * KPL + kk], negInf));
               }
             scf::YieldOp::create(b, loc, masked);
@@ -656,9 +714,9 @@ private:
             for (int64_t t = 0; t < T; ++t)
               oInit.push_back(arith::MulFOp::create(
                   b, loc, carried[2 * R + r * T + t], alpha[r]));
-          // Keys hidden by the mask or the causal diagonal may hold
-          // anything (a KV cache's padding): P == 0 must not multiply V.
-          const bool mayHide = mask || op.getCausal();
+          // Keys hidden by the mask, the causal diagonal or the window may
+          // hold anything (a KV cache's padding): P == 0 must not multiply V.
+          const bool mayHide = mask || band.bounded();
           auto jLoop = scf::ForOp::create(
               b, loc, zero, cst(N), cst(4), oInit,
               [&](OpBuilder &, Location, Value j, ValueRange oAcc) {
@@ -1350,7 +1408,7 @@ private:
     const int64_t N = cfg.kvTile, G = cfg.flagGroups(),
                   T = cfg.warps * 32, QT = cfg.qTile;
     Type i1 = b.getI1Type();
-    Value k0 = mul(kt, N), base = mul(flagBuf, N);
+    Value k0 = add(ctaKvBase, mul(kt, N)), base = mul(flagBuf, N);
     Value sqLast = sub(Sq, cst(1)), skLast = sub(Sk, cst(1));
     Value negInf = fcst(-std::numeric_limits<double>::infinity());
     scf::ForOp::create(
@@ -1372,12 +1430,10 @@ private:
                 scf::YieldOp::create(b, loc, it[0]);
                 b.setInsertionPointToStart(ifSeen.elseBlock());
                 Value i = add(q0, r);
-                Value ok = arith::AndIOp::create(
-                    b, loc, keyOk, cmpi(arith::CmpIPredicate::ult, i, Sq));
-                if (op.getCausal())
-                  ok = arith::AndIOp::create(
-                      b, loc, ok,
-                      cmpi(arith::CmpIPredicate::sle, j, add(i, shift)));
+                Value ok = inBand(
+                    arith::AndIOp::create(
+                        b, loc, keyOk, cmpi(arith::CmpIPredicate::ult, i, Sq)),
+                    j, i, shift);
                 Value mv = memref::LoadOp::create(
                     b, loc, mask, ValueRange{mb, mh, minsi(i, sqLast), jc});
                 Value open =
@@ -1414,7 +1470,7 @@ private:
   /// CTA (keyVisible) are zero-filled too: never read from memory.
   void asyncTile(Value buf, Value i0, Value i1, Value row0, Value rowLimit,
                  int64_t rows, int64_t width, Value view,
-                 Value flagBuf = Value()) {
+                 Value flagBuf = Value(), Value rowStart = Value()) {
     int64_t perCopy = 16 / cfg.eltBytes;
     int64_t chunksPerRow = width / perCopy;
     int64_t total = rows * chunksPerRow;
@@ -1428,6 +1484,9 @@ private:
                           perCopy);
           Value gRow = add(row0, r);
           Value ok = cmpi(arith::CmpIPredicate::ult, gRow, rowLimit);
+          if (rowStart) // keys below the window of every row: not read
+            ok = arith::AndIOp::create(
+                b, loc, ok, cmpi(arith::CmpIPredicate::uge, gRow, rowStart));
           if (flagBuf)
             ok = arith::AndIOp::create(b, loc, ok, keyVisible(flagBuf, r));
           Value srcRow = minsi(gRow, lastRow);
@@ -1604,11 +1663,9 @@ private:
         }
     }
     Value need = cmpi(arith::CmpIPredicate::ugt, add(k0, N), Sk);
-    if (op.getCausal())
-      need = arith::OrIOp::create(
-          b, loc, need,
-          cmpi(arith::CmpIPredicate::sgt, add(k0, N - 1),
-               add(rowBase, shift)));
+    if (Value crosses =
+            bandCrosses(k0, N, rowBase, add(rowBase, 16 * MT - 1), shift))
+      need = arith::OrIOp::create(b, loc, need, crosses);
     {
       SmallVector<Type> types(MT * NT * 4, f32);
       auto ifNeed = scf::IfOp::create(b, loc, types, need, true);
@@ -1619,12 +1676,8 @@ private:
       for (int64_t nt = 0; nt < NT; ++nt)
         for (int64_t e = 0; e < 4; ++e) {
           Value j = colOf(nt, e);
-          Value ok = cmpi(arith::CmpIPredicate::ult, j, Sk);
-          if (op.getCausal())
-            ok = arith::AndIOp::create(
-                b, loc, ok,
-                cmpi(arith::CmpIPredicate::sle, j,
-                     add(rowG[mt * 2 + e / 2], shift)));
+          Value ok = inBand(cmpi(arith::CmpIPredicate::ult, j, Sk), j,
+                            rowG[mt * 2 + e / 2], shift);
           masked.push_back(select(ok, s[(mt * NT + nt) * 4 + e], negInf));
         }
       scf::YieldOp::create(b, loc, masked);
@@ -1767,9 +1820,11 @@ private:
     Value ks = view2d(N, cfg.kStrideMma());
     Value vs = view2d(N, cfg.vStrideMma());
     // Keys hidden from every row of the CTA are zero-filled, never read:
-    // past kvEnd (causal, Sk) by the row limit, by the mask through the
-    // flags (buffer t % 2 holds tile t's).
+    // past kvEnd (causal, window, Sk) by the row limit, below kvStart
+    // (window) by kvLow, by the mask through the flags (buffer t % 2 holds
+    // tile t's).
     Value kvEnd = c.kvEnd;
+    Value kvLow = band.left ? c.kvStart : Value();
     if (cfg.keyFlags)
       setupKeyFlags(base, cst(off));
     auto flagBufOf = [&](Value t) -> Value {
@@ -1844,15 +1899,17 @@ private:
           b, loc, cmpi(arith::CmpIPredicate::ugt, nKT, zero), false);
       OpBuilder::InsertionGuard gd(b);
       b.setInsertionPointToStart(ifAny.thenBlock());
-      asyncTile(k, bi, kh, zero, kvEnd, N, D, ks, flagBufOf(zero));
+      asyncTile(k, bi, kh, c.kvBase, kvEnd, N, D, ks, flagBufOf(zero),
+                kvLow);
       asyncCommit();
-      asyncTile(v, bi, kh, zero, kvEnd, N, Dv, vs, flagBufOf(zero));
+      asyncTile(v, bi, kh, c.kvBase, kvEnd, N, Dv, vs, flagBufOf(zero),
+                kvLow);
       asyncCommit();
     }
     auto kvLoop = scf::ForOp::create(
         b, loc, zero, nKT, one, init,
         [&](OpBuilder &, Location, Value kt, ValueRange carried) {
-          Value k0 = mul(kt, N);
+          Value k0 = add(c.kvBase, mul(kt, N));
           Value kNext = add(k0, N);
           // Tile t+1's key visibility, read by its copies below (after the
           // barriers of this step).
@@ -1896,7 +1953,7 @@ private:
           Value more = cmpi(arith::CmpIPredicate::ult, add(kt, one), nKT);
           ifThen(more, [&] {
             asyncTile(k, bi, kh, kNext, kvEnd, N, D, ks,
-                      flagBufOf(add(kt, one)));
+                      flagBufOf(add(kt, one)), kvLow);
           });
           asyncCommit(); // possibly empty: the group count stays uniform
           MmaStep st = mmaSoftmaxStep(mx, s, k0, carried);
@@ -1939,7 +1996,7 @@ private:
           gpu::BarrierOp::create(b, loc);
           ifThen(more, [&] {
             asyncTile(v, bi, kh, kNext, kvEnd, N, Dv, vs,
-                      flagBufOf(add(kt, one)));
+                      flagBufOf(add(kt, one)), kvLow);
           });
           asyncCommit();
           scf::YieldOp::create(b, loc, next);
@@ -1993,7 +2050,8 @@ private:
   /// of the [R x 64] shared view, from view row `viewRow0`.
   void asyncTileSwizzled(Value buf, Value i0, Value i1, Value row0,
                          Value rowLimit, int64_t rows, int64_t width,
-                         Value view, Value viewRow0, Value flagBuf = Value()) {
+                         Value view, Value viewRow0, Value flagBuf = Value(),
+                         Value rowStart = Value()) {
     const int64_t cpr = width / 8; // 16-byte chunks per row
     const int64_t threads = cfg.warps * 32, total = rows * cpr;
     auto tokTy = nvgpu::DeviceAsyncTokenType::get(b.getContext());
@@ -2001,6 +2059,9 @@ private:
     auto copy = [&](Value r, Value ch) {
       Value gRow = add(row0, r);
       Value ok = cmpi(arith::CmpIPredicate::ult, gRow, rowLimit);
+      if (rowStart) // keys below the window of every row: not read
+        ok = arith::AndIOp::create(
+            b, loc, ok, cmpi(arith::CmpIPredicate::uge, gRow, rowStart));
       if (flagBuf)
         ok = arith::AndIOp::create(b, loc, ok, keyVisible(flagBuf, r));
       Value n = select(ok, cst(8), cst(0));
@@ -2201,6 +2262,7 @@ private:
     // flags (buffer u % 4 holds tile u's; tile u's are written in step
     // u - S, read by the copies of steps u - S + 1 (K) and u - S + 2 (V)).
     Value kvEnd = c.kvEnd;
+    Value kvLow = band.left ? c.kvStart : Value(); // window: below every row's
     if (cfg.keyFlags)
       setupKeyFlags(base, add(pad, cst(off)));
     auto flagBufOf = [&](Value u) -> Value {
@@ -2220,16 +2282,16 @@ private:
     // copySlot(j, stage): K(j) when j < nKT, V(j - 1) when j - 1 < nKT.
     auto copySlot = [&](Value j, Value stageIdx) {
       ifThen(cmpi(arith::CmpIPredicate::ult, j, nKT), [&] {
-        asyncTileSwizzled(k, bi, kh, mul(j, N), kvEnd, N, D, ks,
-                          mul(stageIdx, N * DB), flagBufOf(j));
+        asyncTileSwizzled(k, bi, kh, add(c.kvBase, mul(j, N)), kvEnd, N, D,
+                          ks, mul(stageIdx, N * DB), flagBufOf(j), kvLow);
       });
       ifThen(arith::AndIOp::create(
                  b, loc, cmpi(arith::CmpIPredicate::ugt, j, zero),
                  cmpi(arith::CmpIPredicate::ule, j, nKT)),
              [&] {
-               asyncTileSwizzled(v, bi, kh, mul(sub(j, one), N), kvEnd, N,
-                                 Dv, vs, mul(stageIdx, N * VB),
-                                 flagBufOf(sub(j, one)));
+               asyncTileSwizzled(v, bi, kh, add(c.kvBase, mul(sub(j, one), N)),
+                                 kvEnd, N, Dv, vs, mul(stageIdx, N * VB),
+                                 flagBufOf(sub(j, one)), kvLow);
              });
     };
     asyncTileSwizzled(q, bi, h, q0, Sq, QT, D, qs, zero);
@@ -2316,7 +2378,7 @@ private:
             // barrier.)
             ctaBarrierNonAligned();
             Value stage = remui(kt, S);
-            Value k0 = mul(kt, N);
+            Value k0 = add(c.kvBase, mul(kt, N));
             Value hasS = cmpi(arith::CmpIPredicate::ult, kt, nKT);
             Value hasPV = cmpi(arith::CmpIPredicate::ugt, kt, zero);
             Value ahead = add(kt, cst(S - 1));
@@ -2469,6 +2531,11 @@ private:
   Type f32, elt;
   Value q, k, v, mask, out, scale, scaleNat, maskScale;
   Value softcap; // f32 cap c of logit soft-capping, when the op has one
+  // The keys each query sees (causal and window; keyBand), sides wider
+  // than 2^40 keys dropped: no GPU tensor is that long.
+  KeyBand band;
+  // The CTA's kvBase (Cta), for the helpers that need it.
+  Value ctaKvBase;
   Value lseOut; // log-sum-exp result [B, H, Sq] (f32), when requested
   Value flagsW, flagsR; // key visibility flags (cfg.keyFlags)
   Value B, H, Sq, Sk, G, tid;
@@ -2543,8 +2610,9 @@ struct TxAttentionToGPUPass
   /// whole number of 16-byte loads, Dv = 32 * a power of two up to 256.
   std::optional<FlashConfig> decodeConfigFor(AttentionOp op, Type elt,
                                              int64_t D, int64_t Dv) {
-    // cp.async: sm_80.
-    if (!decode || sm < 80)
+    // cp.async: sm_80. Sliding windows take the flash kernels (which skip
+    // the key tiles outside the window).
+    if (!decode || sm < 80 || op.getWindowAttr())
       return std::nullopt;
     int64_t H = op.getQuery().getType().getDimSize(1);
     int64_t Sq = op.getQuery().getType().getDimSize(2);

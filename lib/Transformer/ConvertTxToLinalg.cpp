@@ -251,8 +251,10 @@ struct AttentionLowering : OpRewritePattern<AttentionOp> {
       ins.push_back(mask);
     }
     maps.push_back(full);
-    bool causal = op.getCausal();
-    // Causal: key j is visible to query i iff j <= i + (Sk - Sq).
+    // Causal and window: key j is visible to query i iff it lies in the
+    // band around the diagonal i + (Sk - Sq).
+    KeyBand band = keyBand(op.getCausal(), op.getWindowAttr());
+    bool causal = band.bounded();
     Value skMinusSq;
     if (causal) {
       Value skV = getValueOrCreateConstantIndexOp(b, loc, Sk);
@@ -285,10 +287,7 @@ struct AttentionLowering : OpRewritePattern<AttentionOp> {
               if (causal) {
                 Value i = linalg::IndexOp::create(nb_, nl, di);
                 Value j = linalg::IndexOp::create(nb_, nl, dj);
-                Value last = arith::AddIOp::create(nb_, nl, i, skMinusSq);
-                Value visible = arith::CmpIOp::create(
-                    nb_, nl, arith::CmpIPredicate::sle, j, last);
-                x = arith::SelectOp::create(nb_, nl, visible, x, negInf);
+                x = applyKeyBand(nb_, nl, x, i, j, skMinusSq, band, negInf);
               }
               linalg::YieldOp::create(nb_, nl, x);
             })

@@ -325,6 +325,11 @@ struct TxEmitManifestPass
           j.attribute("scale", nullptr);
         if (auto softcap = att.getSoftcapAttr())
           j.attribute("softcap", softcap.getValueAsDouble());
+        if (DenseI64ArrayAttr w = att.getWindowAttr(); w && w.size() == 2)
+          j.attributeArray("window", [&] {
+            j.value(w[0]);
+            j.value(w[1]);
+          });
         StringRef mask = "none";
         if (Value m = att.getMask())
           mask = cast<ShapedType>(m.getType()).getElementType().isInteger(1)

@@ -163,7 +163,7 @@ OnlineAttentionOp::getTiledImplementation(OpBuilder &b,
 
   auto tiled = OnlineAttentionOp::create(
       b, loc, acc.getType(), mx.getType(), sm.getType(), q, k, v, mask, causalOffset, acc, mx, sm, getScaleAttr(),
-      getCausalAttr(), getSoftcapAttr());
+      getCausalAttr(), getSoftcapAttr(), getWindowAttr());
   return TilingResult{{tiled.getOperation()},
                       SmallVector<Value>(tiled->getResults()), slices};
 }
@@ -333,10 +333,8 @@ OnlineAttentionOp::decomposeOperation(OpBuilder &b) {
             if (causalOffset) {
               Value i = linalg::IndexOp::create(nb, nl, 2);
               Value j = linalg::IndexOp::create(nb, nl, 3);
-              Value last = arith::AddIOp::create(nb, nl, i, causalOffset);
-              Value visible = arith::CmpIOp::create(
-                  nb, nl, arith::CmpIPredicate::sle, j, last);
-              x = arith::SelectOp::create(nb, nl, visible, x, negInf);
+              x = applyKeyBand(nb, nl, x, i, j, causalOffset,
+                               keyBand(getCausal(), getWindowAttr()), negInf);
             }
             linalg::YieldOp::create(nb, nl, x);
           })

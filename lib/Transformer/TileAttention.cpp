@@ -152,7 +152,8 @@ struct TxTileAttentionPass
           keySlice(whole.getKey(), 2), keySlice(whole.getValue(), 2),
           keySlice(whole.getMask(), 3), causalOffset, whole.getAcc(),
           whole.getMax(), whole.getSum(), whole.getScaleAttr(),
-          whole.getCausalAttr(), whole.getSoftcapAttr());
+          whole.getCausalAttr(), whole.getSoftcapAttr(),
+          whole.getWindowAttr());
       auto term = forall.getTerminator();
       b.setInsertionPointToStart(term.getBody());
       auto outs = forall.getRegionIterArgs();
@@ -304,7 +305,8 @@ struct TxTileAttentionPass
                          -std::numeric_limits<double>::infinity());
     Value sm = filledF32(b, loc, {sz.B, sz.H, sz.Sq}, 0.0);
     Value causalOffset;
-    if (op.getCausal()) {
+    KeyBand band = keyBand(op.getCausal(), op.getWindowAttr());
+    if (band.bounded()) {
       AffineExpr s0, s1;
       bindSymbols(b.getContext(), s0, s1);
       causalOffset = getValueOrCreateConstantIndexOp(
@@ -315,7 +317,8 @@ struct TxTileAttentionPass
     auto whole = OnlineAttentionOp::create(
         b, loc, acc.getType(), mx.getType(), sm.getType(), q, op.getKey(), op.getValue(), op.getMask(), causalOffset, acc,
         mx, sm, b.getF32FloatAttr(static_cast<float>(scale)),
-        op.getCausal() ? b.getUnitAttr() : UnitAttr(), op.getSoftcapAttr());
+        op.getCausal() ? b.getUnitAttr() : UnitAttr(), op.getSoftcapAttr(),
+        op.getWindowAttr());
 
     // Tiles one tx.online_attention: (B, H, Sq) -> scf.forall with tiles
     // (1, 1, q-tile), keys -> scf.for with step kv-tile (causal: stopping
@@ -336,10 +339,21 @@ struct TxTileAttentionPass
       rewriter.replaceOp(st, state);
       auto rowTile = cast<OnlineAttentionOp>(rows->tiledOps.back());
 
-      // Causal: the last key any row of the tile sees is rows - 1 + offset
-      // (in the tile's coordinates); keys past it are never visited.
+      // Causal / window: the last key any row of the tile sees is
+      // rows - 1 + offset + right (in the tile's coordinates), the first
+      // offset - left; key tiles outside [first, last] are never visited
+      // (the loop starts at the tile holding `first`, so tiles stay aligned).
       rewriter.setInsertionPoint(rowTile);
-      Value kvEnd;
+      Value kvBegin, kvEnd;
+      KeyBand tb = keyBand(rowTile.getCausal(), rowTile.getWindowAttr());
+      // Loop bounds only from sides that cannot overflow index arithmetic
+      // (a wider window is unbounded for the loop; the per-key predicate of
+      // the decomposition stays exact).
+      constexpr int64_t kBoundedSide = int64_t(1) << 40;
+      if (tb.right && *tb.right > kBoundedSide)
+        tb.right.reset();
+      if (tb.left && *tb.left > kBoundedSide)
+        tb.left.reset();
       if (Value c = rowTile.getCausalOffset()) {
         Location tl = rowTile.getLoc();
         OpFoldResult m = tensor::getMixedSize(b, tl, rowTile.getQuery(), 2);
@@ -347,13 +361,26 @@ struct TxTileAttentionPass
         AffineExpr d0, d1, d2;
         bindDims(b.getContext(), d0, d1, d2);
         MLIRContext *ctx = b.getContext();
-        OpFoldResult end = affine::makeComposedFoldedAffineMin(
-            b, tl, AffineMap::get(3, 0, {d0, d1 + d2}, ctx), {n, m, c});
-        end = affine::makeComposedFoldedAffineMax(
-            b, tl,
-            AffineMap::get(1, 0, {d0, getAffineConstantExpr(0, ctx)}, ctx),
-            {end});
-        kvEnd = getValueOrCreateConstantIndexOp(b, tl, end);
+        AffineExpr zeroE = getAffineConstantExpr(0, ctx);
+        if (tb.right) {
+          OpFoldResult end = affine::makeComposedFoldedAffineMin(
+              b, tl, AffineMap::get(3, 0, {d0, d1 + d2 + *tb.right}, ctx),
+              {n, m, c});
+          end = affine::makeComposedFoldedAffineMax(
+              b, tl, AffineMap::get(1, 0, {d0, zeroE}, ctx), {end});
+          kvEnd = getValueOrCreateConstantIndexOp(b, tl, end);
+        }
+        if (tb.left) {
+          // floor(max(0, c - left) / kvTile) * kvTile.
+          OpFoldResult first = affine::makeComposedFoldedAffineMax(
+              b, tl, AffineMap::get(1, 0, {d0 - *tb.left, zeroE}, ctx), {c});
+          first = affine::makeComposedFoldedAffineApply(
+              b, tl,
+              d0.floorDiv(static_cast<int64_t>(kvTile)) *
+                  static_cast<int64_t>(kvTile),
+              {first});
+          kvBegin = getValueOrCreateConstantIndexOp(b, tl, first);
+        }
       }
 
       scf::SCFTilingOptions inner;
@@ -366,9 +393,14 @@ struct TxTileAttentionPass
         return op.emitError("tx-tile-attention: tiling the keys of the "
                             "tx.online_attention failed");
       rewriter.replaceOp(rowTile, keys->replacements);
-      if (kvEnd) {
+      if (kvEnd || kvBegin) {
         auto loop = cast<scf::ForOp>(keys->loops.front().getOperation());
-        rewriter.modifyOpInPlace(loop, [&] { loop.setUpperBound(kvEnd); });
+        rewriter.modifyOpInPlace(loop, [&] {
+          if (kvEnd)
+            loop.setUpperBound(kvEnd);
+          if (kvBegin)
+            loop.setLowerBound(kvBegin);
+        });
       }
 
       if (decompose) {

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Transformer/TxOps.h"
+#include "Transformer/AttentionShapes.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
@@ -248,8 +249,10 @@ LogicalResult AttentionOp::verify() {
                        "give an explicit scale");
   }
   if (auto softcap = getSoftcapAttr())
-    return verifyPositiveFinite(*this, "softcap", softcap.getValueAsDouble());
-  return success();
+    if (failed(verifyPositiveFinite(*this, "softcap",
+                                    softcap.getValueAsDouble())))
+      return failure();
+  return verifyWindow(*this, getWindowAttr());
 }
 
 LogicalResult AttentionOp::reifyResultShapes(
@@ -337,11 +340,19 @@ LogicalResult OnlineAttentionOp::verify() {
       return failure();
   }
 
+  if (failed(verifyWindow(*this, getWindowAttr())))
+    return failure();
+  bool banded = getCausal() || getWindowAttr();
   if (getCausal() && !getCausalOffset())
     return emitOpError("is causal but has no causal_offset operand (key j is "
                        "visible to query i iff j <= i + causal_offset)");
-  if (!getCausal() && getCausalOffset())
-    return emitOpError("has a causal_offset operand but is not causal");
+  if (getWindowAttr() && !getCausalOffset())
+    return emitOpError("has a window but no causal_offset operand (key j is "
+                       "visible to query i iff i + causal_offset - left <= j "
+                       "<= i + causal_offset + right)");
+  if (!banded && getCausalOffset())
+    return emitOpError("has a causal_offset operand but is neither causal nor "
+                       "windowed");
 
   if (failed(verifyPositiveFinite(*this, "scale",
                                   getScale().convertToDouble())))

@@ -69,7 +69,7 @@ func.func @attention_f16(%q: tensor<2x4x16x64xf16>, %k: tensor<2x4x32x64xf16>, %
 // -----
 
 // GQA (H = 4 * Hkv): K/V are read in place through the grouped view of Q.
-// Causal, bottom-right: visible iff j <= i + (Sk - Sq) = i + 16.
+// Causal, bottom-right: visible iff j - (i + (Sk - Sq)) <= 0, Sk - Sq = 16.
 // CHECK-LABEL: func.func @attention_gqa_causal
 // CHECK: tensor.expand_shape %{{.*}} output_shape [1, 2, 4, 16, 64] : tensor<1x8x16x64xf32> into tensor<1x2x4x16x64xf32>
 // CHECK-NOT: tensor.expand_shape %arg1
@@ -77,8 +77,9 @@ func.func @attention_f16(%q: tensor<2x4x16x64xf16>, %k: tensor<2x4x32x64xf16>, %
 // CHECK: linalg.generic
 // CHECK:   %[[I:.*]] = linalg.index 3 : index
 // CHECK:   %[[J:.*]] = linalg.index 4 : index
-// CHECK:   %[[LAST:.*]] = arith.addi %[[I]], %[[OFF]] : index
-// CHECK:   %[[VIS:.*]] = arith.cmpi sle, %[[J]], %[[LAST]] : index
+// CHECK:   %[[DIAG:.*]] = arith.addi %[[I]], %[[OFF]] : index
+// CHECK:   %[[D:.*]] = arith.subi %[[J]], %[[DIAG]] : index
+// CHECK:   %[[VIS:.*]] = arith.cmpi sle, %[[D]], %{{.*}} : index
 // CHECK:   arith.select %[[VIS]]
 // CHECK: tensor.collapse_shape {{.*}} : tensor<1x2x4x16x64xf32> into tensor<1x8x16x64xf32>
 func.func @attention_gqa_causal(%q: tensor<1x8x16x64xf32>, %k: tensor<1x2x32x64xf32>, %v: tensor<1x2x32x64xf32>) -> tensor<1x8x16x64xf32> {

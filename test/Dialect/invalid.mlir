@@ -280,3 +280,19 @@ func.func @attention_nan_softcap(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x16x64
   %0 = tx.attention %q, %k, %v softcap = 0x7FC00000 : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
   return %0 : tensor<1x4x16x64xf32>
 }
+
+// -----
+
+func.func @attention_window_three(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x16x64xf32>, %v: tensor<1x4x16x64xf32>) -> tensor<1x4x16x64xf32> {
+  // expected-error @+1 {{'tx.attention' op window must have two entries [left, right], got 3}}
+  %0 = tx.attention %q, %k, %v window = [1, 2, 3] : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
+  return %0 : tensor<1x4x16x64xf32>
+}
+
+// -----
+
+func.func @attention_window_bad_right(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x16x64xf32>, %v: tensor<1x4x16x64xf32>) -> tensor<1x4x16x64xf32> {
+  // expected-error @+1 {{'tx.attention' op window right = -2 must be -1 (unbounded) or a key count >= 0}}
+  %0 = tx.attention %q, %k, %v window = [4, -2] causal : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
+  return %0 : tensor<1x4x16x64xf32>
+}

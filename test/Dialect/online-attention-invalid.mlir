@@ -155,7 +155,7 @@ func.func @causal_without_offset(%q: tensor<2x4x16x64xf32>, %k: tensor<2x4x32x64
 // -----
 
 func.func @offset_without_causal(%q: tensor<2x4x16x64xf32>, %k: tensor<2x4x32x64xf32>, %v: tensor<2x4x32x8xf32>, %acc: tensor<2x4x16x8xf32>, %m: tensor<2x4x16xf32>, %l: tensor<2x4x16xf32>, %c: index) {
-  // expected-error @+1 {{'tx.online_attention' op has a causal_offset operand but is not causal}}
+  // expected-error @+1 {{'tx.online_attention' op has a causal_offset operand but is neither causal nor windowed}}
   %0:3 = tx.online_attention %q, %k, %v scale = 0.125 causal_offset(%c) outs(%acc, %m, %l) : tensor<2x4x16x64xf32>, tensor<2x4x32x64xf32>, tensor<2x4x32x8xf32> -> tensor<2x4x16x8xf32>, tensor<2x4x16xf32>, tensor<2x4x16xf32>
   return
 }
@@ -191,4 +191,20 @@ func.func @online_negative_softcap(%q: tensor<2x4x16x64xf32>, %k: tensor<2x4x32x
   // expected-error @+1 {{'tx.online_attention' op softcap must be positive and finite, got -1}}
   %0:3 = tx.online_attention %q, %k, %v scale = 0.125 softcap = -1.0 outs(%acc, %m, %l) : tensor<2x4x16x64xf32>, tensor<2x4x32x64xf32>, tensor<2x4x32x8xf32> -> tensor<2x4x16x8xf32>, tensor<2x4x16xf32>, tensor<2x4x16xf32>
   return %0#0 : tensor<2x4x16x8xf32>
+}
+
+// -----
+
+func.func @window_without_offset(%q: tensor<2x4x16x64xf32>, %k: tensor<2x4x32x64xf32>, %v: tensor<2x4x32x8xf32>, %acc: tensor<2x4x16x8xf32>, %m: tensor<2x4x16xf32>, %l: tensor<2x4x16xf32>) {
+  // expected-error @+1 {{'tx.online_attention' op has a window but no causal_offset operand (key j is visible to query i iff i + causal_offset - left <= j <= i + causal_offset + right)}}
+  %0:3 = tx.online_attention %q, %k, %v scale = 0.125 window = [4, 0] outs(%acc, %m, %l) : tensor<2x4x16x64xf32>, tensor<2x4x32x64xf32>, tensor<2x4x32x8xf32> -> tensor<2x4x16x8xf32>, tensor<2x4x16xf32>, tensor<2x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @online_window_bad_left(%q: tensor<2x4x16x64xf32>, %k: tensor<2x4x32x64xf32>, %v: tensor<2x4x32x8xf32>, %acc: tensor<2x4x16x8xf32>, %m: tensor<2x4x16xf32>, %l: tensor<2x4x16xf32>, %c: index) {
+  // expected-error @+1 {{'tx.online_attention' op window left = -3 must be -1 (unbounded) or a key count >= 0}}
+  %0:3 = tx.online_attention %q, %k, %v scale = 0.125 window = [-3, 0] causal_offset(%c) outs(%acc, %m, %l) : tensor<2x4x16x64xf32>, tensor<2x4x32x64xf32>, tensor<2x4x32x8xf32> -> tensor<2x4x16x8xf32>, tensor<2x4x16xf32>, tensor<2x4x16xf32>
+  return
 }

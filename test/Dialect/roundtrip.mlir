@@ -110,3 +110,19 @@ func.func @attention_lse(%q: tensor<?x32x?x128xf16>, %k: tensor<?x8x?x128xf16>, 
   %0, %1 = tx.attention %q, %k, %v causal : tensor<?x32x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16> -> tensor<?x32x?x128xf16>, tensor<?x32x?xf32>
   return %0, %1 : tensor<?x32x?x128xf16>, tensor<?x32x?xf32>
 }
+
+// CHECK-LABEL: func.func @attention_window
+// CHECK: tx.attention %{{.*}}, %{{.*}}, %{{.*}} softcap = 5.000000e+01 window = [4096, 0] causal : tensor<1x2x3x2xf16>
+// CHECK: tx.attention %{{.*}}, %{{.*}}, %{{.*}} window = [-1, 2] : tensor<1x2x3x2xf16>
+func.func @attention_window(%q: tensor<1x2x3x2xf16>, %k: tensor<1x1x4x2xf16>, %v: tensor<1x1x4x2xf16>) -> tensor<1x2x3x2xf16> {
+  %0 = tx.attention %q, %k, %v softcap = 50.0 window = [4096, 0] causal : tensor<1x2x3x2xf16>, tensor<1x1x4x2xf16>, tensor<1x1x4x2xf16> -> tensor<1x2x3x2xf16>
+  %1 = tx.attention %q, %k, %v window = [-1, 2] : tensor<1x2x3x2xf16>, tensor<1x1x4x2xf16>, tensor<1x1x4x2xf16> -> tensor<1x2x3x2xf16>
+  return %1 : tensor<1x2x3x2xf16>
+}
+
+// CHECK-LABEL: func.func @online_attention_window
+// CHECK: tx.online_attention %{{.*}}, %{{.*}}, %{{.*}} scale = 1.250000e-01 window = [3, 1] causal_offset(%{{.*}}) outs(
+func.func @online_attention_window(%q: tensor<1x2x4x8xf16>, %k: tensor<1x1x6x8xf16>, %v: tensor<1x1x6x8xf16>, %acc: tensor<1x2x4x8xf32>, %mx: tensor<1x2x4xf32>, %sm: tensor<1x2x4xf32>, %c: index) -> tensor<1x2x4x8xf32> {
+  %0:3 = tx.online_attention %q, %k, %v scale = 0.125 window = [3, 1] causal_offset(%c) outs(%acc, %mx, %sm) : tensor<1x2x4x8xf16>, tensor<1x1x6x8xf16>, tensor<1x1x6x8xf16> -> tensor<1x2x4x8xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>
+  return %0#0 : tensor<1x2x4x8xf32>
+}

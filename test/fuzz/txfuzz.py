@@ -253,6 +253,9 @@ def gen_attention(rng, f, chaos, online=False):
         scale = " scale = %s" % (rng.choice(SCALES) if chaos else rng.choice(SCALES[:3] + ["100.0", "1.0e-03"]))
     if rng.random() < 0.15:  # logit soft-capping
         scale += " softcap = %s" % (rng.choice(SCALES) if chaos else rng.choice(["30.0", "50.0", "1.0e-03"]))
+    if rng.random() < 0.15:  # sliding window [left, right]
+        side = lambda: rng.choice([-1, 0, 1, 3, 64, 4096] + ([-2, 1 << 62] if chaos else []))  # noqa: E731
+        scale += " window = [%d, %d]" % (side(), side())
     causal = " causal" if rng.random() < 0.4 else ""
     tys = "%s, %s, %s" % (ttype(q_shape, etypes[0]), ttype(k_shape, etypes[1]), ttype(v_shape, etypes[2]))
     if not online:
@@ -267,7 +270,7 @@ def gen_attention(rng, f, chaos, online=False):
     mx = operand(rng, f, st, selem, "mx")
     sm = operand(rng, f, st, selem, "sm")
     off = ""
-    if causal and (not chaos or rng.random() < 0.6):
+    if (causal or " window" in scale) and (not chaos or rng.random() < 0.6):
         if rng.random() < 0.5:
             o = f.arg("index", "off")
         else:

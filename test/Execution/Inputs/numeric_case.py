@@ -196,6 +196,11 @@ def attention_ref(a, q, k, v, mask, mshape, scale, lse=None):
                             x = x + mv
                     if a.causal and not (j <= i + Sk - Sq):
                         x = NEG_INF
+                    if a.window is not None:  # sliding window [left, right]
+                        wl, wr = a.window
+                        if (wl >= 0 and j < i + Sk - Sq - wl) or \
+                           (wr >= 0 and j > i + Sk - Sq + wr):
+                            x = NEG_INF
                     s.append(x)
                 obase = ((b * H + h) * Sq + i) * Dv
                 m = max(s) if s else NEG_INF
@@ -488,6 +493,8 @@ def case_attention(a, rng):
     if a.softcap is not None:
         scale_text += " softcap = %s" % fmt_f32_attr(a.softcap)
     causal_text = " causal" if a.causal else ""
+    if a.window is not None:
+        causal_text = " window = [%d, %d]%s" % (a.window[0], a.window[1], causal_text)
     if a.lse:
         # The log-sum-exp result [B, H, Sq] (f32) is the one checked.
         ls = [B, H, Sq]
@@ -546,6 +553,9 @@ def main():
     t.add_argument("--static-heads", action="store_true",
                    help="with --dynamic: keep the head dims H and Hkv static")
     t.add_argument("--causal", action="store_true")
+    t.add_argument("--window", type=lambda x: tuple(int(v) for v in x.split(",")),
+                   default=None, metavar="LEFT,RIGHT",
+                   help="sliding window [left, right] (-1 = unbounded)")
     t.add_argument("--lse", action="store_true",
                    help="check the log-sum-exp result (f32 [B, H, Sq]) instead of O")
     t.add_argument("--scale", type=float, default=None, help="default 1/sqrt(D)")
