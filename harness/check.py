@@ -111,7 +111,21 @@ def ref_softmax(x, dim=-1):
     return e / e.sum(dim=dim, keepdim=True)
 
 
-def ref_lse(q, k, mask=None, causal=False, scale=None):
+def window_visible(sq, sk, window, dev):
+    """bool [Sq, Sk]: key j is inside query i's sliding window [left, right]
+    (-1 = unbounded) around the bottom-right diagonal i + Sk - Sq."""
+    i = torch.arange(sq, device=dev)[:, None]
+    j = torch.arange(sk, device=dev)[None, :]
+    d = j - (i + sk - sq)
+    ok = torch.ones(sq, sk, dtype=torch.bool, device=dev)
+    if window[0] >= 0:
+        ok &= d >= -window[0]
+    if window[1] >= 0:
+        ok &= d <= window[1]
+    return ok
+
+
+def ref_lse(q, k, mask=None, causal=False, scale=None, window=None):
     """float64 log-sum-exp of every query row's scores [B, H, Sq] (tx
     semantics as ref_attention; -inf for a row that sees no key)."""
     B, H, Sq, D = q.shape
@@ -131,10 +145,12 @@ def ref_lse(q, k, mask=None, causal=False, scale=None):
         i = torch.arange(Sq, device=q.device)[:, None]
         j = torch.arange(Sk, device=q.device)[None, :]
         s = s.masked_fill(j > i + Sk - Sq, float("-inf"))
+    if window is not None:
+        s = s.masked_fill(~window_visible(Sq, Sk, window, q.device), float("-inf"))
     return torch.logsumexp(s, dim=-1)
 
 
-def ref_attention(q, k, v, mask=None, causal=False, scale=None, softcap=None):
+def ref_attention(q, k, v, mask=None, causal=False, scale=None, softcap=None, window=None):
     """tx semantics: GQA, bottom-right causal, logit soft-capping
     (softcap * tanh(s / softcap) after the scale), i1 keep-mask or additive
     mask, rows that see no key are zeros."""
@@ -161,6 +177,8 @@ def ref_attention(q, k, v, mask=None, causal=False, scale=None, softcap=None):
         i = torch.arange(Sq, device=dev)[:, None]
         j = torch.arange(Sk, device=dev)[None, :]
         s = s.masked_fill(j > i + Sk - Sq, float("-inf"))
+    if window is not None:
+        s = s.masked_fill(~window_visible(Sq, Sk, window, dev), float("-inf"))
     m = s.amax(dim=-1, keepdim=True)
     dead = torch.isneginf(m)
     p = torch.where(dead, torch.zeros_like(s), torch.exp(s - m))
@@ -270,11 +288,11 @@ class Runner:
                  lambda: ref_softmax(x) if expect is None else expect, exact)
 
     def attention(self, stem, fn, name, q, k, v, mask=None, causal=False,
-                  scale=None, exact=False, expect=None, softcap=None):
+                  scale=None, exact=False, expect=None, softcap=None, window=None):
         args = [q, k, v] + ([mask] if mask is not None else [])
         self.run(stem, fn, name, args, (q.shape[0], q.shape[1], q.shape[2], v.shape[3]),
                  q.dtype,
-                 lambda: (ref_attention(q, k, v, mask, causal, scale, softcap)
+                 lambda: (ref_attention(q, k, v, mask, causal, scale, softcap, window)
                           if expect is None else expect),
                  exact)
 
@@ -563,6 +581,75 @@ class Runner:
         self.lse(F, tag)
         self.decode(F, tag)
         self.softcap(F, tag)
+        self.window(F, tag)
+
+    def window(self, F, tag):
+        """Sliding windows (issue #19) through every kernel family: one- and
+        two-sided windows, Sq < Sk and Sq > Sk (rows that see no key), a
+        window wider than Sk, with causal, i1 and additive masks, GQA/MQA,
+        f16/bf16/f32, D 32/64/128; K/V below every row's window hold NaN/Inf
+        (never read); the LSE result."""
+        g, dev = self.gen, DEVICE
+        f16, f32, bf16 = torch.float16, torch.float32, torch.bfloat16
+
+        def att(fn, name, *args, **kw):
+            self.attention(F, fn, name + tag, *args, **kw)
+
+        def qkv(b, h, hkv, sq, sk, d, dv, dt, lo=-3, hi=3):
+            return (rand((b, h, sq, d), dt, g, lo, hi), rand((b, hkv, sk, d), dt, g, lo, hi),
+                    rand((b, hkv, sk, dv), dt, g, lo, hi))
+
+        att("window_left_gqa_f16", "window [100, 0] GQA 8/2 f16 Sq=Sk=1000",
+            *qkv(2, 8, 2, 1000, 1000, 64, 64, f16), window=(100, 0))
+        att("window_two_d128_bf16", "window [37, 50] bf16 D128 Sq300 Sk700",
+            *qkv(1, 4, 2, 300, 700, 128, 128, bf16), window=(37, 50))
+        q, k, v = qkv(1, 4, 1, 64, 2000, 128, 128, f16)
+        exp = ref_attention(q, k, v, window=(100, 0))  # before the garbage
+        k[:, :, :1836] = float("nan")
+        v[:, :, :1836] = float("inf")
+        att("window_nan_d128_f16", "window [100, 0] MQA f16 D128 Sq64 Sk2000, NaN/Inf K/V "
+            "below every window", q, k, v, window=(100, 0), expect=exp)
+        att("window_wide_f16", "window [5000, 5000] (wider than Sk) f16 Sq=Sk=300",
+            *qkv(2, 4, 2, 300, 300, 64, 64, f16), window=(5000, 5000))
+        q, k, v = qkv(1, 4, 2, 200, 260, 64, 64, f16)
+        m = torch.rand((1, 4, 200, 260), generator=g, device=dev) > 0.3
+        att("window_keep_causal_f16", "window [30, -1] causal i1 mask f16 Sq200 Sk260",
+            q, k, v, mask=m, causal=True, window=(30, -1))
+        q, k, v = qkv(2, 4, 4, 150, 450, 128, 128, f16)
+        am = rand((2, 4, 150, 450), f16, g, -2, 2)
+        am[..., 300:340] = float("-inf")
+        att("window_add_d128_f16", "window [200, 0] additive mask f16 D128 Sq150 Sk450",
+            q, k, v, mask=am, window=(200, 0))
+        # The LSE result: -inf exactly for rows that see no key.
+        for fn, dt, d, causal, w, (b, h, hkv, sq, sk) in (
+                ("window_causal_f32", f32, 32, True, (5, 3), (2, 2, 2, 130, 130)),
+                ("window_zero_f16", f16, 64, False, (0, 0), (1, 4, 4, 77, 50))):
+            name = "window LSE %s %s%s" % (fn, str((b, h, hkv, sq, sk)), tag)
+            if not self.wanted(name):
+                continue
+            q, k, v = qkv(b, h, hkv, sq, sk, d, d, dt)
+            o = poisoned((b, h, sq, d), dt)
+            l = poisoned((b, h, sq), f32)
+            try:
+                call(self.lib(F), fn, [q, k, v], [o, l])
+            except (tx.TxError, RuntimeError) as e:
+                print(name, "ERROR", e)
+                self.rows.append({"name": name, "dtype": NAMES[dt], "pass": False,
+                                  "rel_err": float("nan"), "max_abs_err": float("nan"),
+                                  "nan_mismatch": -1, "tol": TOL[dt], "error": str(e)})
+                continue
+            if DRY_RUN:
+                self.record(name, dt, DRY_ROW)
+                self.record(name + " (O)", dt, DRY_ROW)
+                continue
+            ref = ref_lse(q, k, None, causal, window=w)
+            inf_ok = bool((torch.isneginf(ref) == torch.isneginf(l)).all())
+            fin = ~torch.isneginf(ref)
+            res = compare(l[fin], ref[fin], TOL[dt])
+            res["pass"] = res["pass"] and inf_ok
+            self.record(name, dt, res)
+            self.record(name + " (O)", dt, compare(o, ref_attention(q, k, v, None, causal,
+                                                                    window=w), TOL[dt]))
 
     def softcap(self, F, tag):
         """Logit soft-capping (issue #19): prefill GQA causal f16 with scores

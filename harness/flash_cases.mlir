@@ -301,3 +301,39 @@ func.func @softcap_add_d128_bf16(%q: tensor<?x4x?x128xbf16>, %k: tensor<?x2x?x12
   %0 = tx.attention %q, %k, %v mask(%m : tensor<?x4x?x?xbf16>) softcap = 15.0 : tensor<?x4x?x128xbf16>, tensor<?x2x?x128xbf16>, tensor<?x2x?x128xbf16> -> tensor<?x4x?x128xbf16>
   return %0 : tensor<?x4x?x128xbf16>
 }
+
+// Sliding windows (issue #19): key tiles outside the window skipped, the
+// band predicate in tiles that cross it, keys below every row's window
+// never read.
+func.func @window_left_gqa_f16(%q: tensor<?x8x?x64xf16>, %k: tensor<?x2x?x64xf16>, %v: tensor<?x2x?x64xf16>) -> tensor<?x8x?x64xf16> {
+  %0 = tx.attention %q, %k, %v window = [100, 0] : tensor<?x8x?x64xf16>, tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16> -> tensor<?x8x?x64xf16>
+  return %0 : tensor<?x8x?x64xf16>
+}
+func.func @window_two_d128_bf16(%q: tensor<?x4x?x128xbf16>, %k: tensor<?x2x?x128xbf16>, %v: tensor<?x2x?x128xbf16>) -> tensor<?x4x?x128xbf16> {
+  %0 = tx.attention %q, %k, %v window = [37, 50] : tensor<?x4x?x128xbf16>, tensor<?x2x?x128xbf16>, tensor<?x2x?x128xbf16> -> tensor<?x4x?x128xbf16>
+  return %0 : tensor<?x4x?x128xbf16>
+}
+func.func @window_causal_f32(%q: tensor<?x2x?x32xf32>, %k: tensor<?x2x?x32xf32>, %v: tensor<?x2x?x32xf32>) -> (tensor<?x2x?x32xf32>, tensor<?x2x?xf32>) {
+  %0, %1 = tx.attention %q, %k, %v window = [5, 3] causal : tensor<?x2x?x32xf32>, tensor<?x2x?x32xf32>, tensor<?x2x?x32xf32> -> tensor<?x2x?x32xf32>, tensor<?x2x?xf32>
+  return %0, %1 : tensor<?x2x?x32xf32>, tensor<?x2x?xf32>
+}
+func.func @window_zero_f16(%q: tensor<?x4x?x64xf16>, %k: tensor<?x4x?x64xf16>, %v: tensor<?x4x?x64xf16>) -> (tensor<?x4x?x64xf16>, tensor<?x4x?xf32>) {
+  %0, %1 = tx.attention %q, %k, %v window = [0, 0] : tensor<?x4x?x64xf16>, tensor<?x4x?x64xf16>, tensor<?x4x?x64xf16> -> tensor<?x4x?x64xf16>, tensor<?x4x?xf32>
+  return %0, %1 : tensor<?x4x?x64xf16>, tensor<?x4x?xf32>
+}
+func.func @window_nan_d128_f16(%q: tensor<?x4x?x128xf16>, %k: tensor<?x1x?x128xf16>, %v: tensor<?x1x?x128xf16>) -> tensor<?x4x?x128xf16> {
+  %0 = tx.attention %q, %k, %v window = [100, 0] : tensor<?x4x?x128xf16>, tensor<?x1x?x128xf16>, tensor<?x1x?x128xf16> -> tensor<?x4x?x128xf16>
+  return %0 : tensor<?x4x?x128xf16>
+}
+func.func @window_wide_f16(%q: tensor<?x4x?x64xf16>, %k: tensor<?x2x?x64xf16>, %v: tensor<?x2x?x64xf16>) -> tensor<?x4x?x64xf16> {
+  %0 = tx.attention %q, %k, %v window = [5000, 5000] : tensor<?x4x?x64xf16>, tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16> -> tensor<?x4x?x64xf16>
+  return %0 : tensor<?x4x?x64xf16>
+}
+func.func @window_keep_causal_f16(%q: tensor<?x4x?x64xf16>, %k: tensor<?x2x?x64xf16>, %v: tensor<?x2x?x64xf16>, %m: tensor<?x4x?x?xi1>) -> tensor<?x4x?x64xf16> {
+  %0 = tx.attention %q, %k, %v mask(%m : tensor<?x4x?x?xi1>) window = [30, -1] causal : tensor<?x4x?x64xf16>, tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16> -> tensor<?x4x?x64xf16>
+  return %0 : tensor<?x4x?x64xf16>
+}
+func.func @window_add_d128_f16(%q: tensor<?x4x?x128xf16>, %k: tensor<?x4x?x128xf16>, %v: tensor<?x4x?x128xf16>, %m: tensor<?x4x?x?xf16>) -> tensor<?x4x?x128xf16> {
+  %0 = tx.attention %q, %k, %v mask(%m : tensor<?x4x?x?xf16>) window = [200, 0] : tensor<?x4x?x128xf16>, tensor<?x4x?x128xf16>, tensor<?x4x?x128xf16> -> tensor<?x4x?x128xf16>
+  return %0 : tensor<?x4x?x128xf16>
+}

@@ -6,7 +6,7 @@ scripts/sanitize.sh runs this script once under each compute-sanitizer tool
 scripts/main.sh builds (cases: softmax kernels and the reference lowering;
 flash_cases: chip sm_90, i.e. the CUDA-core and mma.sync attention kernels;
 flash_cases_sm90a: the wgmma kernel; both: the split-KV decode kernel and
-softcap) and calls each entry point below once on
+softcap, sliding windows) and calls each entry point below once on
 small inputs made on the CPU and copied to the device (no PyTorch kernel runs
 besides the copies, so every report is about tx's kernels), with outputs from
 uninitialized memory (the kernels must write, never read, them). The calls
@@ -93,6 +93,13 @@ def calls():
         c.append(attn(lib, "softcap_gqa_causal_f16", 2, 8, 2, 77, 130, 64, F16))
         c.append(attn(lib, "softcap_dec_causal_f16", 2, 8, 2, 3, 3001, 64, F16))
         c.append(attn(lib, "softcap_dec_add_bf16", 3, 8, 2, 1, 700, 128, BF16, mask=(BF16, None)))
+        # Sliding windows (#19): tiles skipped at both ends, keys below the
+        # window zero-filled, with masks (the key flags), every family.
+        c.append(attn(lib, "window_left_gqa_f16", 1, 8, 2, 300, 300, 64, F16))
+        c.append(attn(lib, "window_two_d128_bf16", 1, 4, 2, 100, 333, 128, BF16))
+        c.append(attn(lib, "window_nan_d128_f16", 1, 4, 1, 64, 2000, 128, F16))
+        c.append(attn(lib, "window_keep_causal_f16", 1, 4, 2, 200, 260, 64, F16, mask=(I1, None)))
+        c.append(attn(lib, "window_add_d128_f16", 1, 4, 4, 150, 450, 128, F16, mask=(F16, None)))
     return c
 
 

@@ -162,6 +162,22 @@ func.func @dynamic_head_dim(%q: tensor<1x1x3x?xf32>, %k: tensor<1x1x4x?xf32>, %v
 
 // -----
 
+// A sliding window takes the flash kernel: the band's sides appear as the
+// bounds of the key-tile range and of the per-key predicate (d >= -2,
+// d <= 0 with d = j - (i + Sk - Sq)), and no score buffer is allocated.
+// CHECK-LABEL: func.func @sliding_window
+// CHECK-NOT: tx.attention
+// CHECK-DAG: arith.constant -2 : index
+// CHECK: gpu.launch
+// CHECK: arith.cmpi sge, %{{.*}}, %c-2
+// CHECK: gpu.terminator
+func.func @sliding_window(%q: tensor<1x1x3x64xf16>, %k: tensor<1x1x4x64xf16>, %v: tensor<1x1x4x64xf16>) -> tensor<1x1x3x64xf16> {
+  %0 = tx.attention %q, %k, %v window = [2, 0] : tensor<1x1x3x64xf16>, tensor<1x1x4x64xf16>, tensor<1x1x4x64xf16> -> tensor<1x1x3x64xf16>
+  return %0 : tensor<1x1x3x64xf16>
+}
+
+// -----
+
 // Head dim 512 > 256: reference lowering, with a remark.
 // REMARK: attention-to-gpu.mlir:[[@LINE+4]]:8: remark: tx-attention-to-gpu: head dims D and Dv must be static and in [1, 256]
 // CHECK-LABEL: func.func @wide_head_dim
