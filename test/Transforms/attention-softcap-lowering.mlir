@@ -1,7 +1,9 @@
 // Logit soft-capping (issue #19) in the lowerings: the reference lowering
 // and the tiled path apply c * tanh(s / c) right after the scale; on the GPU
-// every kernel does too (math.tanh, i.e. libdevice's tanhf): the tensor-core
-// kernels on the natural score before forming the exp2 exponent.
+// every kernel does too: the CUDA-core and decode kernels with math.tanh
+// (libdevice's tanhf), the tensor-core kernels with
+// tanh(y) = 1 - 2 / (2^(2y log2 e) + 1) (ex2.approx and rcp.approx) folded
+// into the exp2 exponent: x = c log2e - 2 c log2e / (2^(s * 2 scale log2e / c) + 1).
 // Numerics: test/Execution/attention_softcap.mlir (CPU) and harness/check.py
 // ("softcap ..." rows, H200).
 // RUN: tx-opt %s --convert-tx-to-linalg | FileCheck %s --check-prefix=REF
@@ -25,7 +27,14 @@
 // GPU-LABEL: func.func @softcap_prefill
 // GPU: gpu.launch
 // GPU: nvgpu.mma.sync
-// GPU: math.tanh
+// (c = 50, c log2e = 72.13, 2 c log2e = 144.27)
+// GPU: %[[E:.*]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
+// GPU: %[[E1:.*]] = arith.addf %[[E]], %{{.*}} : f32
+// GPU: %[[R:.*]] = llvm.call_intrinsic "llvm.nvvm.rcp.approx.ftz.f"(%[[E1]])
+// GPU: arith.constant 72.1347
+// GPU: arith.constant -144.2695
+// GPU: math.fma %{{.*}}, %[[R]], %{{.*}} : f32
+// GPU: math.fma
 // GPU: gpu.terminator
 // PIPE-NOT: remark
 // PIPE: wgmma.mma_async
