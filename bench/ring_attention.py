@@ -280,15 +280,22 @@ def main():
     ap.add_argument("--lib", help="the library built from bench/ring_attention.mlir")
     ap.add_argument("--emit-source", metavar="PATH",
                     help="write the kernel source (bench/ring_attention.mlir) and exit")
-    ap.add_argument("--check", action="store_true", help="run the checks only")
-    ap.add_argument("--bench", action="store_true", help="run the benchmark only")
-    ap.add_argument("--check-s", type=int, default=32768)
-    ap.add_argument("--bench-s", type=int, default=131072)
-    ap.add_argument("--heads", type=int, default=32)
-    ap.add_argument("--kv-heads", type=int, default=8)
-    ap.add_argument("--reps", type=int, default=10)
-    ap.add_argument("--warmup", type=int, default=2)
-    ap.add_argument("--skip-torch-cp", action="store_true")
+    ap.add_argument("--check", action="store_true",
+                    help="run the checks (with neither --check nor --bench: both)")
+    ap.add_argument("--bench", action="store_true",
+                    help="run the benchmark (with neither --check nor --bench: both)")
+    ap.add_argument("--check-s", type=int, default=32768,
+                    help="sequence length S of the f16/bf16 D=128 checks (default 32768)")
+    ap.add_argument("--bench-s", type=int, default=131072,
+                    help="sequence length S of the benchmark (default 131072)")
+    ap.add_argument("--heads", type=int, default=32, help="benchmark query heads H (default 32)")
+    ap.add_argument("--kv-heads", type=int, default=8,
+                    help="benchmark K/V heads Hkv (default 8)")
+    ap.add_argument("--reps", type=int, default=10,
+                    help="timed calls per measurement, median reported (default 10)")
+    ap.add_argument("--warmup", type=int, default=2, help="untimed calls first (default 2)")
+    ap.add_argument("--skip-torch-cp", action="store_true",
+                    help="do not time PyTorch's context-parallel SDPA")
     args = ap.parse_args()
     if args.emit_source:
         with open(args.emit_source, "w") as f:
@@ -310,9 +317,10 @@ def main():
         world, torch.cuda.get_device_name(), torch.__version__,
         torch.cuda.nccl.version(), os.environ.get("NCCL_NVLS_ENABLE")))
     fails = 0
-    if not args.bench:
+    both = not args.check and not args.bench
+    if args.check or both:
         fails = check(args, lib, torch, dist, rank, world)
-    if not args.check:
+    if args.bench or both:
         bench(args, lib, torch, dist, rank, world)
     dist.barrier()
     dist.destroy_process_group()

@@ -167,6 +167,9 @@ def Tx_AttentionOp : Tx_Op<"attention", [
       exactly at the maximum), so huge but equal logits (Q = K = V = 60000 in
       f16) and huge finite masks give the right answer, never 0 or NaN.
 
+    The optional clauses are written in this order: `mask(...)`, `scale`,
+    `softcap`, `window`, `causal`.
+
     Example:
 
     ```mlir

@@ -348,12 +348,13 @@ struct TxTileAttentionPass
       KeyBand tb = keyBand(rowTile.getCausal(), rowTile.getWindowAttr());
       // Loop bounds only from sides that cannot overflow index arithmetic
       // (a wider window is unbounded for the loop; the per-key predicate of
-      // the decomposition stays exact).
+      // the decomposition stays exact). -1: no bound from that side.
       constexpr int64_t kBoundedSide = int64_t(1) << 40;
-      if (tb.right && *tb.right > kBoundedSide)
-        tb.right.reset();
-      if (tb.left && *tb.left > kBoundedSide)
-        tb.left.reset();
+      int64_t rightSide = -1, leftSide = -1;
+      if (tb.right && *tb.right <= kBoundedSide)
+        rightSide = *tb.right;
+      if (tb.left && *tb.left <= kBoundedSide)
+        leftSide = *tb.left;
       if (Value c = rowTile.getCausalOffset()) {
         Location tl = rowTile.getLoc();
         OpFoldResult m = tensor::getMixedSize(b, tl, rowTile.getQuery(), 2);
@@ -362,18 +363,18 @@ struct TxTileAttentionPass
         bindDims(b.getContext(), d0, d1, d2);
         MLIRContext *ctx = b.getContext();
         AffineExpr zeroE = getAffineConstantExpr(0, ctx);
-        if (tb.right) {
+        if (rightSide >= 0) {
           OpFoldResult end = affine::makeComposedFoldedAffineMin(
-              b, tl, AffineMap::get(3, 0, {d0, d1 + d2 + *tb.right}, ctx),
+              b, tl, AffineMap::get(3, 0, {d0, d1 + d2 + rightSide}, ctx),
               {n, m, c});
           end = affine::makeComposedFoldedAffineMax(
               b, tl, AffineMap::get(1, 0, {d0, zeroE}, ctx), {end});
           kvEnd = getValueOrCreateConstantIndexOp(b, tl, end);
         }
-        if (tb.left) {
+        if (leftSide >= 0) {
           // floor(max(0, c - left) / kvTile) * kvTile.
           OpFoldResult first = affine::makeComposedFoldedAffineMax(
-              b, tl, AffineMap::get(1, 0, {d0 - *tb.left, zeroE}, ctx), {c});
+              b, tl, AffineMap::get(1, 0, {d0 - leftSide, zeroE}, ctx), {c});
           first = affine::makeComposedFoldedAffineApply(
               b, tl,
               d0.floorDiv(static_cast<int64_t>(kvTile)) *

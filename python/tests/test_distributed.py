@@ -213,6 +213,18 @@ class ArgumentTest(unittest.TestCase):
                 self.call(**kw)
         with self.assertRaisesRegex(tx.ArgumentTypeError, "take float16 or bfloat16"):
             txd.ring_attention(q.float(), k.float(), k.float(), lib=object())
+        with self.assertRaisesRegex(tx.ShapeError, r"argument 'v' \(value\): batch B = 2 "
+                                    "differs from q's 1"):
+            self.call(q, k, torch.zeros(2, 2, 8, 16, dtype=torch.float16))
+        with self.assertRaisesRegex(tx.ShapeError, "Hkv = 0"):
+            self.call(q, k[:, :0], k[:, :0])
+        with self.assertRaisesRegex(tx.ArgumentTypeError, "argument 'attention' is a int"):
+            self.call(q, k, k, attention=3)
+
+    def test_library_type(self):
+        with self.assertRaisesRegex(tx.ArgumentTypeError, "argument 'lib' is a str, expected "
+                                    "a loaded tx library"):
+            txd._lib_attention("build/ring/libring_attention.so", torch.float16, 64, 64)
 
     def test_library_lookup(self):
         class Lib:

@@ -38,7 +38,8 @@ on that source, then ``tx.load``), or from any callable
 one and run the ring over gloo).
 
 Not covered: autograd (no backward pass), masks other than causal,
-``kv_lengths``/windows, shards of unequal length.
+sliding windows, softcap, a custom scale, ``kv_lengths``, shards of unequal
+length.
 """
 from ._errors import ArgumentError, ArgumentTypeError, ShapeError, TxError
 
@@ -217,14 +218,17 @@ def _check(torch, q, k, v, causal, need_dtype):
         raise ArgumentTypeError("%s: argument 'q' (query) is %s; the tx kernels take float16 "
                                 "or bfloat16" % (fn, q.dtype), fn, "q")
     b, h, s, d = q.shape
-    if k.shape[0] != b or v.shape[0] != b:
-        raise ShapeError("%s: batch B of k (%d) / v (%d) differs from q's %d" % (
-            fn, k.shape[0], v.shape[0], b), fn, "k" if k.shape[0] != b else "v")
+    for name, role, t in (("k", "key", k), ("v", "value", v)):
+        if t.shape[0] != b:
+            raise ShapeError("%s: argument '%s' (%s): batch B = %d differs from q's %d" % (
+                fn, name, role, t.shape[0], b), fn, name)
     if k.shape[1] != v.shape[1] or k.shape[2] != v.shape[2]:
         raise ShapeError("%s: argument 'v' (value): Hkv and S %s differ from k's %s" % (
             fn, tuple(v.shape[1:3]), tuple(k.shape[1:3])), fn, "v")
     hkv = k.shape[1]
-    if hkv == 0 or h % hkv:
+    if hkv == 0:
+        raise ShapeError("%s: argument 'k' (key): Hkv = 0 (no K/V heads)" % fn, fn, "k")
+    if h % hkv:
         raise ShapeError("%s: argument 'k' (key): H = %d of q is not a multiple of Hkv = %d" % (
             fn, h, hkv), fn, "k")
     if k.shape[3] != d:
@@ -244,6 +248,12 @@ def _check(torch, q, k, v, causal, need_dtype):
 
 def _lib_attention(lib, dtype, head_dim, head_dim_v):
     fn = "ring_attention"
+    if not hasattr(lib, "__getitem__") or isinstance(lib, (str, bytes)) or \
+            hasattr(lib, "__fspath__"):
+        raise ArgumentTypeError("%s: argument 'lib' is a %s, expected a loaded tx library "
+                                "(tx.load(path) of a library built from "
+                                "tx.distributed.kernel_source())" % (fn, type(lib).__name__),
+                                fn, "lib")
     if head_dim != head_dim_v:
         raise ShapeError("%s: argument 'v' (value): head dim Dv = %d differs from D = %d; the "
                          "kernels of kernel_source() have Dv = D" % (fn, head_dim_v, head_dim),
@@ -260,6 +270,18 @@ def _lib_attention(lib, dtype, head_dim, head_dim_v):
                     fn, getattr(lib, "path", lib), name, head_dim, _dtype_name(dtype)),
                 fn, "lib")
     return lambda q, k, v, causal: entries[causal](q, k, v)
+
+
+def _checked(attention):
+    """Wraps a user's attention callable: its result must be (out, lse)."""
+    def call(q, k, v, causal):
+        r = attention(q, k, v, causal)
+        if not (isinstance(r, (tuple, list)) and len(r) == 2):
+            raise ArgumentError("ring_attention: argument 'attention' returned %s, expected a "
+                                "pair (out, lse)" % type(r).__name__, "ring_attention",
+                                "attention")
+        return r
+    return call
 
 
 def ring_attention(q, k, v, *, causal=False, lib=None, attention=None, group=None,
@@ -295,11 +317,15 @@ def ring_attention(q, k, v, *, causal=False, lib=None, attention=None, group=Non
                             "from tx.distributed.kernel_source()) and attention= (a callable)",
                             "ring_attention", "lib")
     _check(torch, q, k, v, causal, need_dtype=lib is not None)
+    if attention is not None and not callable(attention):
+        raise ArgumentTypeError("ring_attention: argument 'attention' is a %s, expected a "
+                                "callable attention(q, k, v, causal) -> (out, lse)" %
+                                type(attention).__name__, "ring_attention", "attention")
+    attend = _checked(attention) if attention is not None else _lib_attention(
+        lib, q.dtype, q.shape[3], v.shape[3])
     if not (dist.is_available() and dist.is_initialized()):
         raise TxError("ring_attention: torch.distributed is not initialized (call "
                       "torch.distributed.init_process_group first, e.g. under torchrun)")
-    attend = attention if attention is not None else _lib_attention(
-        lib, q.dtype, q.shape[3], v.shape[3])
     q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
     world = dist.get_world_size(group)
     rank = dist.get_rank(group)
