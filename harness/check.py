@@ -125,6 +125,12 @@ def window_visible(sq, sk, window, dev):
     return ok
 
 
+def rand_qkv(gen, b, h, hkv, sq, sk, d, dv, dt, lo=-3, hi=3):
+    """Random Q [b,h,sq,d], K [b,hkv,sk,d], V [b,hkv,sk,dv] in [lo, hi)."""
+    return (rand((b, h, sq, d), dt, gen, lo, hi), rand((b, hkv, sk, d), dt, gen, lo, hi),
+            rand((b, hkv, sk, dv), dt, gen, lo, hi))
+
+
 def ref_lse(q, k, mask=None, causal=False, scale=None, window=None):
     """float64 log-sum-exp of every query row's scores [B, H, Sq] (tx
     semantics as ref_attention; -inf for a row that sees no key)."""
@@ -595,9 +601,8 @@ class Runner:
         def att(fn, name, *args, **kw):
             self.attention(F, fn, name + tag, *args, **kw)
 
-        def qkv(b, h, hkv, sq, sk, d, dv, dt, lo=-3, hi=3):
-            return (rand((b, h, sq, d), dt, g, lo, hi), rand((b, hkv, sk, d), dt, g, lo, hi),
-                    rand((b, hkv, sk, dv), dt, g, lo, hi))
+        def qkv(*a, **kw):
+            return rand_qkv(g, *a, **kw)
 
         att("window_left_gqa_f16", "window [100, 0] GQA 8/2 f16 Sq=Sk=1000",
             *qkv(2, 8, 2, 1000, 1000, 64, 64, f16), window=(100, 0))
@@ -628,28 +633,9 @@ class Runner:
             if not self.wanted(name):
                 continue
             q, k, v = qkv(b, h, hkv, sq, sk, d, d, dt)
-            o = poisoned((b, h, sq, d), dt)
-            l = poisoned((b, h, sq), f32)
-            try:
-                call(self.lib(F), fn, [q, k, v], [o, l])
-            except (tx.TxError, RuntimeError) as e:
-                print(name, "ERROR", e)
-                self.rows.append({"name": name, "dtype": NAMES[dt], "pass": False,
-                                  "rel_err": float("nan"), "max_abs_err": float("nan"),
-                                  "nan_mismatch": -1, "tol": TOL[dt], "error": str(e)})
-                continue
-            if DRY_RUN:
-                self.record(name, dt, DRY_ROW)
-                self.record(name + " (O)", dt, DRY_ROW)
-                continue
-            ref = ref_lse(q, k, None, causal, window=w)
-            inf_ok = bool((torch.isneginf(ref) == torch.isneginf(l)).all())
-            fin = ~torch.isneginf(ref)
-            res = compare(l[fin], ref[fin], TOL[dt])
-            res["pass"] = res["pass"] and inf_ok
-            self.record(name, dt, res)
-            self.record(name + " (O)", dt, compare(o, ref_attention(q, k, v, None, causal,
-                                                                    window=w), TOL[dt]))
+            self.lse_call(F, fn, name, [q, k, v], (b, h, sq, d), dt,
+                          lambda: ref_lse(q, k, None, causal, window=w),
+                          lambda: ref_attention(q, k, v, None, causal, window=w))
 
     def softcap(self, F, tag):
         """Logit soft-capping (issue #19): prefill GQA causal f16 with scores
@@ -663,9 +649,8 @@ class Runner:
         def att(fn, name, *args, **kw):
             self.attention(F, fn, name + tag, *args, **kw)
 
-        def qkv(b, h, hkv, sq, sk, d, dv, dt, lo=-3, hi=3):
-            return (rand((b, h, sq, d), dt, g, lo, hi), rand((b, hkv, sk, d), dt, g, lo, hi),
-                    rand((b, hkv, sk, dv), dt, g, lo, hi))
+        def qkv(*a, **kw):
+            return rand_qkv(g, *a, **kw)
 
         att("softcap_gqa_causal_f16", "softcap 30 GQA 8/2 causal f16 Sq77 Sk130",
             *qkv(2, 8, 2, 77, 130, 64, 64, f16), causal=True, softcap=30.0)
@@ -774,27 +759,35 @@ class Runner:
                 m = rand((b, h, sq, sk), mdt, g, -2, 2)
                 m[:, :, 1, :] = float("-inf")
                 args.append(m)
-            o = poisoned((b, h, sq, d), dt)
-            l = poisoned((b, h, sq), f32)
-            try:
-                call(self.lib(F), fn, args, [o, l])
-            except (tx.TxError, RuntimeError) as e:
-                print(name, "ERROR", e)
-                self.rows.append({"name": name, "dtype": NAMES[dt], "pass": False,
-                                  "rel_err": float("nan"), "max_abs_err": float("nan"),
-                                  "nan_mismatch": -1, "tol": TOL[dt], "error": str(e)})
-                continue
-            if DRY_RUN:
-                self.record(name, dt, DRY_ROW)
-                self.record(name + " (O)", dt, DRY_ROW)
-                continue
-            ref = ref_lse(q, k, m, causal)
-            inf_ok = bool((torch.isneginf(ref) == torch.isneginf(l)).all())
-            fin = ~torch.isneginf(ref)
-            res = compare(l[fin], ref[fin], TOL[dt])
-            res["pass"] = res["pass"] and inf_ok
-            self.record(name, dt, res)
-            self.record(name + " (O)", dt, compare(o, ref_attention(q, k, v, m, causal), TOL[dt]))
+            self.lse_call(F, fn, name, args, (b, h, sq, d), dt,
+                          lambda: ref_lse(q, k, m, causal),
+                          lambda: ref_attention(q, k, v, m, causal))
+
+    def lse_call(self, F, fn, name, args, o_shape, dt, ref_l, ref_o):
+        """Calls a function with the LSE result (O, lse) into poisoned
+        buffers and records the LSE (finite rows against ref_l(), -inf rows
+        exactly) and O (against ref_o())."""
+        o = poisoned(o_shape, dt)
+        l = poisoned(o_shape[:3], torch.float32)
+        try:
+            call(self.lib(F), fn, args, [o, l])
+        except (tx.TxError, RuntimeError) as e:
+            print(name, "ERROR", e)
+            self.rows.append({"name": name, "dtype": NAMES[dt], "pass": False,
+                              "rel_err": float("nan"), "max_abs_err": float("nan"),
+                              "nan_mismatch": -1, "tol": TOL[dt], "error": str(e)})
+            return
+        if DRY_RUN:
+            self.record(name, dt, DRY_ROW)
+            self.record(name + " (O)", dt, DRY_ROW)
+            return
+        ref = ref_l()
+        inf_ok = bool((torch.isneginf(ref) == torch.isneginf(l)).all())
+        fin = ~torch.isneginf(ref)
+        res = compare(l[fin], ref[fin], TOL[dt])
+        res["pass"] = res["pass"] and inf_ok
+        self.record(name, dt, res)
+        self.record(name + " (O)", dt, compare(o, ref_o(), TOL[dt]))
 
     def hidden_keys(self, F, tag):
         """Issue #13 / CASES.md H1-H3 through library F: huge finite mask
