@@ -29,11 +29,37 @@ struct AttentionSizes {
 /// message, never wrong numbers. G never divides by zero.
 AttentionSizes emitAttentionSizesAndChecks(OpBuilder &b, AttentionOp op);
 
+/// The same for the operands of a tx.attention (`mask` may be null), with
+/// the checks only when `checks` (a lowering of tiled IR whose tiling
+/// already emitted them passes false).
+AttentionSizes emitAttentionSizesAndChecks(OpBuilder &b, Location loc,
+                                           Value query, Value key, Value value,
+                                           Value mask, bool checks);
+
 /// The last step of every attention lowering, for one element: `acc / sum`,
 /// or 0 when `sum` is 0 (a row that saw no key), rounded once to `elt`.
 /// Emitted inside a linalg.generic body.
 Value emitNormalizedOutput(OpBuilder &b, Location loc, Value acc, Value sum,
                            Type elt);
+
+/// The name of the attribute that tags the epilogue linalg.generic ops of a
+/// tiled tx.attention ("output" or "lse"), so that the GPU mapping finds
+/// them in the tiled IR.
+inline constexpr llvm::StringLiteral kAttentionEpilogueAttr =
+    "tx.attention_epilogue";
+
+/// The epilogue of the online-softmax state (acc [.., Dv], max, sum; f32):
+/// `O = (sum == 0) ? 0 : acc / sum` rounded once to `elt`, and when
+/// `withLse` `lse = (sum == 0) ? -inf : max + log(sum)` (f32), as
+/// linalg.generic ops on tensors tagged with kAttentionEpilogueAttr.
+/// Returns {O, lse or null}.
+std::pair<Value, Value> emitAttentionEpilogue(OpBuilder &b, Location loc,
+                                              Value acc, Value max, Value sum,
+                                              Type elt, bool withLse);
+
+/// Q * factor (f32 product, rounded back to Q's element type): the scale of
+/// an op whose default scale 1/sqrt(D) is only known at run time.
+Value scaleQuery(OpBuilder &b, Location loc, Value q, Value factor);
 
 /// Logit soft-capping (Gemma 2): `c * tanh(s / c)` for an f32 score `s`
 /// and the op's `softcap` attribute `c` (math.tanh in f32). Emitted inside

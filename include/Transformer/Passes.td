@@ -112,11 +112,19 @@ def TxSoftmaxToGPU : Pass<"tx-softmax-to-gpu", "::mlir::func::FuncOp"> {
 }
 
 def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
-  let summary = "Map tx.attention onto a tiled FlashAttention-2 kernel (CTA per query tile, K/V in shared memory)";
+  let summary = "tx.attention's GPU path in one pass: tx-attention-strategy, tx-tile-attention, tx-map-attention-to-gpu";
   let description = [{
-    Rewrites every `tx.attention` whose head dims D and Dv are static and at
-    most 256 (on tensors, before bufferization) into one `gpu.launch` running
-    FlashAttention-2 (Dao 2023, Algorithm 1) on CUDA cores:
+    Runs the three steps of tx.attention's GPU path with these options:
+    `tx-attention-strategy` (kernel family and tiles), `tx-tile-attention`
+    (`from-strategy=true decompose=false`: the FlashAttention-2 tiled IR)
+    and `tx-map-attention-to-gpu` (the tiled IR onto a `gpu.launch`).
+    `tx-gpu-pipeline` runs the three as separate passes; this pass is the
+    shorthand for tests and for pipelines that want the kernels only. The
+    kernels are described here.
+
+    Every `tx.attention` whose head dims D and Dv are static and at
+    most 256 (on tensors, before bufferization) becomes one `gpu.launch`
+    running FlashAttention-2 (Dao 2023, Algorithm 1) on CUDA cores:
 
     - grid: one CTA per (batch, head, query tile of `q-tile` rows), a 1-D grid
       of `B * H * ceil(Sq / q-tile)` CTAs (no dimension on gridDim.y/z);
@@ -303,7 +311,118 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     "::mlir::memref::MemRefDialect", "::mlir::cf::ControlFlowDialect",
     "::mlir::vector::VectorDialect", "::mlir::nvgpu::NVGPUDialect",
     "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
-    "::mlir::bufferization::BufferizationDialect"
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::tensor::TensorDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::affine::AffineDialect", "::mlir::tx::TxDialect"
+  ];
+}
+
+def TxAttentionStrategy : Pass<"tx-attention-strategy", "::mlir::func::FuncOp"> {
+  let summary = "Choose the GPU kernel family and tile sizes of each tx.attention (the strategy step of the GPU path)";
+  let description = [{
+    The first step of tx.attention's GPU path (strategy -> `tx-tile-attention`
+    -> `tx-map-attention-to-gpu`). For every `tx.attention` it picks the
+    kernel family for the chip, element type, head dims and mask (CUDA cores,
+    `mma.sync`, `wgmma`, or the split-KV decode kernel for few query rows per
+    K/V head) and its tiles, warps and stages, and stores them on the op as
+    a dictionary, e.g.
+
+    ```mlir
+    tx.attention ... {tx.gpu_strategy = {family = "wgmma", kv_tile = 128 : i64,
+                       q_tile = 128 : i64, stages = 2 : i64, warps = 8 : i64}}
+    ```
+
+    This is the one place where tile choices live (`chooseAttentionKernel`
+    in `lib/Transformer/GPU/AttentionStrategy.cpp`): the defaults measured
+    on the H200 and the overrides are those documented under
+    `tx-attention-to-gpu`, whose options this pass shares. Ops with a
+    dynamic or too large head dim get a remark and no strategy (the
+    reference lowering takes them); a forced choice that cannot work is an
+    error.
+  }];
+  let options = [
+    Option<"warps", "warps", "int64_t", /*default=*/"0",
+           "Warps per CTA (0 = from the kernel family; see tx-attention-to-gpu)">,
+    Option<"qTile", "q-tile", "int64_t", /*default=*/"0",
+           "CUDA-core kernel: query rows per CTA (0 = from the head dim)">,
+    Option<"kvTile", "kv-tile", "int64_t", /*default=*/"0",
+           "Keys per K/V step (0 = from the family and head dim; else a multiple of 32 up to 256)">,
+    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
+           "Allow the tensor-core families (mma.sync, wgmma)">,
+    Option<"sm", "sm", "int64_t", /*default=*/"90",
+           "Target compute capability as a number (sm_80 -> 80)">,
+    Option<"wgmma", "wgmma", "bool", /*default=*/"false",
+           "Allow the sm_90a warpgroup-MMA family (needs sm = 90 and an sm_90a chip)">,
+    Option<"stages", "stages", "int64_t", /*default=*/"0",
+           "wgmma and decode: K/V pipeline stages (0 = 2 for wgmma, 3 for decode; else 2..4)">,
+    Option<"mmaRowTiles", "mma-row-tiles", "int64_t", /*default=*/"0",
+           "mma.sync: m16 row tiles per warp (0 = 2; 1 or 2)">,
+    Option<"maxSharedMemory", "max-shared-memory", "int64_t", /*default=*/"232448",
+           "Largest dynamic shared memory per CTA in bytes (227 KiB on sm_90)">,
+    Option<"decode", "decode", "bool", /*default=*/"true",
+           "Allow the split-KV decode family (G * Sq <= decode-max-rows, static H, Hkv, Sq)">,
+    Option<"decodeMaxRows", "decode-max-rows", "int64_t", /*default=*/"16",
+           "Split-KV decode: most packed query rows (G * Sq) per K/V head (1..32)">,
+    Option<"kvSplits", "kv-splits", "int64_t", /*default=*/"0",
+           "Split-KV decode: key chunks (0 = from num-sms)">,
+    Option<"decodeTileKeys", "decode-tile-keys", "int64_t", /*default=*/"0",
+           "Split-KV decode: keys per warp step (0 = from D; 16 or 32)">,
+    Option<"numSms", "num-sms", "int64_t", /*default=*/"132",
+           "SMs of the target GPU, for the automatic split count">,
+  ];
+}
+
+def TxMapAttentionToGPU : Pass<"tx-map-attention-to-gpu", "::mlir::func::FuncOp"> {
+  let summary = "Map tiled tx.attention (scf.forall of query tiles, key loop of tx.online_attention) onto a GPU kernel";
+  let description = [{
+    The GPU mapping of tx.attention's tiled IR (after `tx-tile-attention`
+    or a user's `transform.structured.tile_using_forall`):
+
+    ```
+    scf.forall (b, h, q0) = (0, 0, 0) to (B, H, Sq) step (1, 1, q_tile) {
+      scf.for k0 = .. step kv_tile iter_args(acc, max, sum) {
+        tx.online_attention (Q tile, K/V tile, mask tile) -> (acc, max, sum)
+      }
+      epilogue (linalg.generic tagged tx.attention_epilogue): O, lse
+      parallel_insert_slice O, lse
+    }
+    ```
+
+    becomes one `gpu.launch`: the forall's iteration space is the grid (a
+    1-D grid of `B * H * ceil(Sq / q_tile)` CTAs, one per query tile), the
+    key-tile loop is the loop inside the kernel (step `kv_tile`; a forall
+    without a key loop gets the family's default), and the loop's
+    `tx.online_attention` (scale, causal/window diagonal, softcap, mask) with
+    the epilogue is lowered to the warp or warpgroup code of the kernel
+    family that the forall's `tx.gpu_strategy` names (CUDA cores, mma.sync,
+    wgmma: Q/K/V staging in shared memory, cp.async pipelining, tensor-core
+    fragments, online softmax in registers, O and the log-sum-exp written
+    once). A forall without a strategy (a user's tiling) gets one from
+    `chooseAttentionKernel` for its `q_tile`; a query tile no family can run
+    is an error. Untiled `tx.attention` ops with a `decode` strategy become
+    the split-KV decode kernel. The kernels are described under
+    `tx-attention-to-gpu`.
+
+    Requirements checked with a diagnostic: tiles of 1 over B and H, a
+    constant query tile and key step, the tile's slices taken from tensors
+    defined outside the forall, static head dims.
+  }];
+  let options = [
+    Option<"sm", "sm", "int64_t", /*default=*/"90",
+           "Target compute capability (for foralls without a tx.gpu_strategy)">,
+    Option<"wgmma", "wgmma", "bool", /*default=*/"false",
+           "Allow the wgmma family (sm_90a) for foralls without a tx.gpu_strategy">,
+    Option<"maxSharedMemory", "max-shared-memory", "int64_t", /*default=*/"232448",
+           "Largest dynamic shared memory per CTA in bytes">,
+  ];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::cf::ControlFlowDialect",
+    "::mlir::vector::VectorDialect", "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::tensor::TensorDialect"
   ];
 }
 
@@ -649,54 +768,65 @@ def TxTileAttention : Pass<"tx-tile-attention", "::mlir::func::FuncOp"> {
   let summary = "Tile tx.attention into FlashAttention-2 loops over tx.online_attention (target-independent)";
   let description = [{
     The target-independent flash attention path, in the style of IREE's
-    LinalgExt. Every `tx.attention` becomes, on tensors:
+    LinalgExt, shared by the CPU and GPU pipelines. Every `tx.attention`
+    becomes, on tensors:
 
     1. the run-time shape checks of the reference lowering
        (`emitAttentionSizesAndChecks`);
-    2. the running state `acc = 0` (`[B, H, Sq, Dv]`), `max = -inf`,
-       `sum = 0` (`[B, H, Sq]`), all `f32` (`linalg.fill` on `tensor.empty`);
-    3. one `tx.online_attention` over the whole problem, with
-       `causal_offset = Sk - Sq` when causal and `scale` = the op's scale or
-       `1/sqrt(D)` (when D is dynamic and no scale is given, Q is pre-scaled
-       by `rsqrt(D)` at run time and `scale = 1`);
-    4. tiled by upstream `scf::tileUsingSCF` into an `scf.forall` over
-       `(B, H, Sq)` with tiles `(1, 1, q-tile)`; with one query head per tile,
-       a GQA tile reads K/V head `h / (H / Hkv)` in place (no copy);
-    5. the tile tiled again by `scf::tileUsingSCF` along the keys: an
-       `scf.for` of step `kv-tile` whose `iter_args` carry `(acc, max, sum)`:
-       the FlashAttention-2 loop (Dao 2023);
-    6. causal: the `scf.for` upper bound is shrunk to
-       `min(Sk, max(0, rows + causal_offset))` of the query tile (the last
-       visible key + 1; tile sizes still come from Sk, so a partial last tile
-       stays correct): key tiles entirely above the diagonal are never
-       visited, tiles on the diagonal are masked by the op;
-    7. `decompose=true` (default): each tile's `tx.online_attention` becomes
-       `linalg.generic` ops (its `AggregatedOpInterface` decomposition);
-    8. `O = (sum == 0) ? 0 : acc / sum`, rounded once to the element type.
+    2. an `scf.forall` over `(B, H, Sq)` with tiles `(1, 1, q-tile)`, made by
+       upstream `scf::tileUsingSCF` through tx.attention's `TilingInterface`:
+       each tile is one `tx.online_attention` of its query rows against all
+       keys from the state `acc = 0`, `max = -inf`, `sum = 0` (f32), with
+       `causal_offset = Sk - Sq + first row` when causal or windowed and
+       `scale` = the op's scale or `1/sqrt(D)` (when D is dynamic and no
+       scale is given, the tile of Q is pre-scaled by `rsqrt(D)` at run time
+       and `scale = 1`); with one query head per tile, a GQA tile reads K/V
+       head `h / (H / Hkv)` in place (no copy);
+    3. the tile's epilogue: `O = (sum == 0) ? 0 : acc / sum` rounded once to
+       the element type, and `lse = max + log(sum)` (-inf for a row that
+       sees no key) when the op returns it, as `linalg.generic` ops tagged
+       `tx.attention_epilogue`, inserted into the results by the forall;
+    4. the `tx.online_attention` tiled again by `scf::tileUsingSCF` along the
+       keys: an `scf.for` of step `kv-tile` whose `iter_args` carry
+       `(acc, max, sum)`: the FlashAttention-2 loop (Dao 2023);
+    5. causal and sliding windows: the `scf.for` bounds shrink to the key
+       tiles some row of the query tile sees (upper bound
+       `min(Sk, max(0, rows + causal_offset + right))`, lower bound the tile
+       holding `causal_offset - left`; tile sizes still come from Sk, so a
+       partial last tile stays correct); tiles on the diagonal are masked by
+       the op;
+    6. `decompose=true` (default): each step's `tx.online_attention` becomes
+       `linalg.generic` ops (its `AggregatedOpInterface` decomposition).
 
     No tensor of `Sq x Sk` elements exists at any size: the largest
-    temporary is one `q-tile x kv-tile` block of scores. The state is
-    `B * H * Sq * (Dv + 2)` floats.
+    temporary is one `q-tile x kv-tile` block of scores, and the state is
+    one tile's `q-tile * (Dv + 2)` floats.
 
     What is upstream and what is ours: `TilingInterface` and
     `scf::tileUsingSCF` produce the loops (`scf.forall`, `scf.for` with the
-    state in `iter_args`, the slices, the partial-tile sizes). The op
-    `tx.online_attention`, its tiling (slices, GQA head mapping, causal
-    offset), its decomposition, the causal tile skipping and the
-    finalization are tx's.
+    state in `iter_args`, the slices, the partial-tile sizes). The ops
+    `tx.attention` and `tx.online_attention`, their tiling (slices, GQA head
+    mapping, causal offset), the decomposition, the causal tile skipping and
+    the epilogue are tx's. `transform.structured.tile_using_forall` on
+    `tx.attention` (tile sizes `[1, 1, q]`) gives the same forall.
 
-    Split-KV (`kv-splits` > 1; FlashDecoding, Dao et al. 2023): the keys
-    are first split into `kv-splits` chunks of `ceil(Sk / kv-splits)` keys
-    by an `scf.forall` whose iterations compute each chunk's state
-    `(acc, max, sum)` from the initial state (the chunk's
-    `tx.online_attention`, tiled as above: causal offset shifted by the
-    chunk's first key) into stacked `[kv-splits, B, H, Sq, ...]` tensors;
-    `linalg.generic` ops then merge them with the log-sum-exp rule
+    The GPU pipeline runs this pass with `from-strategy=true` after
+    `tx-attention-strategy`: only ops that carry a `tx.gpu_strategy` are
+    tiled, with its `q_tile` and `kv_tile`, the strategy is copied onto the
+    `scf.forall`, and ops of the split-KV decode family are left whole for
+    `tx-map-attention-to-gpu`.
+
+    Split-KV (`kv-splits` > 1; FlashDecoding, Dao et al. 2023): the keys of
+    each query tile are first split into `kv-splits` chunks of
+    `ceil(Sk / kv-splits)` keys by an inner `scf.forall` whose iterations
+    compute each chunk's state `(acc, max, sum)` from the initial state (the
+    chunk's `tx.online_attention`, tiled as above: causal offset shifted by
+    the chunk's first key) into stacked `[kv-splits, 1, 1, q-tile, ...]`
+    tensors; `linalg.generic` ops then merge them with the log-sum-exp rule
     (`M = max_s m_s`, `w_s = exp(m_s - M)`, `sum = sum_s w_s l_s`,
     `acc = sum_s w_s acc_s`; a chunk whose keys are all hidden has
-    `m_s = -inf` and weight 0 and adds nothing) before the usual
-    finalization. The GPU's decode kernels (`tx-attention-to-gpu`) compute
-    the same split and merge.
+    `m_s = -inf` and weight 0 and adds nothing) before the epilogue. The
+    GPU's decode kernels compute the same split and merge.
 
     Tile sizes: `q-tile` and `kv-tile` default to 64 whatever the head dim
     (a 64 x 64 f32 score block is 16 KiB, and FlashAttention-2 uses 64 or
@@ -711,6 +841,8 @@ def TxTileAttention : Pass<"tx-tile-attention", "::mlir::func::FuncOp"> {
            "Decompose each tiled tx.online_attention into linalg.generic ops (default true)">,
     Option<"kvSplits", "kv-splits", "int64_t", /*default=*/"1",
            "Split-KV: chunks of ceil(Sk / kv-splits) keys, each tiled as above from the initial state in an scf.forall, merged with the log-sum-exp rule (1 = no split; 1..65536)">,
+    Option<"fromStrategy", "from-strategy", "bool", /*default=*/"false",
+           "Tile only ops with a tx.gpu_strategy attribute (tx-attention-strategy), with its q_tile and kv_tile instead of q-tile and kv-tile, and copy it onto the scf.forall; decode-family ops stay whole">,
   ];
   let dependentDialects = [
     "::mlir::tx::TxDialect", "::mlir::linalg::LinalgDialect",

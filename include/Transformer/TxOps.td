@@ -72,7 +72,10 @@ def Tx_SoftmaxOp : Tx_Op<"softmax", [
 //===----------------------------------------------------------------------===//
 
 def Tx_AttentionOp : Tx_Op<"attention", [
-    Pure, DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface, ["reifyResultShapes"]>]> {
+    Pure, DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface, ["reifyResultShapes"]>,
+    DeclareOpInterfaceMethods<TilingInterface, [
+        "getLoopIteratorTypes", "getIterationDomain", "getTiledImplementation",
+        "getResultTilePosition"]>]> {
   let summary = "scaled dot-product attention (causal, masked, grouped-query)";
   let description = [{
     Scaled dot-product attention (Vaswani et al., 2017, "Attention Is All You
@@ -169,6 +172,20 @@ def Tx_AttentionOp : Tx_Op<"attention", [
 
     The optional clauses are written in this order: `mask(...)`, `scale`,
     `softcap`, `window`, `causal`.
+
+    **Tiling** (`TilingInterface`): the iteration domain is `(B, H, Sq)`, all
+    parallel. A tile of query rows becomes FlashAttention-2's tile: a
+    `tx.online_attention` of the tile's Q rows against all keys (K/V head
+    `h / (H / Hkv)`, the mask rows of the tile, the causal/window diagonal
+    shifted by the tile's first row) from the initial state (0, -inf, 0),
+    then `O = acc / sum` (0 for a row that sees no key) rounded once, and
+    `lse = max + log(sum)` when requested, each a `linalg.generic` tagged
+    `tx.attention_epilogue`. So `transform.structured.tile_using_forall`
+    with tile sizes `[1, 1, q_tile]` gives the grid of a flash kernel, and
+    tiling the `tx.online_attention`'s key dimension (`tile_using_for`
+    `[0, 0, 0, kv_tile]`) its key loop; `tx-tile-attention` does both, and
+    `tx-map-attention-to-gpu` maps the result onto the GPU. With
+    grouped-query attention a head tile must be 1 or the whole H.
 
     Example:
 

@@ -4,24 +4,34 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::tx;
 
 AttentionSizes mlir::tx::emitAttentionSizesAndChecks(OpBuilder &b,
                                                      AttentionOp op) {
-  Location loc = op.getLoc();
-  SmallVector<OpFoldResult> qs = tensor::getMixedSizes(b, loc, op.getQuery());
-  SmallVector<OpFoldResult> ks = tensor::getMixedSizes(b, loc, op.getKey());
-  SmallVector<OpFoldResult> vs = tensor::getMixedSizes(b, loc, op.getValue());
+  return emitAttentionSizesAndChecks(b, op.getLoc(), op.getQuery(),
+                                     op.getKey(), op.getValue(), op.getMask(),
+                                     /*checks=*/true);
+}
+
+AttentionSizes mlir::tx::emitAttentionSizesAndChecks(OpBuilder &b,
+                                                     Location loc, Value query,
+                                                     Value key, Value value,
+                                                     Value mask, bool checks) {
+  SmallVector<OpFoldResult> qs = tensor::getMixedSizes(b, loc, query);
+  SmallVector<OpFoldResult> ks = tensor::getMixedSizes(b, loc, key);
+  SmallVector<OpFoldResult> vs = tensor::getMixedSizes(b, loc, value);
   AttentionSizes sz;
   sz.B = qs[0], sz.H = qs[1], sz.Sq = qs[2], sz.D = qs[3];
   sz.Hkv = ks[1], sz.Sk = ks[2], sz.Dv = vs[3];
 
   auto assertEq = [&](OpFoldResult a, OpFoldResult c, StringRef msg) {
-    if (getConstantIntValue(a) && getConstantIntValue(c))
+    if (!checks || (getConstantIntValue(a) && getConstantIntValue(c)))
       return;
     Value av = getValueOrCreateConstantIndexOp(b, loc, a);
     Value cv = getValueOrCreateConstantIndexOp(b, loc, c);
@@ -47,20 +57,23 @@ AttentionSizes mlir::tx::emitAttentionSizesAndChecks(OpBuilder &b,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, hkvV, zero);
     Value hZero =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, hV, zero);
-    cf::AssertOp::create(b, loc, arith::OrIOp::create(b, loc, hkvPos, hZero),
-                         "tx.attention: K/V head count Hkv is 0 but H > 0");
+    if (checks)
+      cf::AssertOp::create(b, loc,
+                           arith::OrIOp::create(b, loc, hkvPos, hZero),
+                           "tx.attention: K/V head count Hkv is 0 but H > 0");
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     Value divisor = arith::MaxUIOp::create(b, loc, hkvV, one);
     Value rem = arith::RemUIOp::create(b, loc, hV, divisor);
     Value divisible =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rem, zero);
-    cf::AssertOp::create(
-        b, loc, divisible,
-        "tx.attention: query heads H are not a multiple of K/V heads Hkv");
+    if (checks)
+      cf::AssertOp::create(
+          b, loc, divisible,
+          "tx.attention: query heads H are not a multiple of K/V heads Hkv");
     sz.G = arith::DivUIOp::create(b, loc, hV, divisor).getResult();
   }
 
-  if (Value mask = op.getMask()) {
+  if (mask) {
     auto mTy = cast<RankedTensorType>(mask.getType());
     SmallVector<OpFoldResult> ms = tensor::getMixedSizes(b, loc, mask);
     if (mTy.getDimSize(0) != 1)
@@ -146,4 +159,77 @@ LogicalResult mlir::tx::verifyWindow(Operation *op, DenseI64ArrayAttr window) {
              << window[side]
              << " must be -1 (unbounded) or a key count >= 0";
   return success();
+}
+
+Value mlir::tx::scaleQuery(OpBuilder &b, Location loc, Value q, Value factor) {
+  using utils::IteratorType;
+  auto ty = cast<RankedTensorType>(q.getType());
+  Type elt = ty.getElementType();
+  Value init = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, q),
+                                       elt);
+  SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(4));
+  SmallVector<IteratorType> iters(4, IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), q, init, maps, iters,
+             [&](OpBuilder &nb, Location nl, ValueRange a) {
+               Value x = a[0];
+               if (!elt.isF32())
+                 x = arith::ExtFOp::create(nb, nl, nb.getF32Type(), x);
+               x = arith::MulFOp::create(nb, nl, x, factor);
+               if (!elt.isF32())
+                 x = arith::TruncFOp::create(nb, nl, elt, x);
+               linalg::YieldOp::create(nb, nl, x);
+             })
+      .getResult(0);
+}
+
+std::pair<Value, Value> mlir::tx::emitAttentionEpilogue(OpBuilder &b,
+                                                        Location loc, Value acc,
+                                                        Value max, Value sum,
+                                                        Type elt,
+                                                        bool withLse) {
+  using utils::IteratorType;
+  MLIRContext *ctx = b.getContext();
+  SmallVector<OpFoldResult> oShape = tensor::getMixedSizes(b, loc, acc);
+  Value oInit = tensor::EmptyOp::create(b, loc, oShape, elt);
+  AffineMap id4 = b.getMultiDimIdentityMap(4);
+  AffineMap row4 = AffineMap::get(
+      4, 0,
+      {getAffineDimExpr(0, ctx), getAffineDimExpr(1, ctx),
+       getAffineDimExpr(2, ctx)},
+      ctx);
+  auto outOp = linalg::GenericOp::create(
+      b, loc, oInit.getType(), ValueRange{acc, sum}, oInit,
+      ArrayRef<AffineMap>{id4, row4, id4},
+      SmallVector<IteratorType>(4, IteratorType::parallel),
+      [&](OpBuilder &nb, Location nl, ValueRange a) {
+        linalg::YieldOp::create(nb, nl,
+                                emitNormalizedOutput(nb, nl, a[0], a[1], elt));
+      });
+  outOp->setAttr(kAttentionEpilogueAttr, b.getStringAttr("output"));
+  if (!withLse)
+    return {outOp.getResult(0), Value()};
+  // lse = (sum == 0) ? -inf : max + log(sum): max and sum are in natural
+  // units of the scaled, masked scores.
+  AffineMap id3 = b.getMultiDimIdentityMap(3);
+  Value lInit = tensor::EmptyOp::create(
+      b, loc, tensor::getMixedSizes(b, loc, max), b.getF32Type());
+  auto lseOp = linalg::GenericOp::create(
+      b, loc, lInit.getType(), ValueRange{max, sum}, lInit,
+      ArrayRef<AffineMap>{id3, id3, id3},
+      SmallVector<IteratorType>(3, IteratorType::parallel),
+      [&](OpBuilder &nb, Location nl, ValueRange a) {
+        Value zero = arith::ConstantOp::create(nb, nl, nb.getF32FloatAttr(0.0));
+        Value negInf = arith::ConstantOp::create(
+            nb, nl,
+            nb.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
+        Value none = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ,
+                                           a[1], zero);
+        Value v = arith::AddFOp::create(nb, nl, a[0],
+                                        math::LogOp::create(nb, nl, a[1]));
+        linalg::YieldOp::create(
+            nb, nl, Value(arith::SelectOp::create(nb, nl, none, negInf, v)));
+      });
+  lseOp->setAttr(kAttentionEpilogueAttr, b.getStringAttr("lse"));
+  return {outOp.getResult(0), lseOp.getResult(0)};
 }

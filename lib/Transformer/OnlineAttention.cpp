@@ -35,27 +35,31 @@ using utils::IteratorType;
 // Helpers
 //===----------------------------------------------------------------------===//
 
-/// Static H / Hkv of the op, if known (H == Hkv == 0 counts as 1).
-static std::optional<int64_t> staticGroup(OnlineAttentionOp op) {
-  int64_t h = op.getQuery().getType().getDimSize(1);
-  int64_t hkv = op.getKey().getType().getDimSize(1);
+/// Static H / Hkv of Q and K/V, if known (H == Hkv == 0 counts as 1).
+static std::optional<int64_t> staticGroup(Value query, Value key,
+                                          Value value) {
+  int64_t h = cast<RankedTensorType>(query.getType()).getDimSize(1);
+  int64_t hkv = cast<RankedTensorType>(key.getType()).getDimSize(1);
   if (ShapedType::isDynamic(hkv))
-    hkv = op.getValue().getType().getDimSize(1);
+    hkv = cast<RankedTensorType>(value.getType()).getDimSize(1);
   if (ShapedType::isDynamic(h) || ShapedType::isDynamic(hkv))
     return std::nullopt;
   if (hkv == 0)
     return 1;
   return h / hkv;
 }
+static std::optional<int64_t> staticGroup(OnlineAttentionOp op) {
+  return staticGroup(op.getQuery(), op.getKey(), op.getValue());
+}
 
 /// The K/V head range [offset, offset + size) read by the query heads
 /// [h0, h0 + hs). Supported: hs == 1 (K/V head h0 / G), the whole head range,
 /// and any head tile when G == H / Hkv is statically 1.
 static FailureOr<std::pair<OpFoldResult, OpFoldResult>>
-kvHeadTile(OnlineAttentionOp op, OpBuilder &b, OpFoldResult h0,
-           OpFoldResult hs) {
-  Location loc = op.getLoc();
-  std::optional<int64_t> g = staticGroup(op);
+kvHeadTile(Operation *op, Value query, Value key, Value value, OpBuilder &b,
+           OpFoldResult h0, OpFoldResult hs) {
+  Location loc = op->getLoc();
+  std::optional<int64_t> g = staticGroup(query, key, value);
   if (g && *g == 1)
     return std::make_pair(h0, hs);
   if (isConstantIntValue(hs, 1)) {
@@ -68,8 +72,8 @@ kvHeadTile(OnlineAttentionOp op, OpBuilder &b, OpFoldResult h0,
     // Run-time G = H / max(Hkv, 1), at least 1 (never a division by zero;
     // H == 0 gives an empty iteration space anyway).
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    Value h = tensor::DimOp::create(b, loc, op.getQuery(), 1);
-    Value hkv = tensor::DimOp::create(b, loc, op.getKey(), 1);
+    Value h = tensor::DimOp::create(b, loc, query, 1);
+    Value hkv = tensor::DimOp::create(b, loc, key, 1);
     Value divisor = arith::MaxUIOp::create(b, loc, hkv, one);
     Value gv = arith::MaxUIOp::create(
         b, loc, arith::DivUIOp::create(b, loc, h, divisor), one);
@@ -77,14 +81,14 @@ kvHeadTile(OnlineAttentionOp op, OpBuilder &b, OpFoldResult h0,
         b, loc, getValueOrCreateConstantIndexOp(b, loc, h0), gv);
     return std::make_pair(OpFoldResult(kh), hs);
   }
-  if (isConstantIntValue(h0, 0) && isSizeOf(hs, op.getQuery(), 1)) {
-    OpFoldResult hkv = tensor::getMixedSize(b, loc, op.getKey(), 1);
+  if (isConstantIntValue(h0, 0) && isSizeOf(hs, query, 1)) {
+    OpFoldResult hkv = tensor::getMixedSize(b, loc, key, 1);
     return std::make_pair(OpFoldResult(b.getIndexAttr(0)), hkv);
   }
   std::string tile = "a dynamic number of";
   if (std::optional<int64_t> c = getConstantIntValue(hs))
     tile = std::to_string(*c);
-  return op.emitOpError()
+  return op->emitOpError()
          << "cannot tile the query head dimension H with a tile of " << tile
          << " heads: with grouped-query attention (H / Hkv = "
          << (g ? std::to_string(*g) : std::string("?"))
@@ -120,7 +124,7 @@ OnlineAttentionOp::getTiledImplementation(OpBuilder &b,
   OpFoldResult bs = sizes[0], hs = sizes[1], ms = sizes[2], ns = sizes[3];
 
   FailureOr<std::pair<OpFoldResult, OpFoldResult>> kvh =
-      kvHeadTile(*this, b, h0, hs);
+      kvHeadTile(*this, getQuery(), getKey(), getValue(), b, h0, hs);
   if (failed(kvh))
     return failure();
   auto [kh0, khs] = *kvh;
@@ -218,6 +222,124 @@ FailureOr<TilingResult> OnlineAttentionOp::generateResultTileValue(
   return TilingResult{tiled->tiledOps,
                       SmallVector<Value>{tiled->tiledValues[resultNumber]},
                       tiled->generatedSlices};
+}
+
+//===----------------------------------------------------------------------===//
+// TilingInterface of tx.attention: tiles of query rows
+//===----------------------------------------------------------------------===//
+
+SmallVector<IteratorType> AttentionOp::getLoopIteratorTypes() {
+  return SmallVector<IteratorType>(3, IteratorType::parallel);
+}
+
+SmallVector<Range> AttentionOp::getIterationDomain(OpBuilder &b) {
+  Location loc = getLoc();
+  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
+  SmallVector<OpFoldResult> q = tensor::getMixedSizes(b, loc, getQuery());
+  return {Range{zero, q[0], one}, Range{zero, q[1], one},
+          Range{zero, q[2], one}};
+}
+
+/// FlashAttention-2's tile: the query rows [m0, m0 + ms) of heads
+/// [h0, h0 + hs) of batches [b0, b0 + bs) as one tx.online_attention over
+/// all keys from the initial state, then the epilogue
+/// (emitAttentionEpilogue).
+FailureOr<TilingResult>
+AttentionOp::getTiledImplementation(OpBuilder &b,
+                                    ArrayRef<OpFoldResult> offsets,
+                                    ArrayRef<OpFoldResult> sizes) {
+  Location loc = getLoc();
+  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
+  OpFoldResult b0 = offsets[0], h0 = offsets[1], m0 = offsets[2];
+  OpFoldResult bs = sizes[0], hs = sizes[1], ms = sizes[2];
+  FailureOr<std::pair<OpFoldResult, OpFoldResult>> kvh =
+      kvHeadTile(*this, getQuery(), getKey(), getValue(), b, h0, hs);
+  if (failed(kvh))
+    return failure();
+  auto [kh0, khs] = *kvh;
+
+  SmallVector<Operation *> slices;
+  auto slice = [&](Value t, ArrayRef<OpFoldResult> offs,
+                   ArrayRef<OpFoldResult> szs) -> Value {
+    SmallVector<OpFoldResult> strides(offs.size(), one);
+    auto shape = cast<RankedTensorType>(t.getType()).getShape();
+    auto s = tensor::ExtractSliceOp::create(
+        b, loc, t, zeroDimSafe(b, loc, offs, shape), szs, strides);
+    slices.push_back(s);
+    return s.getResult();
+  };
+  OpFoldResult d = tensor::getMixedSize(b, loc, getQuery(), 3);
+  OpFoldResult dv = tensor::getMixedSize(b, loc, getValue(), 3);
+  OpFoldResult sq = tensor::getMixedSize(b, loc, getQuery(), 2);
+  OpFoldResult sk = tensor::getMixedSize(b, loc, getKey(), 2);
+  Value q = slice(getQuery(), {b0, h0, m0, zero}, {bs, hs, ms, d});
+  Value k = slice(getKey(), {b0, kh0, zero, zero}, {bs, khs, sk, d});
+  Value v = slice(getValue(), {b0, kh0, zero, zero}, {bs, khs, sk, dv});
+  Value mask;
+  if (Value m = getMask()) {
+    auto mTy = cast<RankedTensorType>(m.getType());
+    bool bcastB = mTy.getDimSize(0) == 1, bcastH = mTy.getDimSize(1) == 1;
+    mask = slice(m, {bcastB ? zero : b0, bcastH ? zero : h0, m0, zero},
+                 {bcastB ? one : bs, bcastH ? one : hs, ms, sk});
+  }
+  // Scale: the attribute, 1/sqrt(D) for a static D, else the tile of Q
+  // pre-scaled by rsqrt(D) at run time.
+  double scale = 1.0;
+  if (std::optional<double> st = getStaticScale()) {
+    scale = *st;
+  } else {
+    Value dV = getValueOrCreateConstantIndexOp(b, loc, d);
+    Value dI = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), dV);
+    Value dF = arith::UIToFPOp::create(b, loc, b.getF32Type(), dI);
+    q = scaleQuery(b, loc, q, math::RsqrtOp::create(b, loc, dF));
+  }
+  // The diagonal (causal, window): query i of the tile is query m0 + i, so
+  // it sees key j iff j <= i + (Sk - Sq + m0) (+ the window's sides).
+  Value causalOffset;
+  if (keyBand(getCausal(), getWindowAttr()).bounded()) {
+    AffineExpr s0, s1, s2;
+    bindSymbols(b.getContext(), s0, s1, s2);
+    causalOffset = getValueOrCreateConstantIndexOp(
+        b, loc,
+        affine::makeComposedFoldedAffineApply(b, loc, s0 - s1 + s2,
+                                              {sk, sq, m0}));
+  }
+  Value acc = filledF32(b, loc, {bs, hs, ms, dv}, 0.0);
+  Value mx = filledF32(b, loc, {bs, hs, ms},
+                       -std::numeric_limits<double>::infinity());
+  Value sm = filledF32(b, loc, {bs, hs, ms}, 0.0);
+  auto tile = OnlineAttentionOp::create(
+      b, loc, acc.getType(), mx.getType(), sm.getType(), q, k, v, mask,
+      causalOffset, acc, mx, sm, b.getF32FloatAttr(static_cast<float>(scale)),
+      getCausalAttr(), getSoftcapAttr(), getWindowAttr());
+  Type elt = getQuery().getType().getElementType();
+  auto [out, lse] =
+      emitAttentionEpilogue(b, loc, tile.getResult(0), tile.getResult(1),
+                            tile.getResult(2), elt, static_cast<bool>(getLse()));
+  SmallVector<Operation *> ops = {tile, out.getDefiningOp()};
+  SmallVector<Value> values = {out};
+  if (lse) {
+    ops.push_back(lse.getDefiningOp());
+    values.push_back(lse);
+  }
+  return TilingResult{ops, values, slices};
+}
+
+LogicalResult AttentionOp::getResultTilePosition(
+    OpBuilder &b, unsigned resultNumber, ArrayRef<OpFoldResult> offsets,
+    ArrayRef<OpFoldResult> sizes, SmallVector<OpFoldResult> &resultOffsets,
+    SmallVector<OpFoldResult> &resultSizes) {
+  resultOffsets.assign(offsets.begin(), offsets.begin() + 3);
+  resultSizes.assign(sizes.begin(), sizes.begin() + 3);
+  if (resultNumber == 0) {
+    resultOffsets.push_back(b.getIndexAttr(0));
+    resultSizes.push_back(tensor::getMixedSize(b, getLoc(), getValue(), 3));
+  }
+  resultOffsets = zeroDimSafe(
+      b, getLoc(), resultOffsets,
+      cast<RankedTensorType>(getOperation()->getResult(resultNumber).getType())
+          .getShape());
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

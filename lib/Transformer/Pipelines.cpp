@@ -307,7 +307,8 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
     pm.addPass(createTxEmitCInterface());
   if (options.attention == "flash")
   {
-    TxAttentionToGPUOptions at;
+    // tx.attention's GPU path: strategy -> tiling -> GPU mapping.
+    TxAttentionStrategyOptions at;
     at.warps = options.attentionWarps;
     at.qTile = options.attentionQTile;
     at.kvTile = options.attentionKvTile;
@@ -330,7 +331,16 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
     }
     at.numSms = options.attentionNumSms > 0 ? int64_t(options.attentionNumSms)
                                             : (sm == 80 ? 108 : 132);
-    pm.addNestedPass<func::FuncOp>(createTxAttentionToGPU(at));
+    pm.addNestedPass<func::FuncOp>(createTxAttentionStrategy(at));
+    TxTileAttentionOptions tile;
+    tile.fromStrategy = true;
+    tile.decompose = false;
+    pm.addNestedPass<func::FuncOp>(createTxTileAttention(tile));
+    TxMapAttentionToGPUOptions map;
+    map.sm = at.sm;
+    map.wgmma = at.wgmma;
+    map.maxSharedMemory = at.maxSharedMemory;
+    pm.addNestedPass<func::FuncOp>(createTxMapAttentionToGPU(map));
   }
   if (options.softmax == "fast") {
     TxSoftmaxToGPUOptions sm;

@@ -13,6 +13,7 @@
 // skipping and the finalization are ours.
 //
 //===----------------------------------------------------------------------===//
+#include "GPU/AttentionKernel.h"
 #include "Transformer/AttentionShapes.h"
 #include "Transformer/Passes.h"
 #include "Transformer/TilingUtils.h"
@@ -37,28 +38,6 @@ using namespace mlir::tx;
 using utils::IteratorType;
 
 namespace {
-
-/// Q * factor (f32 product, rounded back to Q's element type).
-Value scaleQuery(OpBuilder &b, Location loc, Value q, Value factor) {
-  auto ty = cast<RankedTensorType>(q.getType());
-  Type elt = ty.getElementType();
-  Value init = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, q),
-                                       elt);
-  SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(4));
-  SmallVector<IteratorType> iters(4, IteratorType::parallel);
-  return linalg::GenericOp::create(
-             b, loc, init.getType(), q, init, maps, iters,
-             [&](OpBuilder &nb, Location nl, ValueRange a) {
-               Value x = a[0];
-               if (!elt.isF32())
-                 x = arith::ExtFOp::create(nb, nl, nb.getF32Type(), x);
-               x = arith::MulFOp::create(nb, nl, x, factor);
-               if (!elt.isF32())
-                 x = arith::TruncFOp::create(nb, nl, elt, x);
-               linalg::YieldOp::create(nb, nl, x);
-             })
-      .getResult(0);
-}
 
 struct TxTileAttentionPass
     : public tx::impl::TxTileAttentionBase<TxTileAttentionPass> {
@@ -182,7 +161,6 @@ struct TxTileAttentionPass
       insert(part.getResult(1), outs[1], {sz.B, sz.H, sz.Sq});
       insert(part.getResult(2), outs[2], {sz.B, sz.H, sz.Sq});
     }
-    rewriter.eraseOp(whole);
     b.setInsertionPointAfter(forall);
     Value accAll = forall.getResult(0), mxAll = forall.getResult(1),
           smAll = forall.getResult(2);
@@ -245,7 +223,88 @@ struct TxTileAttentionPass
                         nb, nl, weighted(nb, nl, a[0], a[2], a[1], a[3]));
                   })
                   .getResult(0);
+    rewriter.replaceOp(whole, ValueRange{A, M, L});
     return {A, M, L};
+  }
+
+  /// Tiles the keys of one query tile's tx.online_attention (from the
+  /// initial state): an scf.for with step kv-tile, the state in iter_args
+  /// (FlashAttention-2's loop); causal / window: only the key tiles some
+  /// row of the tile sees are visited. With `decompose`, each step becomes
+  /// linalg.generic ops.
+  LogicalResult tileKeys(IRRewriter &rewriter, AttentionOp op,
+                         OnlineAttentionOp rowTile, int64_t kvT) {
+    OpBuilder &b = rewriter;
+    // Causal / window: the last key any row of the tile sees is
+    // rows - 1 + offset + right (in the tile's coordinates), the first
+    // offset - left; key tiles outside [first, last] are never visited
+    // (the loop starts at the tile holding `first`, so tiles stay aligned).
+    rewriter.setInsertionPoint(rowTile);
+    Value kvBegin, kvEnd;
+    KeyBand tb = keyBand(rowTile.getCausal(), rowTile.getWindowAttr());
+    // Loop bounds only from sides that cannot overflow index arithmetic
+    // (a wider window is unbounded for the loop; the per-key predicate of
+    // the decomposition stays exact). -1: no bound from that side.
+    constexpr int64_t kBoundedSide = int64_t(1) << 40;
+    int64_t rightSide = -1, leftSide = -1;
+    if (tb.right && *tb.right <= kBoundedSide)
+      rightSide = *tb.right;
+    if (tb.left && *tb.left <= kBoundedSide)
+      leftSide = *tb.left;
+    if (Value c = rowTile.getCausalOffset()) {
+      Location tl = rowTile.getLoc();
+      OpFoldResult m = tensor::getMixedSize(b, tl, rowTile.getQuery(), 2);
+      OpFoldResult n = tensor::getMixedSize(b, tl, rowTile.getKey(), 2);
+      AffineExpr d0, d1, d2;
+      bindDims(b.getContext(), d0, d1, d2);
+      MLIRContext *ctx = b.getContext();
+      AffineExpr zeroE = getAffineConstantExpr(0, ctx);
+      if (rightSide >= 0) {
+        OpFoldResult end = affine::makeComposedFoldedAffineMin(
+            b, tl, AffineMap::get(3, 0, {d0, d1 + d2 + rightSide}, ctx),
+            {n, m, c});
+        end = affine::makeComposedFoldedAffineMax(
+            b, tl, AffineMap::get(1, 0, {d0, zeroE}, ctx), {end});
+        kvEnd = getValueOrCreateConstantIndexOp(b, tl, end);
+      }
+      if (leftSide >= 0) {
+        // floor(max(0, c - left) / kvTile) * kvTile.
+        OpFoldResult first = affine::makeComposedFoldedAffineMax(
+            b, tl, AffineMap::get(1, 0, {d0 - leftSide, zeroE}, ctx), {c});
+        first = affine::makeComposedFoldedAffineApply(
+            b, tl, d0.floorDiv(kvT) * kvT, {first});
+        kvBegin = getValueOrCreateConstantIndexOp(b, tl, first);
+      }
+    }
+
+    scf::SCFTilingOptions inner;
+    inner.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
+    inner.setTileSizes({b.getIndexAttr(0), b.getIndexAttr(0),
+                        b.getIndexAttr(0), b.getIndexAttr(kvT)});
+    FailureOr<scf::SCFTilingResult> keys = scf::tileUsingSCF(
+        rewriter, cast<TilingInterface>(rowTile.getOperation()), inner);
+    if (failed(keys))
+      return op.emitError("tx-tile-attention: tiling the keys of the "
+                          "tx.online_attention failed");
+    rewriter.replaceOp(rowTile, keys->replacements);
+    if (kvEnd || kvBegin) {
+      auto loop = cast<scf::ForOp>(keys->loops.front().getOperation());
+      rewriter.modifyOpInPlace(loop, [&] {
+        if (kvEnd)
+          loop.setUpperBound(kvEnd);
+        if (kvBegin)
+          loop.setLowerBound(kvBegin);
+      });
+    }
+    if (decompose) {
+      auto step = cast<OnlineAttentionOp>(keys->tiledOps.back());
+      rewriter.setInsertionPoint(step);
+      FailureOr<SmallVector<Value>> parts = step.decomposeOperation(b);
+      if (failed(parts))
+        return failure();
+      rewriter.replaceOp(step, *parts);
+    }
+    return success();
   }
 
   LogicalResult rewrite(AttentionOp op) {
@@ -253,8 +312,26 @@ struct TxTileAttentionPass
     OpBuilder &b = rewriter;
     rewriter.setInsertionPoint(op);
     Location loc = op.getLoc();
-    Type f32 = b.getF32Type();
     Type elt = op.getQuery().getType().getElementType();
+
+    // The GPU path: only ops with a strategy, with its tiles; the split-KV
+    // decode family keeps the whole op (tx-map-attention-to-gpu).
+    int64_t qT = qTile, kvT = kvTile;
+    DictionaryAttr strategy = op->getAttrOfType<DictionaryAttr>(kGpuStrategyAttr);
+    if (fromStrategy) {
+      if (!strategy)
+        return success();
+      auto fam = strategy.getAs<StringAttr>("family");
+      if (fam && fam.getValue() == "decode")
+        return success();
+      auto q = strategy.getAs<IntegerAttr>("q_tile");
+      auto kv = strategy.getAs<IntegerAttr>("kv_tile");
+      if (!q || !kv || q.getInt() < 1 || kv.getInt() < 1)
+        return op.emitError("tx-tile-attention: ")
+               << kGpuStrategyAttr << " needs q_tile and kv_tile >= 1";
+      qT = q.getInt();
+      kvT = kv.getInt();
+    }
 
     AttentionSizes sz = emitAttentionSizesAndChecks(b, op);
 
@@ -287,207 +364,44 @@ struct TxTileAttentionPass
       return success();
     }
 
-    // Scale: the attribute, 1/sqrt(D) for a static D, else Q pre-scaled by
-    // rsqrt(D) at run time.
-    Value q = op.getQuery();
-    double scale = 1.0;
-    if (std::optional<double> st = op.getStaticScale()) {
-      scale = *st;
-    } else {
-      Value dV = getValueOrCreateConstantIndexOp(b, loc, sz.D);
-      Value dI = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), dV);
-      Value dF = arith::UIToFPOp::create(b, loc, f32, dI);
-      q = scaleQuery(b, loc, q, math::RsqrtOp::create(b, loc, dF));
-    }
-
-    Value acc = filledF32(b, loc, {sz.B, sz.H, sz.Sq, sz.Dv}, 0.0);
-    Value mx = filledF32(b, loc, {sz.B, sz.H, sz.Sq},
-                         -std::numeric_limits<double>::infinity());
-    Value sm = filledF32(b, loc, {sz.B, sz.H, sz.Sq}, 0.0);
-    Value causalOffset;
-    KeyBand band = keyBand(op.getCausal(), op.getWindowAttr());
-    if (band.bounded()) {
-      AffineExpr s0, s1;
-      bindSymbols(b.getContext(), s0, s1);
-      causalOffset = getValueOrCreateConstantIndexOp(
-          b, loc,
-          affine::makeComposedFoldedAffineApply(b, loc, s0 - s1,
-                                                {sz.Sk, sz.Sq}));
-    }
-    auto whole = OnlineAttentionOp::create(
-        b, loc, acc.getType(), mx.getType(), sm.getType(), q, op.getKey(), op.getValue(), op.getMask(), causalOffset, acc,
-        mx, sm, b.getF32FloatAttr(static_cast<float>(scale)),
-        op.getCausal() ? b.getUnitAttr() : UnitAttr(), op.getSoftcapAttr(),
-        op.getWindowAttr());
-
-    // Tiles one tx.online_attention: (B, H, Sq) -> scf.forall with tiles
-    // (1, 1, q-tile), keys -> scf.for with step kv-tile (causal: stopping
-    // after the last key the tile's rows see), each step decomposed. Returns
-    // the final (acc, max, sum).
-    auto tileState = [&](OnlineAttentionOp st) -> FailureOr<SmallVector<Value>> {
-      scf::SCFTilingOptions outer;
-      outer.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-      outer.setTileSizes({b.getIndexAttr(1), b.getIndexAttr(1),
-                          b.getIndexAttr(qTile), b.getIndexAttr(0)});
-      FailureOr<scf::SCFTilingResult> rows = scf::tileUsingSCF(
-          rewriter, cast<TilingInterface>(st.getOperation()), outer);
-      if (failed(rows))
-        return op.emitError("tx-tile-attention: tiling the query rows of the "
-                            "tx.online_attention failed");
-      SmallVector<Value> state(rows->replacements.begin(),
-                               rows->replacements.end());
-      rewriter.replaceOp(st, state);
-      auto rowTile = cast<OnlineAttentionOp>(rows->tiledOps.back());
-
-      // Causal / window: the last key any row of the tile sees is
-      // rows - 1 + offset + right (in the tile's coordinates), the first
-      // offset - left; key tiles outside [first, last] are never visited
-      // (the loop starts at the tile holding `first`, so tiles stay aligned).
-      rewriter.setInsertionPoint(rowTile);
-      Value kvBegin, kvEnd;
-      KeyBand tb = keyBand(rowTile.getCausal(), rowTile.getWindowAttr());
-      // Loop bounds only from sides that cannot overflow index arithmetic
-      // (a wider window is unbounded for the loop; the per-key predicate of
-      // the decomposition stays exact). -1: no bound from that side.
-      constexpr int64_t kBoundedSide = int64_t(1) << 40;
-      int64_t rightSide = -1, leftSide = -1;
-      if (tb.right && *tb.right <= kBoundedSide)
-        rightSide = *tb.right;
-      if (tb.left && *tb.left <= kBoundedSide)
-        leftSide = *tb.left;
-      if (Value c = rowTile.getCausalOffset()) {
-        Location tl = rowTile.getLoc();
-        OpFoldResult m = tensor::getMixedSize(b, tl, rowTile.getQuery(), 2);
-        OpFoldResult n = tensor::getMixedSize(b, tl, rowTile.getKey(), 2);
-        AffineExpr d0, d1, d2;
-        bindDims(b.getContext(), d0, d1, d2);
-        MLIRContext *ctx = b.getContext();
-        AffineExpr zeroE = getAffineConstantExpr(0, ctx);
-        if (rightSide >= 0) {
-          OpFoldResult end = affine::makeComposedFoldedAffineMin(
-              b, tl, AffineMap::get(3, 0, {d0, d1 + d2 + rightSide}, ctx),
-              {n, m, c});
-          end = affine::makeComposedFoldedAffineMax(
-              b, tl, AffineMap::get(1, 0, {d0, zeroE}, ctx), {end});
-          kvEnd = getValueOrCreateConstantIndexOp(b, tl, end);
-        }
-        if (leftSide >= 0) {
-          // floor(max(0, c - left) / kvTile) * kvTile.
-          OpFoldResult first = affine::makeComposedFoldedAffineMax(
-              b, tl, AffineMap::get(1, 0, {d0 - leftSide, zeroE}, ctx), {c});
-          first = affine::makeComposedFoldedAffineApply(
-              b, tl,
-              d0.floorDiv(static_cast<int64_t>(kvTile)) *
-                  static_cast<int64_t>(kvTile),
-              {first});
-          kvBegin = getValueOrCreateConstantIndexOp(b, tl, first);
-        }
-      }
-
-      scf::SCFTilingOptions inner;
-      inner.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
-      inner.setTileSizes({b.getIndexAttr(0), b.getIndexAttr(0),
-                          b.getIndexAttr(0), b.getIndexAttr(kvTile)});
-      FailureOr<scf::SCFTilingResult> keys = scf::tileUsingSCF(
-          rewriter, cast<TilingInterface>(rowTile.getOperation()), inner);
-      if (failed(keys))
-        return op.emitError("tx-tile-attention: tiling the keys of the "
-                            "tx.online_attention failed");
-      rewriter.replaceOp(rowTile, keys->replacements);
-      if (kvEnd || kvBegin) {
-        auto loop = cast<scf::ForOp>(keys->loops.front().getOperation());
-        rewriter.modifyOpInPlace(loop, [&] {
-          if (kvEnd)
-            loop.setUpperBound(kvEnd);
-          if (kvBegin)
-            loop.setLowerBound(kvBegin);
-        });
-      }
-
-      if (decompose) {
-        auto step = cast<OnlineAttentionOp>(keys->tiledOps.back());
-        rewriter.setInsertionPoint(step);
-        FailureOr<SmallVector<Value>> parts = step.decomposeOperation(b);
-        if (failed(parts))
-          return failure();
-        rewriter.replaceOp(step, *parts);
-      }
-      return state;
+    // (B, H, Sq) -> scf.forall with tiles (1, 1, q-tile): each tile is a
+    // tx.online_attention of its rows over all keys and the epilogue
+    // (tx.attention's TilingInterface).
+    scf::SCFTilingOptions outer;
+    outer.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+    outer.setTileSizes(
+        {b.getIndexAttr(1), b.getIndexAttr(1), b.getIndexAttr(qT)});
+    FailureOr<scf::SCFTilingResult> rows = scf::tileUsingSCF(
+        rewriter, cast<TilingInterface>(op.getOperation()), outer);
+    if (failed(rows))
+      return op.emitError("tx-tile-attention: tiling the query rows of the "
+                          "tx.attention failed");
+    Operation *forall = rows->loops.front().getOperation();
+    if (strategy && fromStrategy)
+      forall->setAttr(kGpuStrategyAttr, strategy);
+    OnlineAttentionOp rowTile;
+    for (Operation *t : rows->tiledOps)
+      if (auto o = dyn_cast<OnlineAttentionOp>(t))
+        rowTile = o;
+    auto done = [&](LogicalResult r) {
+      rewriter.replaceOp(op, rows->replacements);
+      return r;
     };
-
-    SmallVector<Value> state;
-    if (kvSplits == 1) {
-      FailureOr<SmallVector<Value>> st = tileState(whole);
-      if (failed(st))
-        return failure();
-      state = *st;
-    } else {
-      OnlineAttentionOp part;
-      state = splitKeys(rewriter, op, whole, sz, part);
-      // The split's state is tiled like the whole op's.
-      rewriter.setInsertionPoint(part);
-      if (failed(tileState(part)))
-        return failure();
-    }
-
-    // O = (sum == 0) ? 0 : acc / sum, rounded once.
-    rewriter.setInsertionPoint(op);
-    Value accF = state[0], sumF = state[2];
-    Value oInit = tensor::EmptyOp::create(b, loc, oShape, elt);
-    MLIRContext *ctx = b.getContext();
-    AffineMap id4 = b.getMultiDimIdentityMap(4);
-    AffineMap row4 = AffineMap::get(
-        4, 0,
-        {getAffineDimExpr(0, ctx), getAffineDimExpr(1, ctx),
-         getAffineDimExpr(2, ctx)},
-        ctx);
-    Value out =
-        linalg::GenericOp::create(
-            b, loc, oInit.getType(), ValueRange{accF, sumF}, oInit,
-            ArrayRef<AffineMap>{id4, row4, id4},
-            SmallVector<IteratorType>(4, IteratorType::parallel),
-            [&](OpBuilder &nb, Location nl, ValueRange a) {
-              linalg::YieldOp::create(
-                  nb, nl, emitNormalizedOutput(nb, nl, a[0], a[1], elt));
-            })
-            .getResult(0);
-    Type oTy = op.getResult().getType();
-    if (out.getType() != oTy)
-      out = tensor::CastOp::create(b, loc, oTy, out);
-    if (!op.getLse()) {
-      rewriter.replaceOp(op, out);
-      return success();
-    }
-    // lse = (sum == 0) ? -inf : max + log(sum), from the final state (the
-    // max and sum are in natural units of the scaled, masked scores).
-    Value mxF = state[1];
-    AffineMap id3 = b.getMultiDimIdentityMap(3);
-    Value lInit = tensor::EmptyOp::create(
-        b, loc, SmallVector<OpFoldResult>{sz.B, sz.H, sz.Sq}, f32);
-    Value lse =
-        linalg::GenericOp::create(
-            b, loc, lInit.getType(), ValueRange{mxF, sumF}, lInit,
-            ArrayRef<AffineMap>{id3, id3, id3},
-            SmallVector<IteratorType>(3, IteratorType::parallel),
-            [&](OpBuilder &nb, Location nl, ValueRange a) {
-              Value zero =
-                  arith::ConstantOp::create(nb, nl, nb.getF32FloatAttr(0.0));
-              Value negInf = arith::ConstantOp::create(
-                  nb, nl,
-                  nb.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
-              Value none = arith::CmpFOp::create(
-                  nb, nl, arith::CmpFPredicate::OEQ, a[1], zero);
-              Value v = arith::AddFOp::create(
-                  nb, nl, a[0], math::LogOp::create(nb, nl, a[1]));
-              linalg::YieldOp::create(
-                  nb, nl, Value(arith::SelectOp::create(nb, nl, none, negInf, v)));
-            })
-            .getResult(0);
-    Type lTy = op.getLse().getType();
-    if (lse.getType() != lTy)
-      lse = tensor::CastOp::create(b, loc, lTy, lse);
-    rewriter.replaceOp(op, ValueRange{out, lse});
-    return success();
+    if (kvSplits == 1)
+      return done(tileKeys(rewriter, op, rowTile, kvT));
+    // Split-KV: the tile's keys in kv-splits chunks, each tiled like the
+    // whole tile's keys.
+    Location tl = rowTile.getLoc();
+    rewriter.setInsertionPoint(rowTile);
+    AttentionSizes tsz;
+    SmallVector<OpFoldResult> qs =
+        tensor::getMixedSizes(b, tl, rowTile.getQuery());
+    tsz.B = qs[0], tsz.H = qs[1], tsz.Sq = qs[2], tsz.D = qs[3];
+    tsz.Sk = tensor::getMixedSize(b, tl, rowTile.getKey(), 2);
+    tsz.Dv = tensor::getMixedSize(b, tl, rowTile.getValue(), 3);
+    OnlineAttentionOp part;
+    splitKeys(rewriter, op, rowTile, tsz, part);
+    return done(tileKeys(rewriter, op, part, kvT));
   }
 
   void runOnOperation() override {

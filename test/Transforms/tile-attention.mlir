@@ -1,8 +1,9 @@
-// tx-tile-attention: tx.attention -> state init + scf.forall over (B, H, Sq)
-// tiles (upstream scf::tileUsingSCF) -> scf.for over key tiles (the
-// FlashAttention-2 loop, state in iter_args) -> tx.online_attention tiles
-// (decompose=false) or their linalg.generic decomposition (default) ->
-// finalize O = (sum == 0) ? 0 : acc / sum. No Sq x Sk tensor anywhere.
+// tx-tile-attention: tx.attention -> scf.forall over (B, H, Sq) tiles
+// (upstream scf::tileUsingSCF through tx.attention's TilingInterface) ->
+// per tile: state init, scf.for over key tiles (the FlashAttention-2 loop,
+// state in iter_args) of tx.online_attention tiles (decompose=false) or
+// their linalg.generic decomposition (default), and the epilogue
+// O = (sum == 0) ? 0 : acc / sum. No Sq x Sk tensor anywhere.
 // RUN: tx-opt %s --split-input-file --tx-tile-attention="q-tile=4 kv-tile=5 decompose=false" | FileCheck %s --check-prefix=TILE
 // RUN: tx-opt %s --split-input-file --tx-tile-attention="q-tile=4 kv-tile=5" | FileCheck %s --check-prefix=DEC
 // Through the plugin under upstream mlir-opt (dependent dialects complete):
@@ -16,22 +17,24 @@
 // TILE-LABEL: func.func @causal_gqa
 // TILE-SAME: (%[[Q:[^:]*]]: tensor<1x4x10x8xf16>, %[[K:[^:]*]]: tensor<1x2x12x8xf16>, %[[V:[^:]*]]: tensor<1x2x12x6xf16>)
 // TILE-NOT: 10x12
-// TILE-DAG: %[[ACC0:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x4x10x6xf32>)
-// TILE-DAG: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
-// TILE-DAG: %[[MAX0:.*]] = linalg.fill ins(%[[NEGINF]] : f32) outs(%{{.*}} : tensor<1x4x10xf32>)
-// TILE-DAG: %[[SUM0:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x4x10xf32>)
-// TILE: %[[STATE:.*]]:3 = scf.forall (%[[B:.*]], %[[H:.*]], %[[I:.*]]) = (0, 0, 0) to (1, 4, 10) step (1, 1, 4) shared_outs(%[[ACC:.*]] = %[[ACC0]], %[[MAX:.*]] = %[[MAX0]], %[[SUM:.*]] = %[[SUM0]])
+// The forall writes the output tiles (f16) directly: no full-size state.
+// TILE: %[[OUT0:.*]] = tensor.empty() : tensor<1x4x10x6xf16>
+// TILE: %[[RES:.*]] = scf.forall (%[[B:.*]], %[[H:.*]], %[[I:.*]]) = (0, 0, 0) to (1, 4, 10) step (1, 1, 4) shared_outs(%[[OUT:.*]] = %[[OUT0]]) -> (tensor<1x4x10x6xf16>)
 // TILE:   %[[ROWS:.*]] = affine.min #{{.*}}(%[[I]])
 // Query head h reads K/V head h floordiv (H / Hkv), in place:
 // TILE:   %[[KVH:.*]] = affine.apply #{{.*}}(%[[H]])
 // TILE:   %[[QT:.*]] = tensor.extract_slice %[[Q]][%[[B]], %[[H]], %[[I]], 0] [1, 1, %[[ROWS]], 8]
 // TILE:   %[[KT:.*]] = tensor.extract_slice %[[K]][%[[B]], %[[KVH]], 0, 0] [1, 1, 12, 8]
 // TILE:   %[[VT:.*]] = tensor.extract_slice %[[V]][%[[B]], %[[KVH]], 0, 0] [1, 1, 12, 6]
+// The tile's state starts at (0, -inf, 0):
+// TILE-DAG: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// TILE-DAG: %[[ACC0:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x1x?x6xf32>)
+// TILE-DAG: %[[MAX0:.*]] = linalg.fill ins(%[[NEGINF]] : f32) outs(%{{.*}} : tensor<1x1x?xf32>)
 // Causal: keys stop at min(Sk, max(0, rows + i + Sk - Sq)).
 // TILE:   %[[END0:.*]] = affine.min #[[ENDMAP]](%[[ROWS]])[%[[I]]]
 // TILE:   %[[END:.*]] = affine.max #{{.*}}(%[[END0]])
 // TILE:   %[[C5:.*]] = arith.constant 5 : index
-// TILE:   scf.for %[[J:.*]] = %{{.*}} to %[[END]] step %[[C5]] iter_args(%[[A:.*]] = %{{.*}}, %[[M:.*]] = %{{.*}}, %[[L:.*]] = %{{.*}}) -> (tensor<1x1x?x6xf32>, tensor<1x1x?xf32>, tensor<1x1x?xf32>)
+// TILE:   %[[ST:.*]]:3 = scf.for %[[J:.*]] = %{{.*}} to %[[END]] step %[[C5]] iter_args(%[[A:.*]] = %[[ACC0]], %[[M:.*]] = %[[MAX0]], %[[L:.*]] = %{{.*}}) -> (tensor<1x1x?x6xf32>, tensor<1x1x?xf32>, tensor<1x1x?xf32>)
 // TILE:     %[[COLS:.*]] = affine.min #{{.*}}(%[[J]])
 // TILE:     tensor.extract_slice %[[KT]][0, 0, %[[J]], 0] [1, 1, %[[COLS]], 8]
 // TILE:     tensor.extract_slice %[[VT]][0, 0, %[[J]], 0] [1, 1, %[[COLS]], 6]
@@ -39,18 +42,17 @@
 // TILE:     %[[OFF:.*]] = affine.apply #[[OFFMAP]]()[%[[J]], %[[I]]]
 // TILE:     tx.online_attention %{{.*}}, %{{.*}}, %{{.*}} scale = 0.353553385 causal causal_offset(%[[OFF]]) outs(%{{.*}}, %{{.*}}, %{{.*}}) : tensor<1x1x?x8xf16>, tensor<1x1x?x8xf16>, tensor<1x1x?x6xf16> -> tensor<1x1x?x6xf32>, tensor<1x1x?xf32>, tensor<1x1x?xf32>
 // TILE:     scf.yield
+// The epilogue of the tile, rounded once:
+// TILE:   %[[O:.*]] = linalg.generic {{.*}} ins(%[[ST]]#0, %[[ST]]#2 : tensor<1x1x?x6xf32>, tensor<1x1x?xf32>) outs(%{{.*}} : tensor<1x1x?x6xf16>) attrs = {tx.attention_epilogue = "output"}
+// TILE:     arith.divf
+// TILE:     arith.cmpf oeq
+// TILE:     arith.select
+// TILE:     arith.truncf %{{.*}} : f32 to f16
 // TILE:   scf.forall.in_parallel
-// TILE:     tensor.parallel_insert_slice %{{.*}}#0 into %[[ACC]][%[[B]], %[[H]], %[[I]], 0] [1, 1, %[[ROWS]], 6]
-// TILE:     tensor.parallel_insert_slice %{{.*}}#1 into %[[MAX]][%[[B]], %[[H]], %[[I]]] [1, 1, %[[ROWS]]]
-// TILE:     tensor.parallel_insert_slice %{{.*}}#2 into %[[SUM]][%[[B]], %[[H]], %[[I]]] [1, 1, %[[ROWS]]]
-// TILE: linalg.generic {{.*}} ins(%[[STATE]]#0, %[[STATE]]#2 : tensor<1x4x10x6xf32>, tensor<1x4x10xf32>) outs(%{{.*}} : tensor<1x4x10x6xf16>)
-// TILE:   arith.divf
-// TILE:   arith.cmpf oeq
-// TILE:   arith.select
-// TILE:   arith.truncf %{{.*}} : f32 to f16
+// TILE:     tensor.parallel_insert_slice %[[O]] into %[[OUT]][%[[B]], %[[H]], %[[I]], 0] [1, 1, %[[ROWS]], 6]
 // TILE-NOT: tx.attention
 // TILE-NOT: 10x12
-// TILE: return
+// TILE: return %[[RES]]
 
 // DEC-LABEL: func.func @causal_gqa
 // DEC-NOT: tx.online_attention
@@ -136,12 +138,12 @@ func.func @dynamic(%q: tensor<?x4x?x16xf32>, %k: tensor<?x1x?x16xf32>, %v: tenso
 
 // -----
 
-// Fully dynamic with no scale: Q is pre-scaled by rsqrt(D) at run time and
-// the op gets scale = 1; K/V head h / G with a run-time G.
+// Fully dynamic with no scale: each tile of Q is pre-scaled by rsqrt(D) at
+// run time and the op gets scale = 1; K/V head h / G with a run-time G.
 // TILE-LABEL: func.func @fully_dynamic
-// TILE: math.rsqrt
 // TILE: scf.forall
 // TILE:   arith.divui
+// TILE:   math.rsqrt
 // TILE:   tx.online_attention {{.*}} scale = 1.000000e+00
 func.func @fully_dynamic(%q: tensor<?x?x?x?xf32>, %k: tensor<?x?x?x?xf32>, %v: tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32> {
   %o = tx.attention %q, %k, %v : tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32> -> tensor<?x?x?x?xf32>

@@ -35,6 +35,7 @@
 // runtime opts the kernel into more than 48 KiB when needed).
 //
 //===----------------------------------------------------------------------===//
+#include "GPU/AttentionKernel.h"
 #include "Transformer/AttentionShapes.h"
 #include "Transformer/Passes.h"
 #include "Transformer/TxOps.h"
@@ -48,116 +49,20 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include <limits>
 
-namespace mlir {
-namespace tx {
-#define GEN_PASS_DEF_TXATTENTIONTOGPU
-#include "Transformer/Passes.h.inc"
-} // namespace tx
-} // namespace mlir
-
 using namespace mlir;
 using namespace mlir::tx;
 
 namespace {
 
-/// Shared memory of one SM of sm_80/sm_90 chips (bytes; a CTA reserves 1 KiB
-/// more than it asks for): how many decode CTAs run on an SM at once.
-constexpr int64_t kSmemPerSm = 233472;
-
-/// Tile sizes and the derived shared-memory layout of one kernel.
-struct FlashConfig {
-  int64_t warps = 4;     // warps per CTA
-  int64_t qTile = 32;    // query rows per CTA
-  int64_t kvTile = 64;   // keys per K/V step (a multiple of 32)
-  int64_t D = 0, Dv = 0; // head dims of Q/K and of V
-  bool mma = false;      // tensor-core kernel (16 * mTiles rows per warp)
-  int64_t mTiles = 1;    // tensor-core kernel: m16 tiles per warp
-  int64_t eltBytes = 4;  // element size of Q/K/V
-  int64_t stages = 2;    // wgmma: K/V stages in shared memory
-  bool wgmma = false;    // sm_90a warpgroup kernel (64 query rows per
-                         // warpgroup of 4 warps; D and Dv in {64, 128})
-  bool decode = false;   // split-KV decode kernels (emitDecode)
-  int64_t decodeG = 1, decodeSq = 1; // static G = H / Hkv and Sq (decode)
-  int64_t kvSplits = 0;  // decode: key chunks (0 = from numSms)
-  int64_t numSms = 132;  // decode: SMs of the target, for kvSplits = 0
-  int64_t decodeStages = 3; // decode: K/V tiles per warp in flight + 1
-  int64_t decodeTileKeys = 16; // decode: keys per warp step (32 / lanes per key)
-  bool keyFlags = false; // tensor cores with a mask operand: per-tile key
-                         // visibility flags in shared memory (see
-                         // emitKeyVisibility)
-  // Derived.
-  int64_t rowsPerWarp() const { return qTile / warps; }
-  int64_t keysPerLane() const { return kvTile / 32; }
-  int64_t outPerLane() const { return (Dv + 31) / 32; }
-  int64_t vWidth() const { return 32 * outPerLane(); } // V tile row, zero-padded
-  int64_t dStep() const { return D % 4 == 0 ? 4 : 1; }
-  int64_t kStride() const { return D % 4 == 0 ? D + 4 : D + 1; }
-  // Shared memory (in floats): Q tile, K tile, V tile, P tile.
-  int64_t qFloats() const { return qTile * D; }
-  int64_t kFloats() const { return kvTile * kStride(); }
-  int64_t vFloats() const { return kvTile * vWidth(); }
-  int64_t pFloats() const { return qTile * kvTile; }
-  static int64_t align4(int64_t n) { return (n + 3) / 4 * 4; }
-  // Tensor-core kernel: Q/K/V tiles in their own type, rows padded by 8
-  // elements (16 bytes) so that the 8 rows of an ldmatrix hit distinct banks.
-  int64_t qStrideMma() const { return D + 8; }
-  int64_t kStrideMma() const { return D + 8; }
-  int64_t vStrideMma() const { return Dv + 8; }
-  // Key visibility flags: flagBuffers() tiles of kvTile keys, flagGroups()
-  // bytes per key (one per group of threads that scanned a share of the
-  // CTA's rows; a key is visible when any byte is nonzero).
-  int64_t flagGroups() const {
-    int64_t t = warps * 32;
-    return t % kvTile == 0 ? std::min<int64_t>(t / kvTile, 8) : 1;
-  }
-  int64_t flagBuffers() const { return wgmma ? 4 : 2; }
-  int64_t flagBytes() const {
-    return keyFlags ? flagBuffers() * kvTile * flagGroups() : 0;
-  }
-  // Split-KV decode kernel (bytes): Q (P x D f32), then per warp a P
-  // buffer (P x TK f32) and decodeStages tiles of TK K rows (padded by 16
-  // bytes) and TK V rows (TK = decodeTileKeys). After the key loop the same
-  // memory holds each warp's partial state (m, l, O: P x (Dv + 2) f32).
-  int64_t decodeRows() const { return decodeG * decodeSq; }
-  int64_t decodeKStride() const { return D + 16 / eltBytes; }
-  int64_t decodeQBytes() const { return 4 * decodeRows() * D; }
-  int64_t decodePBytes() const { return 4 * decodeRows() * decodeTileKeys; }
-  int64_t decodeKBytes() const {
-    return decodeTileKeys * decodeKStride() * eltBytes;
-  }
-  int64_t decodeVBytes() const { return decodeTileKeys * Dv * eltBytes; }
-  int64_t decodeWarpBytes() const {
-    return decodePBytes() + decodeStages * (decodeKBytes() + decodeVBytes());
-  }
-  int64_t decodeStateBytes() const { return 4 * decodeRows() * (Dv + 2); }
-  int64_t decodeSmemBytes() const {
-    return decodeQBytes() +
-           warps * std::max(decodeWarpBytes(), decodeStateBytes());
-  }
-  int64_t smemBytes() const {
-    if (decode)
-      return decodeSmemBytes();
-    // wgmma: Q, then K and V twice (double buffer), 128B-swizzled without
-    // padding, plus 1 KiB to align the start to a swizzle atom.
-    if (wgmma)
-      return 1024 + eltBytes * (qTile * D + stages * kvTile * (D + Dv)) +
-             flagBytes();
-    if (mma)
-      return eltBytes * (qTile * qStrideMma() + kvTile * kStrideMma() +
-                         kvTile * vStrideMma()) +
-             flagBytes();
-    return 4 * (align4(qFloats()) + align4(kFloats()) + align4(vFloats()) +
-                pFloats());
-  }
-};
 
 /// Emits the flash kernel for one tx.attention at the builder's insertion
 /// point (host code, before bufferization: operands become read-only buffers).
 class FlashKernelBuilder {
 public:
-  FlashKernelBuilder(OpBuilder &b, AttentionOp op, FlashConfig cfg)
-      : b(b), op(op), loc(op.getLoc()), cfg(cfg), f32(b.getF32Type()),
-        elt(op.getQuery().getType().getElementType()) {}
+  FlashKernelBuilder(OpBuilder &b, const AttentionProblem &p,
+                     FlashConfig cfg, bool checks)
+      : b(b), prob(p), loc(p.loc), cfg(cfg), f32(b.getF32Type()),
+        elt(p.elementType()), checks(checks) {}
 
   /// The output tensor, and the log-sum-exp tensor when the op has one.
   SmallVector<Value> build() {
@@ -167,17 +72,18 @@ public:
           b, loc, MemRefType::get(ty.getShape(), ty.getElementType()), t,
           /*read_only=*/true);
     };
-    q = toBuf(op.getQuery());
-    k = toBuf(op.getKey());
-    v = toBuf(op.getValue());
-    if (op.getMask()) {
-      mask = toBuf(op.getMask());
+    q = toBuf(prob.query);
+    k = toBuf(prob.key);
+    v = toBuf(prob.value);
+    if (prob.mask) {
+      mask = toBuf(prob.mask);
       auto mTy = cast<MemRefType>(mask.getType());
       keepMask = mTy.getElementType().isInteger(1);
       maskBatchBcast = mTy.getDimSize(0) == 1;
       maskHeadBcast = mTy.getDimSize(1) == 1;
     }
-    AttentionSizes sz = emitAttentionSizesAndChecks(b, op);
+    AttentionSizes sz = emitAttentionSizesAndChecks(b, loc, prob.query, prob.key,
+                                                    prob.value, prob.mask, checks);
     auto val = [&](OpFoldResult f) {
       return getValueOrCreateConstantIndexOp(b, loc, f);
     };
@@ -187,7 +93,7 @@ public:
     Sk = val(sz.Sk);
     G = val(sz.G);
 
-    auto oTy = op.getResult().getType();
+    RankedTensorType oTy = prob.outType;
     SmallVector<Value> dynSizes;
     Value oDims[4] = {B, H, Sq, cst(cfg.Dv)};
     for (int64_t i = 0; i < 4; ++i)
@@ -196,8 +102,8 @@ public:
     out = memref::AllocOp::create(b, loc, MemRefType::get(oTy.getShape(), elt),
                                   dynSizes);
     RankedTensorType lTy;
-    if (op.getLse()) {
-      lTy = cast<RankedTensorType>(op.getLse().getType());
+    if (prob.lseType) {
+      lTy = prob.lseType;
       SmallVector<Value> lDyn;
       for (int64_t i = 0; i < 3; ++i)
         if (lTy.isDynamicDim(i))
@@ -208,17 +114,16 @@ public:
 
     // Scale folded with log2(e): scores live in the exp2 domain.
     const double log2e = 1.4426950408889634;
-    double s = op.getStaticScale().value_or(
-        1.0 / std::sqrt(static_cast<double>(cfg.D)));
+    double s = prob.scale;
     scale = fcst(s * log2e);
     scaleNat = fcst(s);
     scaleD = s;
     maskScale = fcst(log2e);
-    if (FloatAttr c = op.getSoftcapAttr()) {
+    if (FloatAttr c = prob.softcap) {
       softcapD = c.getValueAsDouble();
       softcap = fcst(softcapD);
     }
-    band = keyBand(op.getCausal(), op.getWindowAttr());
+    band = keyBand(prob.causal, prob.window);
     constexpr int64_t kUnboundedSide = int64_t(1) << 40;
     if (band.left && *band.left > kUnboundedSide)
       band.left.reset();
@@ -1078,7 +983,7 @@ private:
                 }
               }
               Value ok = valid;
-              if (op.getCausal())
+              if (prob.causal)
                 ok = arith::AndIOp::create(
                     b, loc, ok,
                     cmpi(arith::CmpIPredicate::sle, j, add(shift, cst(i))));
@@ -1151,7 +1056,7 @@ private:
               // the chunk are zero-filled, but a causal key inside it may
               // hold anything).
               Value need = cmpi(arith::CmpIPredicate::sgt, add(j0, TK), kEnd);
-              if (op.getCausal())
+              if (prob.causal)
                 need = arith::OrIOp::create(
                     b, loc, need,
                     cmpi(arith::CmpIPredicate::sgt, add(j0, TK - 1), shift));
@@ -2550,10 +2455,11 @@ private:
   }
 
   OpBuilder &b;
-  AttentionOp op;
+  const AttentionProblem &prob;
   Location loc;
   FlashConfig cfg;
   Type f32, elt;
+  bool checks; // emit the shape checks of AttentionShapes.h
   Value q, k, v, mask, out, scale, scaleNat, maskScale;
   Value softcap; // f32 cap c of logit soft-capping, when the op has one
   double softcapD = 0.0, scaleD = 1.0; // the cap and the scale (host values)
@@ -2567,255 +2473,11 @@ private:
   Value B, H, Sq, Sk, G, tid;
   bool keepMask = false, maskBatchBcast = false, maskHeadBcast = false;
 };
-
-struct TxAttentionToGPUPass
-    : public tx::impl::TxAttentionToGPUBase<TxAttentionToGPUPass> {
-  using Base::Base;
-
-  /// The tile configuration for head dims (D, Dv): the pass options where
-  /// given, else the defaults documented in Passes.td.
-  FlashConfig configFor(int64_t D, int64_t Dv) {
-    FlashConfig c;
-    c.D = D;
-    c.Dv = Dv;
-    c.warps = warps ? int64_t(warps) : 4;
-    int64_t widest = std::max(D, Dv);
-    c.kvTile = kvTile ? int64_t(kvTile) : (widest > 128 ? 32 : 64);
-    c.qTile = qTile ? int64_t(qTile) : (widest > 128 ? 4 : 8) * c.warps;
-    return c;
-  }
-
-  /// The tensor-core configuration, when (elt, D, Dv) allow it: f16,
-  /// D and Dv multiples of 16 up to 128 (Q and O fragments stay in
-  /// registers); 16 query rows per warp.
-  std::optional<FlashConfig> mmaConfigFor(Type elt, int64_t D, int64_t Dv) {
-    // bf16: upstream's nvgpu.mma.sync lowering (LLVM 22) cannot deduce the
-    // PTX types of bf16 operands, so bf16 takes the wgmma kernel (inline
-    // PTX) where it applies and the CUDA-core kernel otherwise.
-    // mma.sync m16n8k16 with f16 and cp.async need sm_80.
-    if (!tensorCores || sm < 80 || !(elt.isF16() || elt.isBF16()) ||
-        D % 16 != 0 || Dv % 16 != 0 || D > 128 || Dv > 128)
-      return std::nullopt;
-    FlashConfig c;
-    c.mma = true;
-    c.eltBytes = 2;
-    c.D = D;
-    c.Dv = Dv;
-    // sm_90a: the warpgroup kernel for head dims of one or two 128-byte
-    // swizzle atoms. Defaults: see Passes.td (measured on the H200).
-    if (wgmma && sm == 90 && (D == 64 || D == 128) && (Dv == 64 || Dv == 128)) {
-      // H200 sweep (bench/RESULTS.md, session 5): 128 keys per step; one
-      // warpgroup per CTA at head dims <= 64 (2-3 CTAs per SM: 1.0-1.35x
-      // the 2-warpgroup CTA), two above (ping-pong inside the CTA: 1.1-1.2x
-      // the 1-warpgroup CTA at D = 128).
-      c.wgmma = true;
-      c.warps = warps ? int64_t(warps) : (std::max(D, Dv) <= 64 ? 4 : 8);
-      c.qTile = 16 * c.warps;
-      c.kvTile = kvTile ? int64_t(kvTile) : 128;
-      c.stages = stages ? int64_t(stages) : 2;
-      return c;
-    }
-    if (!elt.isF16())
-      return std::nullopt; // bf16 without wgmma: the CUDA-core kernel
-    // Defaults measured on the H200 (bench/RESULTS.md, session 4 sweep): 2
-    // m16 tiles per warp (32 query rows: each K/V fragment read from shared
-    // memory feeds 2 mma, which halves the shared-memory traffic per FLOP)
-    // and 8 warps (256 query rows per CTA); 64 keys per step for head dims
-    // <= 64, 32 above (64 keys spill at D = 128). This beat 1 tile x 8 warps
-    // by 1.3-1.4x at D = 128 and 2 tiles x 4 warps by 1.1x at D = 64.
-    bool narrow = std::max(D, Dv) <= 64;
-    c.mTiles = mmaRowTiles ? int64_t(mmaRowTiles) : 2;
-    c.warps = warps ? int64_t(warps) : 8;
-    c.qTile = 16 * c.mTiles * c.warps;
-    c.kvTile = kvTile ? int64_t(kvTile) : (narrow ? 64 : 32);
-    return c;
-  }
-
-  /// The split-KV decode configuration, when the op qualifies: few query
-  /// rows per K/V head (G * Sq <= decode-max-rows, all three static), D a
-  /// whole number of 16-byte loads, Dv = 32 * a power of two up to 256.
-  std::optional<FlashConfig> decodeConfigFor(AttentionOp op, Type elt,
-                                             int64_t D, int64_t Dv) {
-    // cp.async: sm_80. Sliding windows take the flash kernels (which skip
-    // the key tiles outside the window).
-    if (!decode || sm < 80 || op.getWindowAttr())
-      return std::nullopt;
-    int64_t H = op.getQuery().getType().getDimSize(1);
-    int64_t Sq = op.getQuery().getType().getDimSize(2);
-    int64_t Hkv = op.getKey().getType().getDimSize(1);
-    if (ShapedType::isDynamic(H) || ShapedType::isDynamic(Sq) ||
-        ShapedType::isDynamic(Hkv) || Hkv < 1 || H % Hkv != 0 || Sq < 1)
-      return std::nullopt;
-    int64_t G = H / Hkv;
-    // (G and Sq each checked first: their product can overflow int64.)
-    if (G > decodeMaxRows || Sq > decodeMaxRows || G * Sq > decodeMaxRows)
-      return std::nullopt;
-    if (!(elt.isF16() || elt.isBF16() || elt.isF32()))
-      return std::nullopt;
-    int64_t eltBytes = elt.isF32() ? 4 : 2;
-    if (D % (16 / eltBytes) != 0 || D > 256 ||
-        !(Dv == 32 || Dv == 64 || Dv == 128 || Dv == 256))
-      return std::nullopt;
-    FlashConfig c;
-    c.decode = true;
-    c.warps = 4;
-    c.D = D;
-    c.Dv = Dv;
-    c.eltBytes = eltBytes;
-    c.decodeG = G;
-    c.decodeSq = Sq;
-    c.kvSplits = kvSplits;
-    c.numSms = numSms;
-    // Keys per warp step: 16 (two lanes per key, half of D each) where D
-    // splits into whole 16-byte loads, else 32; each warp runs a cp.async
-    // pipeline of `stages` steps (default 3). Defaults that do not fit
-    // max-shared-memory shrink: fewer stages, then fewer warps; forced
-    // values that do not fit are an error (runOnOperation).
-    c.warps = warps ? int64_t(warps) : 4;
-    c.decodeTileKeys = decodeTileKeys ? int64_t(decodeTileKeys)
-                       : D % (2 * (16 / eltBytes)) == 0 ? 16
-                                                        : 32;
-    c.decodeStages = stages ? int64_t(stages) : 3;
-    while (c.decodeSmemBytes() > maxSharedMemory && !stages &&
-           c.decodeStages > 2)
-      --c.decodeStages;
-    while (c.decodeSmemBytes() > maxSharedMemory && !warps && c.warps > 1)
-      c.warps /= 2;
-    // Defaults that still do not fit: the flash kernels instead.
-    if (c.decodeSmemBytes() > maxSharedMemory && !warps && !stages &&
-        !decodeTileKeys)
-      return std::nullopt;
-    return c;
-  }
-
-  void runOnOperation() override {
-    auto fail = [&](const Twine &msg) {
-      mlir::emitError(getOperation().getLoc(), "tx-attention-to-gpu: ") << msg;
-      signalPassFailure();
-    };
-    if (mmaRowTiles < 0 || mmaRowTiles > 2)
-      return fail("mma-row-tiles must be 0 (from the head dim), 1 or 2, got " +
-                  Twine(int64_t(mmaRowTiles)));
-    if (warps < 0 || warps > 32)
-      return fail("warps must be 0 (from the kernel) or in [1, 32], got " +
-                  Twine(int64_t(warps)));
-    int64_t w = warps ? int64_t(warps) : 4;
-    if (wgmma && sm != 90)
-      return fail("wgmma needs sm = 90 (an sm_90a chip), got sm = " +
-                  Twine(int64_t(sm)));
-    if (decodeMaxRows < 1 || decodeMaxRows > 32)
-      return fail("decode-max-rows must be in [1, 32], got " +
-                  Twine(int64_t(decodeMaxRows)));
-    if (kvSplits < 0 || kvSplits > 65536)
-      return fail("kv-splits must be 0 (from num-sms) or in [1, 65536], got " +
-                  Twine(int64_t(kvSplits)));
-    if (numSms < 1 || numSms > 4096)
-      return fail("num-sms must be in [1, 4096], got " +
-                  Twine(int64_t(numSms)));
-    if (decodeTileKeys != 0 && decodeTileKeys != 16 && decodeTileKeys != 32)
-      return fail("decode-tile-keys must be 0 (from D), 16 or 32, got " +
-                  Twine(int64_t(decodeTileKeys)));
-    if (stages != 0 && (stages < 2 || stages > 4))
-      return fail("stages must be 0 (2) or in [2, 4], got " +
-                  Twine(int64_t(stages)));
-    if (wgmma && warps % 4 != 0)
-      return fail("warps must be a multiple of 4 (whole warpgroups) with "
-                  "wgmma, got " + Twine(int64_t(warps)));
-    if (kvTile != 0 && (kvTile < 32 || kvTile % 32 != 0 || kvTile > 256))
-      return fail("kv-tile must be 0 (from the head dim) or a multiple of 32 "
-                  "in [32, 256], got " + Twine(int64_t(kvTile)));
-    if (qTile != 0 && (qTile < w || qTile % w != 0 || qTile / w > 16))
-      return fail("q-tile must be 0 (8 rows per warp) or a multiple of warps (" +
-                  Twine(w) + ") with at most 16 rows per warp, got " +
-                  Twine(int64_t(qTile)));
-
-    SmallVector<AttentionOp> ops;
-    getOperation().walk([&](AttentionOp op) { ops.push_back(op); });
-    for (AttentionOp op : ops) {
-      int64_t D = op.getQuery().getType().getDimSize(3),
-              Dv = op.getValue().getType().getDimSize(3);
-      if (ShapedType::isDynamic(D) || ShapedType::isDynamic(Dv) || D < 1 ||
-          Dv < 1 || D > 256 || Dv > 256) {
-        op.emitRemark("tx-attention-to-gpu: head dims D and Dv must be static "
-                      "and in [1, 256] for the flash kernel; this op is left "
-                      "to the reference lowering");
-        continue;
-      }
-      Type elt = op.getQuery().getType().getElementType();
-      if (std::optional<FlashConfig> dc = decodeConfigFor(op, elt, D, Dv)) {
-        if (dc->decodeTileKeys == 16 &&
-            D % (2 * (16 / dc->eltBytes)) != 0) {
-          op.emitError("tx-attention-to-gpu: decode-tile-keys = 16 splits D "
-                       "over two lanes and needs D to be a multiple of ")
-              << 2 * (16 / dc->eltBytes) << ", got D = " << D;
-          return signalPassFailure();
-        }
-        if (dc->decodeSmemBytes() > maxSharedMemory) {
-          op.emitError("tx-attention-to-gpu: the decode kernel needs ")
-              << dc->decodeSmemBytes()
-              << " bytes of shared memory (warps " << dc->warps
-              << ", stages " << dc->decodeStages << ", decode-tile-keys "
-              << dc->decodeTileKeys << ", G * Sq " << dc->decodeRows()
-              << ", D " << D << ", Dv " << Dv
-              << "), more than max-shared-memory = "
-              << int64_t(maxSharedMemory);
-          return signalPassFailure();
-        }
-        OpBuilder b(op);
-        SmallVector<Value> results = FlashKernelBuilder(b, op, *dc).build();
-        op->replaceAllUsesWith(results);
-        op.erase();
-        continue;
-      }
-      FlashConfig cfg = mmaConfigFor(elt, D, Dv).value_or(configFor(D, Dv));
-      // Tensor cores with a mask: per-tile key visibility flags, so that
-      // keys the mask hides from every row of a CTA are never read.
-      cfg.keyFlags = cfg.mma && op.getMask();
-      // wgmma with a mask operand above head dim 64: the mask's loads and
-      // predicates spill registers with 128 keys per step (176 bytes at
-      // D = 128, Dv = 64); 64 keys do not.
-      if (cfg.wgmma && op.getMask() && !kvTile && std::max(D, Dv) > 64)
-        cfg.kvTile = 64;
-      // Default tiles that do not fit the chip's shared memory shrink (32
-      // keys, then 4 rows per warp on CUDA cores); forced ones are an error.
-      // (wgmma: halve 128 -> 64 -> 32 keys.)
-      while (cfg.wgmma && cfg.smemBytes() > maxSharedMemory && !kvTile &&
-             cfg.kvTile > 32)
-        cfg.kvTile /= 2;
-      if (cfg.smemBytes() > maxSharedMemory && !kvTile && cfg.kvTile > 32)
-        cfg.kvTile = 32;
-      if (cfg.smemBytes() > maxSharedMemory && !qTile && !cfg.mma &&
-          cfg.rowsPerWarp() > 4)
-        cfg.qTile = 4 * cfg.warps;
-      // Tensor cores: 4 warps (half the query rows) when 8 do not fit.
-      if (cfg.smemBytes() > maxSharedMemory && !warps && cfg.mma &&
-          cfg.warps > 4) {
-        cfg.warps = 4;
-        cfg.qTile = 16 * cfg.mTiles * cfg.warps;
-      }
-      if (cfg.smemBytes() > maxSharedMemory && !kvTile && !qTile) {
-        op.emitRemark("tx-attention-to-gpu: the smallest default tiles need ")
-            << cfg.smemBytes() << " bytes of shared memory, more than "
-            << int64_t(maxSharedMemory)
-            << "; this op is left to the reference lowering";
-        continue;
-      }
-      if (cfg.smemBytes() > maxSharedMemory) {
-        op.emitError("tx-attention-to-gpu: the tiles need ")
-            << cfg.smemBytes() << " bytes of shared memory (q-tile "
-            << cfg.qTile << ", kv-tile " << cfg.kvTile << ", D " << D
-            << ", Dv " << Dv
-            << (cfg.wgmma ? ", stages " + std::to_string(cfg.stages) : "")
-            << "), more than max-shared-memory = "
-            << int64_t(maxSharedMemory);
-        return signalPassFailure();
-      }
-      OpBuilder b(op);
-      SmallVector<Value> results = FlashKernelBuilder(b, op, cfg).build();
-      op->replaceAllUsesWith(results);
-      op.erase();
-    }
-  }
-};
-
 } // namespace
+
+SmallVector<Value> mlir::tx::buildAttentionKernel(OpBuilder &b,
+                                                  const AttentionProblem &p,
+                                                  const FlashConfig &cfg,
+                                                  bool checks) {
+  return FlashKernelBuilder(b, p, cfg, checks).build();
+}

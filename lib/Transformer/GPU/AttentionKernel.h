@@ -1,0 +1,199 @@
+//===- AttentionKernel.h - tx.attention on the GPU: strategy and kernels -*- C++ -*-===//
+//
+// The GPU half of tx.attention's one compilation path (docs/Design.md):
+//
+//   tx-attention-strategy   chooseAttentionKernel: kernel family and tile
+//                           sizes for the chip, element type, head dims and
+//                           mask (the one table of tile choices), stored on
+//                           the op as the `tx.gpu_strategy` dictionary
+//   tx-tile-attention       the FlashAttention-2 tiled IR with those sizes
+//   tx-map-attention-to-gpu the scf.forall of query tiles becomes the grid,
+//                           its key-tile loop and tx.online_attention the
+//                           kernel body of the family (buildAttentionKernel)
+//
+// Private to lib/Transformer.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TRANSFORMER_GPU_ATTENTIONKERNEL_H
+#define TRANSFORMER_GPU_ATTENTIONKERNEL_H
+
+#include "Transformer/TxOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/Support/LLVM.h"
+#include <optional>
+
+namespace mlir {
+namespace tx {
+
+/// Shared memory of one SM of sm_80/sm_90 chips (bytes; a CTA reserves 1 KiB
+/// more than it asks for): how many decode CTAs run on an SM at once.
+constexpr int64_t kSmemPerSm = 233472;
+
+/// Tile sizes and the derived shared-memory layout of one kernel.
+struct FlashConfig {
+  int64_t warps = 4;     // warps per CTA
+  int64_t qTile = 32;    // query rows per CTA
+  int64_t kvTile = 64;   // keys per K/V step (a multiple of 32)
+  int64_t D = 0, Dv = 0; // head dims of Q/K and of V
+  bool mma = false;      // tensor-core kernel (16 * mTiles rows per warp)
+  int64_t mTiles = 1;    // tensor-core kernel: m16 tiles per warp
+  int64_t eltBytes = 4;  // element size of Q/K/V
+  int64_t stages = 2;    // wgmma: K/V stages in shared memory
+  bool wgmma = false;    // sm_90a warpgroup kernel (64 query rows per
+                         // warpgroup of 4 warps; D and Dv in {64, 128})
+  bool decode = false;   // split-KV decode kernels (emitDecode)
+  int64_t decodeG = 1, decodeSq = 1; // static G = H / Hkv and Sq (decode)
+  int64_t kvSplits = 0;  // decode: key chunks (0 = from numSms)
+  int64_t numSms = 132;  // decode: SMs of the target, for kvSplits = 0
+  int64_t decodeStages = 3; // decode: K/V tiles per warp in flight + 1
+  int64_t decodeTileKeys = 16; // decode: keys per warp step (32 / lanes per key)
+  bool keyFlags = false; // tensor cores with a mask operand: per-tile key
+                         // visibility flags in shared memory (see
+                         // emitKeyVisibility)
+  // Derived.
+  int64_t rowsPerWarp() const { return qTile / warps; }
+  int64_t keysPerLane() const { return kvTile / 32; }
+  int64_t outPerLane() const { return (Dv + 31) / 32; }
+  int64_t vWidth() const { return 32 * outPerLane(); } // V tile row, zero-padded
+  int64_t dStep() const { return D % 4 == 0 ? 4 : 1; }
+  int64_t kStride() const { return D % 4 == 0 ? D + 4 : D + 1; }
+  // Shared memory (in floats): Q tile, K tile, V tile, P tile.
+  int64_t qFloats() const { return qTile * D; }
+  int64_t kFloats() const { return kvTile * kStride(); }
+  int64_t vFloats() const { return kvTile * vWidth(); }
+  int64_t pFloats() const { return qTile * kvTile; }
+  static int64_t align4(int64_t n) { return (n + 3) / 4 * 4; }
+  // Tensor-core kernel: Q/K/V tiles in their own type, rows padded by 8
+  // elements (16 bytes) so that the 8 rows of an ldmatrix hit distinct banks.
+  int64_t qStrideMma() const { return D + 8; }
+  int64_t kStrideMma() const { return D + 8; }
+  int64_t vStrideMma() const { return Dv + 8; }
+  // Key visibility flags: flagBuffers() tiles of kvTile keys, flagGroups()
+  // bytes per key (one per group of threads that scanned a share of the
+  // CTA's rows; a key is visible when any byte is nonzero).
+  int64_t flagGroups() const {
+    int64_t t = warps * 32;
+    return t % kvTile == 0 ? std::min<int64_t>(t / kvTile, 8) : 1;
+  }
+  int64_t flagBuffers() const { return wgmma ? 4 : 2; }
+  int64_t flagBytes() const {
+    return keyFlags ? flagBuffers() * kvTile * flagGroups() : 0;
+  }
+  // Split-KV decode kernel (bytes): Q (P x D f32), then per warp a P
+  // buffer (P x TK f32) and decodeStages tiles of TK K rows (padded by 16
+  // bytes) and TK V rows (TK = decodeTileKeys). After the key loop the same
+  // memory holds each warp's partial state (m, l, O: P x (Dv + 2) f32).
+  int64_t decodeRows() const { return decodeG * decodeSq; }
+  int64_t decodeKStride() const { return D + 16 / eltBytes; }
+  int64_t decodeQBytes() const { return 4 * decodeRows() * D; }
+  int64_t decodePBytes() const { return 4 * decodeRows() * decodeTileKeys; }
+  int64_t decodeKBytes() const {
+    return decodeTileKeys * decodeKStride() * eltBytes;
+  }
+  int64_t decodeVBytes() const { return decodeTileKeys * Dv * eltBytes; }
+  int64_t decodeWarpBytes() const {
+    return decodePBytes() + decodeStages * (decodeKBytes() + decodeVBytes());
+  }
+  int64_t decodeStateBytes() const { return 4 * decodeRows() * (Dv + 2); }
+  int64_t decodeSmemBytes() const {
+    return decodeQBytes() +
+           warps * std::max(decodeWarpBytes(), decodeStateBytes());
+  }
+  int64_t smemBytes() const {
+    if (decode)
+      return decodeSmemBytes();
+    // wgmma: Q, then K and V twice (double buffer), 128B-swizzled without
+    // padding, plus 1 KiB to align the start to a swizzle atom.
+    if (wgmma)
+      return 1024 + eltBytes * (qTile * D + stages * kvTile * (D + Dv)) +
+             flagBytes();
+    if (mma)
+      return eltBytes * (qTile * qStrideMma() + kvTile * kStrideMma() +
+                         kvTile * vStrideMma()) +
+             flagBytes();
+    return 4 * (align4(qFloats()) + align4(kFloats()) + align4(vFloats()) +
+                pFloats());
+  }
+};
+
+/// One attention problem as the kernels see it: the whole Q/K/V (and mask)
+/// tensors, [B, H, Sq, D], [B, Hkv, Sk, D], [B, Hkv, Sk, Dv], [B|1, H|1, Sq,
+/// Sk] (i1 keep-mask or additive in Q's type), and the op's attributes.
+/// Built from an untiled tx.attention or from the tiled IR (its
+/// tx.online_attention and the tensors its slices come from).
+struct AttentionProblem {
+  Location loc;
+  Value query, key, value, mask;
+  double scale = 1.0;              // static scale of Q K^T
+  bool causal = false;             // bottom-right aligned
+  DenseI64ArrayAttr window;        // [left, right], -1 = unbounded
+  FloatAttr softcap;               // logit soft-capping c
+  RankedTensorType outType;        // [B, H, Sq, Dv] in Q's element type
+  RankedTensorType lseType;        // [B, H, Sq] f32, null when not requested
+
+  static AttentionProblem fromOp(AttentionOp op);
+  Type elementType() const;
+  int64_t D() const;
+  int64_t Dv() const;
+};
+
+/// The chip the kernels are built for.
+struct AttentionTarget {
+  int64_t sm = 90;                  // compute capability (sm_90 -> 90)
+  bool wgmma = false;               // sm_90a: the warpgroup kernel
+  int64_t maxSharedMemory = 232448; // opt-in dynamic shared memory (bytes)
+  int64_t numSms = 132;             // SMs (split-KV decode's split count)
+};
+
+/// Overrides of the strategy's choices (0 = choose); the options of
+/// tx-attention-strategy and tx-attention-to-gpu (Passes.td).
+struct AttentionChoices {
+  int64_t warps = 0, qTile = 0, kvTile = 0, stages = 0, mmaRowTiles = 0;
+  bool tensorCores = true, decode = true;
+  int64_t decodeMaxRows = 16, kvSplits = 0, decodeTileKeys = 0;
+  /// Query rows per CTA fixed by tiled IR (a user's scf.forall): every
+  /// family must use exactly this tile or is not taken (0 = free).
+  int64_t exactQTile = 0;
+};
+
+/// Checks the overrides (the pass options); the message names the option.
+LogicalResult checkAttentionChoices(const AttentionTarget &target,
+                                    const AttentionChoices &choices,
+                                    llvm::function_ref<void(const Twine &)> fail);
+
+/// The strategy: the kernel family and tile sizes for `p` on `target`
+/// (defaults measured on the H200, bench/RESULTS.md; docs in Passes.td
+/// under tx-attention-to-gpu). std::nullopt after a remark on `diag` when
+/// the op is left to the reference lowering; failure after an error when a
+/// forced choice cannot work.
+FailureOr<std::optional<FlashConfig>>
+chooseAttentionKernel(Operation *diag, const AttentionProblem &p,
+                      const AttentionTarget &target,
+                      const AttentionChoices &choices);
+
+/// The name of the attribute that carries a strategy on a tx.attention and
+/// on the scf.forall that tiles it.
+inline constexpr llvm::StringLiteral kGpuStrategyAttr = "tx.gpu_strategy";
+
+/// A strategy as a dictionary {family = "simt"|"mma"|"wgmma"|"decode",
+/// warps, q_tile, kv_tile, ...} and back (the fields that depend only on
+/// the problem are recomputed from `p`).
+DictionaryAttr strategyToAttr(MLIRContext *ctx, const FlashConfig &cfg);
+FailureOr<FlashConfig> strategyFromAttr(DictionaryAttr attr,
+                                        const AttentionProblem &p,
+                                        llvm::function_ref<void(const Twine &)> fail);
+
+/// Emits the kernel of `cfg`'s family for `p` at the builder's insertion
+/// point (host code on tensors, before bufferization): sizes (with the
+/// shape checks of AttentionShapes.h when `checks`), the output buffers, the
+/// gpu.launch. Returns the output tensor and, when requested, the
+/// log-sum-exp tensor.
+SmallVector<Value> buildAttentionKernel(OpBuilder &b,
+                                        const AttentionProblem &p,
+                                        const FlashConfig &cfg, bool checks);
+
+} // namespace tx
+} // namespace mlir
+
+#endif // TRANSFORMER_GPU_ATTENTIONKERNEL_H

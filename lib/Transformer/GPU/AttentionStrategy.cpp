@@ -1,0 +1,438 @@
+//===- AttentionStrategy.cpp - kernel family and tiles of tx.attention ----===//
+//
+// The one place where the GPU path of tx.attention chooses: which kernel
+// family (CUDA cores, mma.sync, wgmma, split-KV decode) and which tile sizes,
+// warps and pipeline stages, for the chip, element type, head dims and mask.
+// The defaults were measured on the H200 (bench/RESULTS.md, sessions 4-5);
+// the pass options override them. tx-attention-strategy stores the choice
+// on the op (`tx.gpu_strategy`), tx-tile-attention tiles with it and
+// tx-map-attention-to-gpu builds the kernel from it: a tuner fills this
+// table, nothing else.
+//
+//===----------------------------------------------------------------------===//
+#include "GPU/AttentionKernel.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::tx;
+
+//===----------------------------------------------------------------------===//
+// AttentionProblem
+//===----------------------------------------------------------------------===//
+
+AttentionProblem AttentionProblem::fromOp(AttentionOp op) {
+  AttentionProblem p{op.getLoc()};
+  p.query = op.getQuery();
+  p.key = op.getKey();
+  p.value = op.getValue();
+  p.mask = op.getMask();
+  int64_t D = op.getQuery().getType().getDimSize(3);
+  p.scale = op.getStaticScale().value_or(
+      1.0 / std::sqrt(static_cast<double>(D)));
+  p.causal = op.getCausal();
+  p.window = op.getWindowAttr();
+  p.softcap = op.getSoftcapAttr();
+  p.outType = op.getResult().getType();
+  if (Value l = op.getLse())
+    p.lseType = cast<RankedTensorType>(l.getType());
+  return p;
+}
+
+Type AttentionProblem::elementType() const {
+  return cast<RankedTensorType>(query.getType()).getElementType();
+}
+int64_t AttentionProblem::D() const {
+  return cast<RankedTensorType>(query.getType()).getDimSize(3);
+}
+int64_t AttentionProblem::Dv() const {
+  return cast<RankedTensorType>(value.getType()).getDimSize(3);
+}
+
+//===----------------------------------------------------------------------===//
+// Options
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+mlir::tx::checkAttentionChoices(const AttentionTarget &t,
+                                const AttentionChoices &c,
+                                llvm::function_ref<void(const Twine &)> fail) {
+  auto bad = [&](const Twine &msg) {
+    fail(msg);
+    return failure();
+  };
+  if (c.mmaRowTiles < 0 || c.mmaRowTiles > 2)
+    return bad("mma-row-tiles must be 0 (from the head dim), 1 or 2, got " +
+               Twine(c.mmaRowTiles));
+  if (c.warps < 0 || c.warps > 32)
+    return bad("warps must be 0 (from the kernel) or in [1, 32], got " +
+               Twine(c.warps));
+  int64_t w = c.warps ? c.warps : 4;
+  if (t.wgmma && t.sm != 90)
+    return bad("wgmma needs sm = 90 (an sm_90a chip), got sm = " +
+               Twine(t.sm));
+  if (c.decodeMaxRows < 1 || c.decodeMaxRows > 32)
+    return bad("decode-max-rows must be in [1, 32], got " +
+               Twine(c.decodeMaxRows));
+  if (c.kvSplits < 0 || c.kvSplits > 65536)
+    return bad("kv-splits must be 0 (from num-sms) or in [1, 65536], got " +
+               Twine(c.kvSplits));
+  if (t.numSms < 1 || t.numSms > 4096)
+    return bad("num-sms must be in [1, 4096], got " + Twine(t.numSms));
+  if (c.decodeTileKeys != 0 && c.decodeTileKeys != 16 &&
+      c.decodeTileKeys != 32)
+    return bad("decode-tile-keys must be 0 (from D), 16 or 32, got " +
+               Twine(c.decodeTileKeys));
+  if (c.stages != 0 && (c.stages < 2 || c.stages > 4))
+    return bad("stages must be 0 (2) or in [2, 4], got " + Twine(c.stages));
+  if (t.wgmma && c.warps % 4 != 0)
+    return bad("warps must be a multiple of 4 (whole warpgroups) with "
+               "wgmma, got " +
+               Twine(c.warps));
+  if (c.kvTile != 0 && (c.kvTile < 32 || c.kvTile % 32 != 0 || c.kvTile > 256))
+    return bad("kv-tile must be 0 (from the head dim) or a multiple of 32 "
+               "in [32, 256], got " +
+               Twine(c.kvTile));
+  if (c.qTile != 0 && (c.qTile < w || c.qTile % w != 0 || c.qTile / w > 16))
+    return bad("q-tile must be 0 (8 rows per warp) or a multiple of warps (" +
+               Twine(w) + ") with at most 16 rows per warp, got " +
+               Twine(c.qTile));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// The table
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct Chooser {
+  const AttentionTarget &t;
+  const AttentionChoices &c;
+
+  /// CUDA-core kernel: the options where given, else the defaults
+  /// documented in Passes.td.
+  FlashConfig simtConfig(int64_t D, int64_t Dv) {
+    FlashConfig cfg;
+    cfg.D = D;
+    cfg.Dv = Dv;
+    cfg.warps = c.warps ? c.warps : 4;
+    int64_t widest = std::max(D, Dv);
+    cfg.kvTile = c.kvTile ? c.kvTile : (widest > 128 ? 32 : 64);
+    cfg.qTile = c.qTile ? c.qTile : (widest > 128 ? 4 : 8) * cfg.warps;
+    return cfg;
+  }
+
+  /// The tensor-core configuration, when (elt, D, Dv) allow it: f16,
+  /// D and Dv multiples of 16 up to 128 (Q and O fragments stay in
+  /// registers); 16 query rows per warp.
+  std::optional<FlashConfig> mmaConfig(Type elt, int64_t D, int64_t Dv) {
+    // bf16: upstream's nvgpu.mma.sync lowering (LLVM 22) cannot deduce the
+    // PTX types of bf16 operands, so bf16 takes the wgmma kernel (inline
+    // PTX) where it applies and the CUDA-core kernel otherwise.
+    // mma.sync m16n8k16 with f16 and cp.async need sm_80.
+    if (!c.tensorCores || t.sm < 80 || !(elt.isF16() || elt.isBF16()) ||
+        D % 16 != 0 || Dv % 16 != 0 || D > 128 || Dv > 128)
+      return std::nullopt;
+    FlashConfig cfg;
+    cfg.mma = true;
+    cfg.eltBytes = 2;
+    cfg.D = D;
+    cfg.Dv = Dv;
+    // sm_90a: the warpgroup kernel for head dims of one or two 128-byte
+    // swizzle atoms. Defaults: see Passes.td (measured on the H200).
+    if (t.wgmma && t.sm == 90 && (D == 64 || D == 128) &&
+        (Dv == 64 || Dv == 128)) {
+      // H200 sweep (bench/RESULTS.md, session 5): 128 keys per step; one
+      // warpgroup per CTA at head dims <= 64 (2-3 CTAs per SM: 1.0-1.35x
+      // the 2-warpgroup CTA), two above (ping-pong inside the CTA: 1.1-1.2x
+      // the 1-warpgroup CTA at D = 128).
+      cfg.wgmma = true;
+      cfg.warps = c.warps ? c.warps : (std::max(D, Dv) <= 64 ? 4 : 8);
+      if (c.exactQTile) {
+        if (c.exactQTile % 64 != 0 || c.exactQTile > 128)
+          return std::nullopt;
+        cfg.warps = c.exactQTile / 16;
+      }
+      cfg.qTile = 16 * cfg.warps;
+      cfg.kvTile = c.kvTile ? c.kvTile : 128;
+      cfg.stages = c.stages ? c.stages : 2;
+      return cfg;
+    }
+    if (!elt.isF16())
+      return std::nullopt; // bf16 without wgmma: the CUDA-core kernel
+    // Defaults measured on the H200 (bench/RESULTS.md, session 4 sweep): 2
+    // m16 tiles per warp (32 query rows: each K/V fragment read from shared
+    // memory feeds 2 mma, which halves the shared-memory traffic per FLOP)
+    // and 8 warps (256 query rows per CTA); 64 keys per step for head dims
+    // <= 64, 32 above (64 keys spill at D = 128). This beat 1 tile x 8 warps
+    // by 1.3-1.4x at D = 128 and 2 tiles x 4 warps by 1.1x at D = 64.
+    bool narrow = std::max(D, Dv) <= 64;
+    cfg.mTiles = c.mmaRowTiles ? c.mmaRowTiles : 2;
+    cfg.warps = c.warps ? c.warps : 8;
+    if (c.exactQTile) {
+      // The user's tile: 32 rows per warp where it divides, else 16.
+      int64_t q = c.exactQTile;
+      if (q % 32 == 0 && q / 32 <= 8 && !c.mmaRowTiles)
+        cfg.mTiles = 2;
+      else if (q % 16 == 0 && q / 16 <= 16 && !c.mmaRowTiles)
+        cfg.mTiles = 1;
+      if (q % (16 * cfg.mTiles) != 0)
+        return std::nullopt;
+      cfg.warps = q / (16 * cfg.mTiles);
+      if (cfg.warps > 16)
+        return std::nullopt;
+    }
+    cfg.qTile = 16 * cfg.mTiles * cfg.warps;
+    cfg.kvTile = c.kvTile ? c.kvTile : (narrow ? 64 : 32);
+    return cfg;
+  }
+
+  /// The split-KV decode configuration, when the op qualifies: few query
+  /// rows per K/V head (G * Sq <= decode-max-rows, all three static), D a
+  /// whole number of 16-byte loads, Dv = 32 * a power of two up to 256.
+  std::optional<FlashConfig> decodeConfig(const AttentionProblem &p, Type elt,
+                                          int64_t D, int64_t Dv) {
+    // cp.async: sm_80. Sliding windows take the flash kernels (which skip
+    // the key tiles outside the window). Tiled IR (exactQTile) is never
+    // decode: its query tiles are the grid.
+    if (!c.decode || t.sm < 80 || p.window || c.exactQTile)
+      return std::nullopt;
+    auto qTy = cast<RankedTensorType>(p.query.getType());
+    int64_t H = qTy.getDimSize(1);
+    int64_t Sq = qTy.getDimSize(2);
+    int64_t Hkv = cast<RankedTensorType>(p.key.getType()).getDimSize(1);
+    if (ShapedType::isDynamic(H) || ShapedType::isDynamic(Sq) ||
+        ShapedType::isDynamic(Hkv) || Hkv < 1 || H % Hkv != 0 || Sq < 1)
+      return std::nullopt;
+    int64_t G = H / Hkv;
+    // (G and Sq each checked first: their product can overflow int64.)
+    if (G > c.decodeMaxRows || Sq > c.decodeMaxRows ||
+        G * Sq > c.decodeMaxRows)
+      return std::nullopt;
+    if (!(elt.isF16() || elt.isBF16() || elt.isF32()))
+      return std::nullopt;
+    int64_t eltBytes = elt.isF32() ? 4 : 2;
+    if (D % (16 / eltBytes) != 0 || D > 256 ||
+        !(Dv == 32 || Dv == 64 || Dv == 128 || Dv == 256))
+      return std::nullopt;
+    FlashConfig cfg;
+    cfg.decode = true;
+    cfg.D = D;
+    cfg.Dv = Dv;
+    cfg.eltBytes = eltBytes;
+    cfg.decodeG = G;
+    cfg.decodeSq = Sq;
+    cfg.kvSplits = c.kvSplits;
+    cfg.numSms = t.numSms;
+    // Keys per warp step: 16 (two lanes per key, half of D each) where D
+    // splits into whole 16-byte loads, else 32; each warp runs a cp.async
+    // pipeline of `stages` steps (default 3). Defaults that do not fit
+    // max-shared-memory shrink: fewer stages, then fewer warps; forced
+    // values that do not fit are an error (chooseAttentionKernel).
+    cfg.warps = c.warps ? c.warps : 4;
+    cfg.decodeTileKeys = c.decodeTileKeys ? c.decodeTileKeys
+                         : D % (2 * (16 / eltBytes)) == 0 ? 16
+                                                          : 32;
+    cfg.decodeStages = c.stages ? c.stages : 3;
+    while (cfg.decodeSmemBytes() > t.maxSharedMemory && !c.stages &&
+           cfg.decodeStages > 2)
+      --cfg.decodeStages;
+    while (cfg.decodeSmemBytes() > t.maxSharedMemory && !c.warps &&
+           cfg.warps > 1)
+      cfg.warps /= 2;
+    // Defaults that still do not fit: the flash kernels instead.
+    if (cfg.decodeSmemBytes() > t.maxSharedMemory && !c.warps && !c.stages &&
+        !c.decodeTileKeys)
+      return std::nullopt;
+    return cfg;
+  }
+};
+} // namespace
+
+FailureOr<std::optional<FlashConfig>>
+mlir::tx::chooseAttentionKernel(Operation *op, const AttentionProblem &p,
+                                const AttentionTarget &t,
+                                const AttentionChoices &c) {
+  using Result = std::optional<FlashConfig>;
+  int64_t D = p.D(), Dv = p.Dv();
+  if (ShapedType::isDynamic(D) || ShapedType::isDynamic(Dv) || D < 1 ||
+      Dv < 1 || D > 256 || Dv > 256) {
+    op->emitRemark("tx-attention-to-gpu: head dims D and Dv must be static "
+                   "and in [1, 256] for the flash kernel; this op is left "
+                   "to the reference lowering");
+    return Result();
+  }
+  Chooser ch{t, c};
+  Type elt = p.elementType();
+  if (std::optional<FlashConfig> dc = ch.decodeConfig(p, elt, D, Dv)) {
+    if (dc->decodeTileKeys == 16 && D % (2 * (16 / dc->eltBytes)) != 0) {
+      op->emitError("tx-attention-to-gpu: decode-tile-keys = 16 splits D "
+                    "over two lanes and needs D to be a multiple of ")
+          << 2 * (16 / dc->eltBytes) << ", got D = " << D;
+      return failure();
+    }
+    if (dc->decodeSmemBytes() > t.maxSharedMemory) {
+      op->emitError("tx-attention-to-gpu: the decode kernel needs ")
+          << dc->decodeSmemBytes() << " bytes of shared memory (warps "
+          << dc->warps << ", stages " << dc->decodeStages
+          << ", decode-tile-keys " << dc->decodeTileKeys << ", G * Sq "
+          << dc->decodeRows() << ", D " << D << ", Dv " << Dv
+          << "), more than max-shared-memory = " << t.maxSharedMemory;
+      return failure();
+    }
+    return Result(*dc);
+  }
+  FlashConfig cfg = ch.mmaConfig(elt, D, Dv).value_or(ch.simtConfig(D, Dv));
+  if (c.exactQTile && !cfg.mma) {
+    // A user's query tile on CUDA cores: 4 warps where they divide it
+    // (at most 16 rows each), else one warp per row up to 32.
+    int64_t q = c.exactQTile;
+    cfg.qTile = q;
+    if (!c.warps)
+      cfg.warps = q % 4 == 0 && q / 4 <= 16 ? 4 : q <= 32 ? q : 0;
+    if (!cfg.warps || q % cfg.warps != 0 || q / cfg.warps > 16) {
+      op->emitError("tx-map-attention-to-gpu: no kernel takes a query tile "
+                    "of ")
+          << q << " rows (the CUDA-core kernel needs a multiple of its warps "
+          << "with at most 16 rows per warp; tensor cores 16, 32, 64 or 128 "
+             "rows)";
+      return failure();
+    }
+  }
+  // Tensor cores with a mask: per-tile key visibility flags, so that
+  // keys the mask hides from every row of a CTA are never read.
+  cfg.keyFlags = cfg.mma && p.mask;
+  // wgmma with a mask operand above head dim 64: the mask's loads and
+  // predicates spill registers with 128 keys per step (176 bytes at
+  // D = 128, Dv = 64); 64 keys do not.
+  if (cfg.wgmma && p.mask && !c.kvTile && std::max(D, Dv) > 64)
+    cfg.kvTile = 64;
+  // Default tiles that do not fit the chip's shared memory shrink (32
+  // keys, then 4 rows per warp on CUDA cores); forced ones are an error.
+  // (wgmma: halve 128 -> 64 -> 32 keys.)
+  int64_t maxSmem = t.maxSharedMemory;
+  while (cfg.wgmma && cfg.smemBytes() > maxSmem && !c.kvTile &&
+         cfg.kvTile > 32)
+    cfg.kvTile /= 2;
+  if (cfg.smemBytes() > maxSmem && !c.kvTile && cfg.kvTile > 32)
+    cfg.kvTile = 32;
+  if (cfg.smemBytes() > maxSmem && !c.qTile && !c.exactQTile && !cfg.mma &&
+      cfg.rowsPerWarp() > 4)
+    cfg.qTile = 4 * cfg.warps;
+  // Tensor cores: 4 warps (half the query rows) when 8 do not fit.
+  if (cfg.smemBytes() > maxSmem && !c.warps && !c.exactQTile && cfg.mma &&
+      cfg.warps > 4) {
+    cfg.warps = 4;
+    cfg.qTile = 16 * cfg.mTiles * cfg.warps;
+  }
+  if (cfg.smemBytes() > maxSmem && !c.kvTile && !c.qTile && !c.exactQTile) {
+    op->emitRemark("tx-attention-to-gpu: the smallest default tiles need ")
+        << cfg.smemBytes() << " bytes of shared memory, more than "
+        << maxSmem << "; this op is left to the reference lowering";
+    return Result();
+  }
+  if (cfg.smemBytes() > maxSmem) {
+    op->emitError("tx-attention-to-gpu: the tiles need ")
+        << cfg.smemBytes() << " bytes of shared memory (q-tile " << cfg.qTile
+        << ", kv-tile " << cfg.kvTile << ", D " << D << ", Dv " << Dv
+        << (cfg.wgmma ? ", stages " + std::to_string(cfg.stages) : "")
+        << "), more than max-shared-memory = " << maxSmem;
+    return failure();
+  }
+  return Result(cfg);
+}
+
+//===----------------------------------------------------------------------===//
+// The attribute
+//===----------------------------------------------------------------------===//
+
+static StringRef familyOf(const FlashConfig &c) {
+  return c.decode ? "decode" : c.wgmma ? "wgmma" : c.mma ? "mma" : "simt";
+}
+
+DictionaryAttr mlir::tx::strategyToAttr(MLIRContext *ctx,
+                                        const FlashConfig &c) {
+  Builder b(ctx);
+  SmallVector<NamedAttribute> a;
+  auto i = [&](StringRef name, int64_t v) {
+    a.push_back(b.getNamedAttr(name, b.getI64IntegerAttr(v)));
+  };
+  a.push_back(b.getNamedAttr("family", b.getStringAttr(familyOf(c))));
+  i("warps", c.warps);
+  if (c.decode) {
+    i("kv_splits", c.kvSplits);
+    i("num_sms", c.numSms);
+    i("stages", c.decodeStages);
+    i("tile_keys", c.decodeTileKeys);
+  } else {
+    i("q_tile", c.qTile);
+    i("kv_tile", c.kvTile);
+    if (c.mma && !c.wgmma)
+      i("m_tiles", c.mTiles);
+    if (c.wgmma)
+      i("stages", c.stages);
+  }
+  return b.getDictionaryAttr(a);
+}
+
+FailureOr<FlashConfig>
+mlir::tx::strategyFromAttr(DictionaryAttr attr, const AttentionProblem &p,
+                           llvm::function_ref<void(const Twine &)> fail) {
+  auto bad = [&](const Twine &msg) -> FailureOr<FlashConfig> {
+    fail(Twine(kGpuStrategyAttr) + ": " + msg);
+    return failure();
+  };
+  auto fam = attr.getAs<StringAttr>("family");
+  if (!fam)
+    return bad("missing 'family' (simt, mma, wgmma or decode)");
+  FlashConfig c;
+  StringRef f = fam.getValue();
+  if (f != "simt" && f != "mma" && f != "wgmma" && f != "decode")
+    return bad("unknown family '" + f + "'; expected simt, mma, wgmma or "
+               "decode");
+  c.decode = f == "decode";
+  c.wgmma = f == "wgmma";
+  c.mma = f == "mma" || c.wgmma;
+  auto get = [&](StringRef name, int64_t &out) -> bool {
+    auto v = attr.getAs<IntegerAttr>(name);
+    if (!v)
+      return false;
+    out = v.getInt();
+    return true;
+  };
+  c.D = p.D();
+  c.Dv = p.Dv();
+  Type elt = p.elementType();
+  c.eltBytes = elt.isF32() ? 4 : 2;
+  if (!get("warps", c.warps) || c.warps < 1 || c.warps > 32)
+    return bad("'warps' must be in [1, 32]");
+  if (c.decode) {
+    auto qTy = cast<RankedTensorType>(p.query.getType());
+    int64_t Hkv = cast<RankedTensorType>(p.key.getType()).getDimSize(1);
+    if (qTy.isDynamicDim(1) || qTy.isDynamicDim(2) ||
+        ShapedType::isDynamic(Hkv) || Hkv < 1)
+      return bad("the decode family needs static H, Hkv and Sq");
+    c.decodeG = qTy.getDimSize(1) / Hkv;
+    c.decodeSq = qTy.getDimSize(2);
+    if (!get("kv_splits", c.kvSplits) || !get("num_sms", c.numSms) ||
+        !get("stages", c.decodeStages) || !get("tile_keys", c.decodeTileKeys))
+      return bad("the decode family needs kv_splits, num_sms, stages and "
+                 "tile_keys");
+    return c;
+  }
+  if (!get("q_tile", c.qTile) || !get("kv_tile", c.kvTile) || c.qTile < 1 ||
+      c.kvTile < 32 || c.kvTile % 32 != 0)
+    return bad("'q_tile' (>= 1) and 'kv_tile' (a multiple of 32) are needed");
+  if (c.mma && !c.wgmma && !get("m_tiles", c.mTiles))
+    return bad("the mma family needs m_tiles");
+  if (c.wgmma && !get("stages", c.stages))
+    return bad("the wgmma family needs stages");
+  if (c.mma && c.qTile != 16 * c.mTiles * c.warps)
+    return bad("q_tile must be 16 * " + Twine(c.wgmma ? "" : "m_tiles * ") +
+               "warps");
+  if (!c.mma && (c.qTile % c.warps != 0 || c.qTile / c.warps > 16))
+    return bad("q_tile must be a multiple of warps, at most 16 rows each");
+  c.keyFlags = c.mma && p.mask;
+  return c;
+}

@@ -1,0 +1,391 @@
+//===- MapAttentionToGPU.cpp - tx.attention's GPU path: strategy, mapping --===//
+//
+//   tx-attention-strategy    each tx.attention gets its kernel family and
+//                            tiles (chooseAttentionKernel) as tx.gpu_strategy
+//   tx-map-attention-to-gpu  the tiled IR of tx-tile-attention (or of a
+//                            user's transform script) becomes a gpu.launch:
+//                            forall -> grid, key loop + tx.online_attention
+//                            + epilogue -> the family's kernel body
+//   tx-attention-to-gpu      the two with tx-tile-attention in between
+//
+//===----------------------------------------------------------------------===//
+#include "GPU/AttentionKernel.h"
+#include "Transformer/AttentionShapes.h"
+#include "Transformer/Passes.h"
+#include "Transformer/TxOps.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/PassManager.h"
+#include <cmath>
+
+namespace mlir {
+namespace tx {
+#define GEN_PASS_DEF_TXATTENTIONSTRATEGY
+#define GEN_PASS_DEF_TXMAPATTENTIONTOGPU
+#define GEN_PASS_DEF_TXATTENTIONTOGPU
+#include "Transformer/Passes.h.inc"
+} // namespace tx
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::tx;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// tx-attention-strategy
+//===----------------------------------------------------------------------===//
+
+struct TxAttentionStrategyPass
+    : public tx::impl::TxAttentionStrategyBase<TxAttentionStrategyPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    AttentionTarget target;
+    target.sm = sm;
+    target.wgmma = wgmma;
+    target.maxSharedMemory = maxSharedMemory;
+    target.numSms = numSms;
+    AttentionChoices c;
+    c.warps = warps;
+    c.qTile = qTile;
+    c.kvTile = kvTile;
+    c.stages = stages;
+    c.mmaRowTiles = mmaRowTiles;
+    c.tensorCores = tensorCores;
+    c.decode = decode;
+    c.decodeMaxRows = decodeMaxRows;
+    c.kvSplits = kvSplits;
+    c.decodeTileKeys = decodeTileKeys;
+    auto fail = [&](const Twine &msg) {
+      mlir::emitError(getOperation().getLoc(), "tx-attention-to-gpu: ") << msg;
+    };
+    if (failed(checkAttentionChoices(target, c, fail)))
+      return signalPassFailure();
+    SmallVector<AttentionOp> ops;
+    getOperation().walk([&](AttentionOp op) { ops.push_back(op); });
+    for (AttentionOp op : ops) {
+      FailureOr<std::optional<FlashConfig>> cfg = chooseAttentionKernel(
+          op, AttentionProblem::fromOp(op), target, c);
+      if (failed(cfg))
+        return signalPassFailure();
+      if (*cfg)
+        op->setAttr(kGpuStrategyAttr, strategyToAttr(&getContext(), **cfg));
+      else
+        op->removeAttr(kGpuStrategyAttr);
+    }
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// tx-map-attention-to-gpu
+//===----------------------------------------------------------------------===//
+
+struct TxMapAttentionToGPUPass
+    : public tx::impl::TxMapAttentionToGPUBase<TxMapAttentionToGPUPass> {
+  using Base::Base;
+
+  /// The tensor a tile was sliced from: extract_slice sources followed out
+  /// of `forall`. Null when the tile is computed inside the forall.
+  static Value wholeTensor(Value v, scf::ForallOp forall) {
+    while (v) {
+      Operation *def = v.getDefiningOp();
+      Region *r = v.getParentRegion();
+      if (!forall->isAncestor(r->getParentOp()))
+        return v; // defined outside: the whole tensor
+      auto s = dyn_cast_or_null<tensor::ExtractSliceOp>(def);
+      if (!s)
+        return Value();
+      v = s.getSource();
+    }
+    return v;
+  }
+
+  /// The epilogue op ("output" or "lse") that produces `v`, through casts.
+  static StringRef epilogueKind(Value v) {
+    while (auto c = v.getDefiningOp<tensor::CastOp>())
+      v = c.getSource();
+    auto g = v.getDefiningOp<linalg::GenericOp>();
+    if (!g)
+      return "";
+    auto a = g->getAttrOfType<StringAttr>(kAttentionEpilogueAttr);
+    return a ? a.getValue() : "";
+  }
+
+  LogicalResult mapForall(scf::ForallOp forall, OnlineAttentionOp tile) {
+    auto fail = [&](const Twine &msg) {
+      forall.emitError("tx-map-attention-to-gpu: ") << msg;
+      return failure();
+    };
+    // The forall: (B, H, Sq) from 0, one batch and head per iteration and
+    // q_tile query rows: steps (1, 1, q_tile) with the Q slice at the
+    // induction variables (tx-tile-attention), or the normalized form of
+    // transform.structured.tile_using_forall (steps 1, rows at iv * q_tile).
+    if (forall.getRank() != 3)
+      return fail("expected an scf.forall over (B, H, Sq) of a tiled "
+                  "tx.attention, got " +
+                  Twine(forall.getRank()) + " induction variables");
+    for (OpFoldResult lb : forall.getMixedLowerBound())
+      if (!isConstantIntValue(lb, 0))
+        return fail("the forall must start at (0, 0, 0)");
+    SmallVector<OpFoldResult> steps = forall.getMixedStep();
+    std::optional<int64_t> sB = getConstantIntValue(steps[0]),
+                           sH = getConstantIntValue(steps[1]),
+                           sQ = getConstantIntValue(steps[2]);
+    tensor::ExtractSliceOp qSlice;
+    for (Value v = tile.getQuery(); auto s = v.getDefiningOp<tensor::ExtractSliceOp>();
+         v = s.getSource())
+      qSlice = s;
+    if (!qSlice)
+      return fail("the tile's Q must be a slice of the whole Q");
+    SmallVector<OpFoldResult> qOffs = qSlice.getMixedOffsets();
+    SmallVector<OpFoldResult> qSizes = qSlice.getMixedSizes();
+    auto isIv = [&](OpFoldResult o, int i) {
+      return llvm::dyn_cast_if_present<Value>(o) ==
+             forall.getInductionVar(i);
+    };
+    if (!sB || !sH || *sB != 1 || *sH != 1 || !isIv(qOffs[0], 0) ||
+        !isIv(qOffs[1], 1) || !isConstantIntValue(qSizes[0], 1) ||
+        !isConstantIntValue(qSizes[1], 1))
+      return fail("the kernels take one (batch, head) per CTA: tile B and H "
+                  "by 1 (tile sizes [1, 1, q_tile])");
+    int64_t qT = 0;
+    if (sQ && *sQ >= 1 && isIv(qOffs[2], 2)) {
+      qT = *sQ; // rows [iv, iv + q_tile)
+      if (qT == 1 && !isConstantIntValue(qSizes[2], 1))
+        qT = 0;
+    } else if (sQ && *sQ == 1) {
+      // rows [iv * q_tile, ...): affine.apply (d0 * q_tile)(iv).
+      auto ap = llvm::dyn_cast_if_present<Value>(qOffs[2])
+                    ? llvm::dyn_cast_if_present<Value>(qOffs[2])
+                          .getDefiningOp<affine::AffineApplyOp>()
+                    : affine::AffineApplyOp();
+      if (ap && ap.getMapOperands().size() == 1 &&
+          ap.getMapOperands()[0] == forall.getInductionVar(2)) {
+        AffineExpr e = ap.getAffineMap().getResult(0);
+        auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+        if (bin && bin.getKind() == AffineExprKind::Mul &&
+            isa<AffineDimExpr>(bin.getLHS()))
+          if (auto c = dyn_cast<AffineConstantExpr>(bin.getRHS()))
+            qT = c.getValue();
+      }
+    }
+    if (qT < 1)
+      return fail("the query tile must be a constant number of rows: "
+                  "the forall's third step, or the third tile size of "
+                  "tile_using_forall");
+    // The key loop (optional): one scf.for directly in the forall.
+    int64_t kvT = 0;
+    Operation *parent = tile->getParentOp();
+    if (auto loop = dyn_cast<scf::ForOp>(parent)) {
+      std::optional<int64_t> st = getConstantIntValue(loop.getStep());
+      if (!st)
+        return fail("the key loop must have a constant step");
+      kvT = *st;
+      parent = loop->getParentOp();
+    }
+    if (parent != forall.getOperation())
+      return fail("the tx.online_attention must sit in the forall or in one "
+                  "scf.for over key tiles directly inside it");
+
+    // The problem: the whole tensors the tiles come from, the tile op's
+    // attributes, the forall's results.
+    AttentionProblem p{tile.getLoc()};
+    p.query = wholeTensor(tile.getQuery(), forall);
+    p.key = wholeTensor(tile.getKey(), forall);
+    p.value = wholeTensor(tile.getValue(), forall);
+    if (tile.getMask()) {
+      p.mask = wholeTensor(tile.getMask(), forall);
+      if (!p.mask)
+        return fail("the mask tile must be a slice of a tensor defined "
+                    "outside the forall");
+    }
+    if (!p.query || !p.key || !p.value)
+      return fail("the Q, K and V tiles must be slices of tensors defined "
+                  "outside the forall (a run-time scale of a dynamic head "
+                  "dim has no GPU kernel)");
+    p.causal = tile.getCausal();
+    p.window = tile.getWindowAttr();
+    p.softcap = tile.getSoftcapAttr();
+    int64_t D = p.D();
+    if (ShapedType::isDynamic(D) || ShapedType::isDynamic(p.Dv()))
+      return fail("the kernels need static head dims D and Dv");
+    // The tile's scale is an f32 attribute; the default 1/sqrt(D) is kept
+    // in double, as the untiled op's.
+    p.scale = tile.getScale().convertToDouble();
+    double dflt = 1.0 / std::sqrt(static_cast<double>(D));
+    if (static_cast<float>(dflt) == static_cast<float>(p.scale))
+      p.scale = dflt;
+    int resO = -1, resL = -1;
+    for (auto [i, op] : llvm::enumerate(forall.getTerminator().getYieldingOps())) {
+      auto ins = dyn_cast<tensor::ParallelInsertSliceOp>(op);
+      if (!ins)
+        return fail("expected tensor.parallel_insert_slice in the forall's "
+                    "terminator");
+      StringRef kind = epilogueKind(ins.getSource());
+      if (kind == "output")
+        resO = i;
+      else if (kind == "lse")
+        resL = i;
+      else
+        return fail("result " + Twine(i) + " of the forall is not an "
+                    "attention epilogue (tx.attention_epilogue)");
+    }
+    if (resO < 0)
+      return fail("the forall does not produce the attention output");
+    p.outType = cast<RankedTensorType>(forall.getResult(resO).getType());
+    if (resL >= 0)
+      p.lseType = cast<RankedTensorType>(forall.getResult(resL).getType());
+
+    // The strategy: the forall's, or one for this tile (a user's tiling).
+    FlashConfig cfg;
+    auto diag = [&](const Twine &msg) { (void)fail(msg); };
+    bool fromTiling = false;
+    if (auto attr = forall->getAttrOfType<DictionaryAttr>(kGpuStrategyAttr)) {
+      FailureOr<FlashConfig> c = strategyFromAttr(attr, p, diag);
+      if (failed(c))
+        return failure();
+      cfg = *c;
+      fromTiling = true;
+      if (cfg.decode)
+        return fail("a decode strategy on a tiled forall (the decode kernel "
+                    "takes the untiled tx.attention)");
+      if (cfg.qTile != qT || (kvT && cfg.kvTile != kvT))
+        return fail("the forall's tiles (q " + Twine(qT) + ", kv " +
+                    Twine(kvT) + ") differ from its tx.gpu_strategy (q " +
+                    Twine(cfg.qTile) + ", kv " + Twine(cfg.kvTile) + ")");
+    } else {
+      if (kvT && (kvT < 32 || kvT % 32 != 0 || kvT > 256))
+        return fail("the key loop's step " + Twine(kvT) +
+                    " has no kernel: the kernels take a multiple of 32 in "
+                    "[32, 256] keys per step");
+      AttentionTarget target;
+      target.sm = sm;
+      target.wgmma = wgmma;
+      target.maxSharedMemory = maxSharedMemory;
+      AttentionChoices c;
+      c.exactQTile = qT;
+      c.kvTile = kvT;
+      FailureOr<std::optional<FlashConfig>> chosen =
+          chooseAttentionKernel(tile, p, target, c);
+      if (failed(chosen))
+        return failure();
+      if (!*chosen)
+        return fail("no GPU kernel takes this tiled attention");
+      cfg = **chosen;
+    }
+
+    OpBuilder b(forall);
+    // Shape checks: already emitted by tx-tile-attention; a user's tiling
+    // gets them here.
+    SmallVector<Value> res = buildAttentionKernel(b, p, cfg, !fromTiling);
+    forall.getResult(resO).replaceAllUsesWith(res[0]);
+    if (resL >= 0)
+      forall.getResult(resL).replaceAllUsesWith(res[1]);
+    forall.erase();
+    return success();
+  }
+
+  void runOnOperation() override {
+    // Tiled attention: every scf.forall that holds a tx.online_attention.
+    SmallVector<std::pair<scf::ForallOp, OnlineAttentionOp>> tiles;
+    bool bad = false;
+    getOperation().walk([&](OnlineAttentionOp tile) {
+      auto forall = tile->getParentOfType<scf::ForallOp>();
+      if (!forall) {
+        tile.emitError("tx-map-attention-to-gpu: a tx.online_attention "
+                       "outside an scf.forall of query tiles has no GPU "
+                       "kernel (tile tx.attention with tx-tile-attention)");
+        bad = true;
+        return;
+      }
+      for (auto &[f, t] : tiles)
+        if (f == forall) {
+          forall.emitError("tx-map-attention-to-gpu: one forall holds "
+                           "several tx.online_attention ops (split-KV tiling "
+                           "has no GPU kernel; the decode kernel takes the "
+                           "untiled tx.attention)");
+          bad = true;
+          return;
+        }
+      tiles.push_back({forall, tile});
+    });
+    if (bad)
+      return signalPassFailure();
+    for (auto [forall, tile] : tiles)
+      if (failed(mapForall(forall, tile)))
+        return signalPassFailure();
+
+    // Untiled ops: the split-KV decode family.
+    SmallVector<AttentionOp> ops;
+    getOperation().walk([&](AttentionOp op) { ops.push_back(op); });
+    for (AttentionOp op : ops) {
+      auto attr = op->getAttrOfType<DictionaryAttr>(kGpuStrategyAttr);
+      if (!attr)
+        continue; // the reference lowering
+      AttentionProblem p = AttentionProblem::fromOp(op);
+      FailureOr<FlashConfig> cfg = strategyFromAttr(
+          attr, p, [&](const Twine &m) {
+            op.emitError("tx-map-attention-to-gpu: ") << m;
+          });
+      if (failed(cfg))
+        return signalPassFailure();
+      if (!cfg->decode) {
+        op.emitError("tx-map-attention-to-gpu: this tx.attention has a ")
+            << kGpuStrategyAttr
+            << " but is not tiled; run tx-tile-attention from-strategy=true "
+               "first (tx-attention-to-gpu runs the whole path)";
+        return signalPassFailure();
+      }
+      OpBuilder b(op);
+      SmallVector<Value> results =
+          buildAttentionKernel(b, p, *cfg, /*checks=*/true);
+      op->replaceAllUsesWith(results);
+      op.erase();
+    }
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// tx-attention-to-gpu
+//===----------------------------------------------------------------------===//
+
+struct TxAttentionToGPUPass
+    : public tx::impl::TxAttentionToGPUBase<TxAttentionToGPUPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    OpPassManager pm(func::FuncOp::getOperationName());
+    TxAttentionStrategyOptions s;
+    s.warps = warps;
+    s.qTile = qTile;
+    s.kvTile = kvTile;
+    s.tensorCores = tensorCores;
+    s.sm = sm;
+    s.wgmma = wgmma;
+    s.stages = stages;
+    s.mmaRowTiles = mmaRowTiles;
+    s.maxSharedMemory = maxSharedMemory;
+    s.decode = decode;
+    s.decodeMaxRows = decodeMaxRows;
+    s.kvSplits = kvSplits;
+    s.decodeTileKeys = decodeTileKeys;
+    s.numSms = numSms;
+    pm.addPass(createTxAttentionStrategy(s));
+    TxTileAttentionOptions t;
+    t.fromStrategy = true;
+    t.decompose = false;
+    pm.addPass(createTxTileAttention(t));
+    TxMapAttentionToGPUOptions m;
+    m.sm = sm;
+    m.wgmma = wgmma;
+    m.maxSharedMemory = maxSharedMemory;
+    pm.addPass(createTxMapAttentionToGPU(m));
+    if (failed(runPipeline(pm, getOperation())))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,59 @@
+// tx.attention's one GPU path, pinned in the middle of tx-gpu-pipeline for
+// the bundled examples: strategy (tx.gpu_strategy on the op) -> tiling (the
+// FlashAttention-2 tiled IR: scf.forall over query tiles, scf.for over key
+// tiles of tx.online_attention, the epilogue) -> GPU mapping (the forall is
+// the grid: one gpu.launch, no forall or tx op left).
+// RUN: tx-opt %tx_src/examples/gpt2_attention.mlir --tx-gpu-pipeline="chip=sm_90a format=isa" -o /dev/null --mlir-disable-threading --mlir-print-ir-after=tx-attention-strategy,tx-tile-attention,tx-map-attention-to-gpu 2>&1 | FileCheck %s --check-prefix=GPT2
+// RUN: tx-opt %tx_src/examples/llama3_gqa_attention.mlir --tx-gpu-pipeline="chip=sm_90a format=isa" -o /dev/null --mlir-disable-threading --mlir-print-ir-after=tx-tile-attention,tx-map-attention-to-gpu 2>&1 | FileCheck %s --check-prefix=LLAMA
+// On sm_90 (no wgmma) the strategy takes mma.sync for f16:
+// RUN: tx-opt %tx_src/examples/gpt2_attention.mlir --tx-gpu-pipeline="chip=sm_90 format=isa" -o /dev/null --mlir-disable-threading --mlir-print-ir-after=tx-tile-attention 2>&1 | FileCheck %s --check-prefix=SM90
+
+// GPT2: IR Dump After TxAttentionStrategy
+// GPT2-LABEL: func.func @gpt2_attention_f16
+// GPT2: tx.attention %{{.*}}, %{{.*}}, %{{.*}} causal {tx.gpu_strategy = {family = "wgmma", kv_tile = 128 : i64, q_tile = 64 : i64, stages = 2 : i64, warps = 4 : i64}}
+// GPT2: IR Dump After TxTileAttention
+// GPT2-LABEL: func.func @gpt2_attention_f16
+// GPT2-NOT: tx.attention
+// GPT2: scf.forall (%[[B:.*]], %[[H:.*]], %[[I:.*]]) = (0, 0, 0) to (8, 12, 1024) step (1, 1, 64) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<8x12x1024x64xf16>)
+// GPT2:   tensor.extract_slice %{{.*}}[%[[B]], %[[H]], %[[I]], 0] [1, 1, 64, 64]
+// GPT2:   scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c128 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<1x1x64x64xf32>, tensor<1x1x64xf32>, tensor<1x1x64xf32>)
+// GPT2:     tx.online_attention {{.*}} scale = 1.250000e-01 causal causal_offset(%{{.*}}) {{.*}} : tensor<1x1x64x64xf16>, tensor<1x1x128x64xf16>, tensor<1x1x128x64xf16> -> tensor<1x1x64x64xf32>, tensor<1x1x64xf32>, tensor<1x1x64xf32>
+// GPT2:   linalg.generic {{.*}} attrs = {tx.attention_epilogue = "output"}
+// GPT2:   tensor.parallel_insert_slice %{{.*}} into %[[OUT]][%[[B]], %[[H]], %[[I]], 0] [1, 1, 64, 64]
+// GPT2: } {tx.gpu_strategy = {family = "wgmma"
+// GPT2: IR Dump After TxMapAttentionToGPU
+// GPT2-LABEL: func.func @gpt2_attention_f16
+// GPT2-NOT: scf.forall
+// GPT2-NOT: tx.online_attention
+// 8 * 12 * 1024 / 64 CTAs of one warpgroup:
+// GPT2: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c128{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}})
+// GPT2: } {tx.required_chip = "sm_90a"}
+// The f32 function takes the CUDA-core family, through the same path:
+// GPT2: IR Dump After TxAttentionStrategy
+// GPT2-LABEL: func.func @gpt2_attention_f32
+// GPT2: tx.gpu_strategy = {family = "simt", kv_tile = 64 : i64, q_tile = 32 : i64, warps = 4 : i64}
+// GPT2: IR Dump After TxTileAttention
+// GPT2: scf.forall ({{.*}}) = (0, 0, 0) to (8, 12, 1024) step (1, 1, 32)
+// GPT2:   scf.for {{.*}} step %c64
+// GPT2:     tx.online_attention
+
+// LLAMA: IR Dump After TxTileAttention
+// LLAMA-LABEL: func.func @llama3_gqa_attention_f16
+// GQA: query head h reads K/V head h floordiv 4 (in place).
+// LLAMA: scf.forall (%[[B:.*]], %[[H:.*]], %[[I:.*]]) = (0, 0, 0) to (1, 32, 4096) step (1, 1, 128)
+// LLAMA:   %[[KVH:.*]] = affine.apply affine_map<(d0) -> (d0 floordiv 4)>(%[[H]])
+// LLAMA:   tensor.extract_slice %{{.*}}[%[[B]], %[[KVH]], 0, 0] [1, 1, 4096, 128]
+// LLAMA:   scf.for {{.*}} step %c128
+// LLAMA:     tx.online_attention {{.*}} causal
+// LLAMA: } {tx.gpu_strategy = {family = "wgmma", kv_tile = 128 : i64, q_tile = 128 : i64, stages = 2 : i64, warps = 8 : i64}}
+// LLAMA: IR Dump After TxMapAttentionToGPU
+// LLAMA-LABEL: func.func @llama3_gqa_attention_f16
+// LLAMA-NOT: scf.forall
+// Two warpgroups (ping-pong) per CTA:
+// LLAMA: gpu.launch {{.*}} threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c256{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}})
+
+// SM90-LABEL: func.func @gpt2_attention_f16
+// SM90: scf.forall ({{.*}}) = (0, 0, 0) to (8, 12, 1024) step (1, 1, 256)
+// SM90:   scf.for {{.*}} step %c64
+// SM90:     tx.online_attention
+// SM90: } {tx.gpu_strategy = {family = "mma", kv_tile = 64 : i64, m_tiles = 2 : i64, q_tile = 256 : i64, warps = 8 : i64}}

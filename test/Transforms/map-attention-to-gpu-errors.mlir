@@ -1,0 +1,53 @@
+// Diagnostics of tx-map-attention-to-gpu on a user's tiling
+// (transform dialect) that no kernel can run. Each names the tile and is
+// reported at the tiled op's location.
+// RUN: not tx-opt %s --split-input-file --transform-interpreter --tx-map-attention-to-gpu="sm=90" -o /dev/null 2>&1 | FileCheck %s
+
+// CHECK: map-attention-to-gpu-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: the kernels take one (batch, head) per CTA: tile B and H by 1 (tile sizes [1, 1, q_tile])
+func.func @two_batches(%q: tensor<2x2x64x64xf16>, %k: tensor<2x2x64x64xf16>, %v: tensor<2x2x64x64xf16>) -> tensor<2x2x64x64xf16> {
+  %o = tx.attention %q, %k, %v : tensor<2x2x64x64xf16>, tensor<2x2x64x64xf16>, tensor<2x2x64x64xf16> -> tensor<2x2x64x64xf16>
+  return %o : tensor<2x2x64x64xf16>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %a = transform.structured.match ops{["tx.attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %tiled, %forall = transform.structured.tile_using_forall %a tile_sizes [2, 1, 32]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
+// CHECK: map-attention-to-gpu-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: the key loop's step 48 has no kernel: the kernels take a multiple of 32 in [32, 256] keys per step
+func.func @odd_key_step(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x96x64xf16>, %v: tensor<1x2x96x64xf16>) -> tensor<1x2x64x64xf16> {
+  %o = tx.attention %q, %k, %v : tensor<1x2x64x64xf16>, tensor<1x2x96x64xf16>, tensor<1x2x96x64xf16> -> tensor<1x2x64x64xf16>
+  return %o : tensor<1x2x64x64xf16>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %a = transform.structured.match ops{["tx.attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %tiled, %forall = transform.structured.tile_using_forall %a tile_sizes [1, 1, 32]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %step = transform.structured.match ops{["tx.online_attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t2, %loop = transform.structured.tile_using_for %step tile_sizes [0, 0, 0, 48]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
+// CHECK: map-attention-to-gpu-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: no kernel takes a query tile of 100 rows
+func.func @huge_rows(%q: tensor<1x1x200x32xf32>, %k: tensor<1x1x64x32xf32>, %v: tensor<1x1x64x32xf32>) -> tensor<1x1x200x32xf32> {
+  %o = tx.attention %q, %k, %v : tensor<1x1x200x32xf32>, tensor<1x1x64x32xf32>, tensor<1x1x64x32xf32> -> tensor<1x1x200x32xf32>
+  return %o : tensor<1x1x200x32xf32>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %a = transform.structured.match ops{["tx.attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %tiled, %forall = transform.structured.tile_using_forall %a tile_sizes [1, 1, 100]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
