@@ -399,13 +399,18 @@ def TxMapAttentionToGPU : Pass<"tx-map-attention-to-gpu", "::mlir::func::FuncOp"
     fragments, online softmax in registers, O and the log-sum-exp written
     once). A forall without a strategy (a user's tiling) gets one from
     `chooseAttentionKernel` for its `q_tile`; a query tile no family can run
-    is an error. Untiled `tx.attention` ops with a `decode` strategy become
-    the split-KV decode kernel. The kernels are described under
-    `tx-attention-to-gpu`.
+    is an error. A forall whose tiles are the `H / Hkv` query heads of one
+    K/V head and all `Sq` rows (tile sizes `(1, H / Hkv, Sq)`, the
+    `decode` strategy's tiling: grouped-query packing) becomes the split-KV
+    decode kernel: its key loop (step = keys per warp step) is split over
+    CTAs and warps and merged with the log-sum-exp rule. The kernels are
+    described under `tx-attention-to-gpu`.
 
-    Requirements checked with a diagnostic: tiles of 1 over B and H, a
-    constant query tile and key step, the tile's slices taken from tensors
-    defined outside the forall, static head dims.
+    Requirements checked with a diagnostic: tiles of 1 over B, of 1 or
+    `H / Hkv` over H, a constant query tile and key step that a kernel
+    takes, the tile's slices taken from tensors defined outside the forall,
+    static head dims. An untiled `tx.attention` that carries a strategy is
+    an error (the tiling step is missing).
   }];
   let options = [
     Option<"sm", "sm", "int64_t", /*default=*/"90",
@@ -812,9 +817,10 @@ def TxTileAttention : Pass<"tx-tile-attention", "::mlir::func::FuncOp"> {
 
     The GPU pipeline runs this pass with `from-strategy=true` after
     `tx-attention-strategy`: only ops that carry a `tx.gpu_strategy` are
-    tiled, with its `q_tile` and `kv_tile`, the strategy is copied onto the
-    `scf.forall`, and ops of the split-KV decode family are left whole for
-    `tx-map-attention-to-gpu`.
+    tiled, with its `q_tile` and `kv_tile`, and the strategy is copied onto
+    the `scf.forall`; the split-KV decode family is tiled `(1, H / Hkv, Sq)`
+    (the query heads that share a K/V head, all rows) with its keys per
+    warp step as the key loop's step.
 
     Split-KV (`kv-splits` > 1; FlashDecoding, Dao et al. 2023): the keys of
     each query tile are first split into `kv-splits` chunks of

@@ -185,7 +185,8 @@ def Tx_AttentionOp : Tx_Op<"attention", [
     tiling the `tx.online_attention`'s key dimension (`tile_using_for`
     `[0, 0, 0, kv_tile]`) its key loop; `tx-tile-attention` does both, and
     `tx-map-attention-to-gpu` maps the result onto the GPU. With
-    grouped-query attention a head tile must be 1 or the whole H.
+    grouped-query attention a head tile must be 1, H / Hkv (the heads of one
+    K/V head, as the split-KV decode kernel packs them) or the whole H.
 
     Example:
 

@@ -81,6 +81,15 @@ kvHeadTile(Operation *op, Value query, Value key, Value value, OpBuilder &b,
         b, loc, getValueOrCreateConstantIndexOp(b, loc, h0), gv);
     return std::make_pair(OpFoldResult(kh), hs);
   }
+  // A tile of exactly the G query heads of one K/V head (the split-KV
+  // decode kernel's grouped-query packing): tiles of G heads start at
+  // multiples of G, so K/V head h0 / G.
+  if (g && isConstantIntValue(hs, *g)) {
+    AffineExpr d0 = b.getAffineDimExpr(0);
+    OpFoldResult kh = affine::makeComposedFoldedAffineApply(
+        b, loc, d0.floorDiv(*g), {h0});
+    return std::make_pair(kh, OpFoldResult(b.getIndexAttr(1)));
+  }
   if (isConstantIntValue(h0, 0) && isSizeOf(hs, query, 1)) {
     OpFoldResult hkv = tensor::getMixedSize(b, loc, key, 1);
     return std::make_pair(OpFoldResult(b.getIndexAttr(0)), hkv);
@@ -92,7 +101,7 @@ kvHeadTile(Operation *op, Value query, Value key, Value value, OpBuilder &b,
          << "cannot tile the query head dimension H with a tile of " << tile
          << " heads: with grouped-query attention (H / Hkv = "
          << (g ? std::to_string(*g) : std::string("?"))
-         << ") a head tile must be 1 or the whole H";
+         << ") a head tile must be 1, H / Hkv or the whole H";
 }
 
 //===----------------------------------------------------------------------===//

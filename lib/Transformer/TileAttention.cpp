@@ -314,23 +314,38 @@ struct TxTileAttentionPass
     Location loc = op.getLoc();
     Type elt = op.getQuery().getType().getElementType();
 
-    // The GPU path: only ops with a strategy, with its tiles; the split-KV
-    // decode family keeps the whole op (tx-map-attention-to-gpu).
-    int64_t qT = qTile, kvT = kvTile;
+    // The GPU path: only ops with a strategy, with its tiles. The split-KV
+    // decode family packs the G = H / Hkv query heads of one K/V head and
+    // all Sq rows into one tile (grouped-query packing; its key loop's
+    // step is the kernel's keys per warp step, and the kernel splits the
+    // loop over CTAs).
+    int64_t qT = qTile, kvT = kvTile, hT = 1;
     DictionaryAttr strategy = op->getAttrOfType<DictionaryAttr>(kGpuStrategyAttr);
     if (fromStrategy) {
       if (!strategy)
         return success();
       auto fam = strategy.getAs<StringAttr>("family");
-      if (fam && fam.getValue() == "decode")
-        return success();
-      auto q = strategy.getAs<IntegerAttr>("q_tile");
-      auto kv = strategy.getAs<IntegerAttr>("kv_tile");
-      if (!q || !kv || q.getInt() < 1 || kv.getInt() < 1)
-        return op.emitError("tx-tile-attention: ")
-               << kGpuStrategyAttr << " needs q_tile and kv_tile >= 1";
-      qT = q.getInt();
-      kvT = kv.getInt();
+      if (fam && fam.getValue() == "decode") {
+        int64_t H = op.getQuery().getType().getDimSize(1);
+        int64_t Sq = op.getQuery().getType().getDimSize(2);
+        int64_t Hkv = op.getKey().getType().getDimSize(1);
+        auto tk = strategy.getAs<IntegerAttr>("tile_keys");
+        if (ShapedType::isDynamic(H) || ShapedType::isDynamic(Sq) ||
+            ShapedType::isDynamic(Hkv) || Hkv < 1 || Sq < 1 || !tk)
+          return op.emitError("tx-tile-attention: the decode strategy needs "
+                              "static H, Hkv and Sq and tile_keys");
+        hT = H / Hkv;
+        qT = Sq;
+        kvT = tk.getInt();
+      } else {
+        auto q = strategy.getAs<IntegerAttr>("q_tile");
+        auto kv = strategy.getAs<IntegerAttr>("kv_tile");
+        if (!q || !kv || q.getInt() < 1 || kv.getInt() < 1)
+          return op.emitError("tx-tile-attention: ")
+                 << kGpuStrategyAttr << " needs q_tile and kv_tile >= 1";
+        qT = q.getInt();
+        kvT = kv.getInt();
+      }
     }
 
     AttentionSizes sz = emitAttentionSizesAndChecks(b, op);
@@ -370,7 +385,7 @@ struct TxTileAttentionPass
     scf::SCFTilingOptions outer;
     outer.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
     outer.setTileSizes(
-        {b.getIndexAttr(1), b.getIndexAttr(1), b.getIndexAttr(qT)});
+        {b.getIndexAttr(1), b.getIndexAttr(hT), b.getIndexAttr(qT)});
     FailureOr<scf::SCFTilingResult> rows = scf::tileUsingSCF(
         rewriter, cast<TilingInterface>(op.getOperation()), outer);
     if (failed(rows))

@@ -3,7 +3,7 @@
 // reported at the tiled op's location.
 // RUN: not tx-opt %s --split-input-file --transform-interpreter --tx-map-attention-to-gpu="sm=90" -o /dev/null 2>&1 | FileCheck %s
 
-// CHECK: map-attention-to-gpu-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: the kernels take one (batch, head) per CTA: tile B and H by 1 (tile sizes [1, 1, q_tile])
+// CHECK: map-attention-to-gpu-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: the kernels take one batch and one head (or, for the split-KV decode kernel, the H / Hkv heads of one K/V head) per CTA: tile sizes [1, 1, q_tile] or [1, H / Hkv, Sq]
 func.func @two_batches(%q: tensor<2x2x64x64xf16>, %k: tensor<2x2x64x64xf16>, %v: tensor<2x2x64x64xf16>) -> tensor<2x2x64x64xf16> {
   %o = tx.attention %q, %k, %v : tensor<2x2x64x64xf16>, tensor<2x2x64x64xf16>, tensor<2x2x64x64xf16> -> tensor<2x2x64x64xf16>
   return %o : tensor<2x2x64x64xf16>
@@ -47,6 +47,22 @@ module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %a = transform.structured.match ops{["tx.attention"]} in %root : (!transform.any_op) -> !transform.any_op
     %tiled, %forall = transform.structured.tile_using_forall %a tile_sizes [1, 1, 100]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
+// CHECK: map-attention-to-gpu-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: a tile of 4 heads needs the split-KV decode kernel: the H / Hkv heads of one K/V head and all Sq rows, with static H, Hkv and Sq and G * Sq <= 16
+func.func @heads_without_all_rows(%q: tensor<1x8x8x64xf16>, %k: tensor<1x2x64x64xf16>, %v: tensor<1x2x64x64xf16>) -> tensor<1x8x8x64xf16> {
+  %o = tx.attention %q, %k, %v : tensor<1x8x8x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16> -> tensor<1x8x8x64xf16>
+  return %o : tensor<1x8x8x64xf16>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %a = transform.structured.match ops{["tx.attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %tiled, %forall = transform.structured.tile_using_forall %a tile_sizes [1, 4, 4]
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     transform.yield
   }

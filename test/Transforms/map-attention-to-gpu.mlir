@@ -58,3 +58,31 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// Grouped-query packing: a tile of the H / Hkv = 4 query heads of one K/V
+// head and all Sq = 1 rows is the split-KV decode kernel's tile; the user's
+// 32 keys per step reach its shared memory (Q 2048 bytes + 4 warps x (P 512
+// + 3 stages x (K 32 x 136 x 2 + V 32 x 128 x 2)) = 206848 bytes; 16 keys
+// per step would be 104448).
+// CHECK-LABEL: func.func @user_decode
+// CHECK: gpu.memset
+// CHECK: gpu.launch {{.*}} threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c128, %{{.*}} = %c1, %{{.*}} = %c1) dynamic_shared_memory_size %c206848_i32
+// DEFAULT-LABEL: func.func @user_decode
+// DEFAULT: gpu.launch {{.*}} dynamic_shared_memory_size %c104448_i32
+func.func @user_decode(%q: tensor<2x32x1x128xf16>, %k: tensor<2x8x4096x128xf16>, %v: tensor<2x8x4096x128xf16>) -> tensor<2x32x1x128xf16> {
+  %o = tx.attention %q, %k, %v : tensor<2x32x1x128xf16>, tensor<2x8x4096x128xf16>, tensor<2x8x4096x128xf16> -> tensor<2x32x1x128xf16>
+  return %o : tensor<2x32x1x128xf16>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %a = transform.structured.match ops{["tx.attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %tiled, %forall = transform.structured.tile_using_forall %a tile_sizes [1, 4, 1]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %step = transform.structured.match ops{["tx.online_attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t2, %loop = transform.structured.tile_using_for %step tile_sizes [0, 0, 0, 32]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}

@@ -22,7 +22,7 @@
 // Tiling failure: tx.online_attention refuses a head tile that is neither 1
 // nor the whole H under GQA (here tiles of 2 query heads, H / Hkv = 4).
 // RUN: not tx-opt %S/Inputs/online-attention-bad-head-tile.mlir --transform-interpreter 2>&1 | FileCheck %s --check-prefix=HEADTILE
-// HEADTILE: online-attention-bad-head-tile.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'tx.online_attention' op cannot tile the query head dimension H with a tile of 2 heads: with grouped-query attention (H / Hkv = 4) a head tile must be 1 or the whole H
+// HEADTILE: online-attention-bad-head-tile.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'tx.online_attention' op cannot tile the query head dimension H with a tile of 2 heads: with grouped-query attention (H / Hkv = 4) a head tile must be 1, H / Hkv or the whole H
 //
 // The decomposition needs a static H / Hkv (convert-tx-to-linalg lowers a
 // tx.online_attention through it).

@@ -194,8 +194,9 @@ struct Chooser {
   std::optional<FlashConfig> decodeConfig(const AttentionProblem &p, Type elt,
                                           int64_t D, int64_t Dv) {
     // cp.async: sm_80. Sliding windows take the flash kernels (which skip
-    // the key tiles outside the window). Tiled IR (exactQTile) is never
-    // decode: its query tiles are the grid.
+    // the key tiles outside the window). A user's tile of query rows
+    // (exactQTile) is a flash kernel's grid; a user's tile of H / Hkv heads
+    // asks for this kernel (tx-map-attention-to-gpu).
     if (!c.decode || t.sm < 80 || p.window || c.exactQTile)
       return std::nullopt;
     auto qTy = cast<RankedTensorType>(p.query.getType());

@@ -132,9 +132,6 @@ struct TxMapAttentionToGPUPass
       if (!isConstantIntValue(lb, 0))
         return fail("the forall must start at (0, 0, 0)");
     SmallVector<OpFoldResult> steps = forall.getMixedStep();
-    std::optional<int64_t> sB = getConstantIntValue(steps[0]),
-                           sH = getConstantIntValue(steps[1]),
-                           sQ = getConstantIntValue(steps[2]);
     tensor::ExtractSliceOp qSlice;
     for (Value v = tile.getQuery(); auto s = v.getDefiningOp<tensor::ExtractSliceOp>();
          v = s.getSource())
@@ -147,32 +144,37 @@ struct TxMapAttentionToGPUPass
       return llvm::dyn_cast_if_present<Value>(o) ==
              forall.getInductionVar(i);
     };
-    if (!sB || !sH || *sB != 1 || *sH != 1 || !isIv(qOffs[0], 0) ||
-        !isIv(qOffs[1], 1) || !isConstantIntValue(qSizes[0], 1) ||
-        !isConstantIntValue(qSizes[1], 1))
-      return fail("the kernels take one (batch, head) per CTA: tile B and H "
-                  "by 1 (tile sizes [1, 1, q_tile])");
-    int64_t qT = 0;
-    if (sQ && *sQ >= 1 && isIv(qOffs[2], 2)) {
-      qT = *sQ; // rows [iv, iv + q_tile)
-      if (qT == 1 && !isConstantIntValue(qSizes[2], 1))
-        qT = 0;
-    } else if (sQ && *sQ == 1) {
-      // rows [iv * q_tile, ...): affine.apply (d0 * q_tile)(iv).
-      auto ap = llvm::dyn_cast_if_present<Value>(qOffs[2])
-                    ? llvm::dyn_cast_if_present<Value>(qOffs[2])
-                          .getDefiningOp<affine::AffineApplyOp>()
-                    : affine::AffineApplyOp();
-      if (ap && ap.getMapOperands().size() == 1 &&
-          ap.getMapOperands()[0] == forall.getInductionVar(2)) {
-        AffineExpr e = ap.getAffineMap().getResult(0);
-        auto bin = dyn_cast<AffineBinaryOpExpr>(e);
-        if (bin && bin.getKind() == AffineExprKind::Mul &&
-            isa<AffineDimExpr>(bin.getLHS()))
-          if (auto c = dyn_cast<AffineConstantExpr>(bin.getRHS()))
-            qT = c.getValue();
+    // The tile size of dimension i: the step when the slice starts at the
+    // induction variable, else c for a normalized forall (step 1, offset
+    // affine.apply (d0 * c)(iv)); 0 when neither.
+    auto tileOf = [&](int i) -> int64_t {
+      std::optional<int64_t> st = getConstantIntValue(steps[i]);
+      if (!st || *st < 1)
+        return 0;
+      if (isIv(qOffs[i], i)) {
+        if (*st == 1 && !isConstantIntValue(qSizes[i], 1))
+          return 0;
+        return *st;
       }
-    }
+      auto v = llvm::dyn_cast_if_present<Value>(qOffs[i]);
+      auto ap = v ? v.getDefiningOp<affine::AffineApplyOp>()
+                  : affine::AffineApplyOp();
+      if (*st != 1 || !ap || ap.getMapOperands().size() != 1 ||
+          ap.getMapOperands()[0] != forall.getInductionVar(i))
+        return 0;
+      auto bin = dyn_cast<AffineBinaryOpExpr>(ap.getAffineMap().getResult(0));
+      if (!bin || bin.getKind() != AffineExprKind::Mul ||
+          !isa<AffineDimExpr>(bin.getLHS()))
+        return 0;
+      auto c = dyn_cast<AffineConstantExpr>(bin.getRHS());
+      return c ? c.getValue() : 0;
+    };
+    int64_t hT = tileOf(1), qT = tileOf(2);
+    if (tileOf(0) != 1 || hT < 1)
+      return fail("the kernels take one batch and one head (or, for the "
+                  "split-KV decode kernel, the H / Hkv heads of one K/V "
+                  "head) per CTA: tile sizes [1, 1, q_tile] or "
+                  "[1, H / Hkv, Sq]");
     if (qT < 1)
       return fail("the query tile must be a constant number of rows: "
                   "the forall's third step, or the third tile size of "
@@ -250,13 +252,36 @@ struct TxMapAttentionToGPUPass
         return failure();
       cfg = *c;
       fromTiling = true;
-      if (cfg.decode)
-        return fail("a decode strategy on a tiled forall (the decode kernel "
-                    "takes the untiled tx.attention)");
-      if (cfg.qTile != qT || (kvT && cfg.kvTile != kvT))
-        return fail("the forall's tiles (q " + Twine(qT) + ", kv " +
-                    Twine(kvT) + ") differ from its tx.gpu_strategy (q " +
-                    Twine(cfg.qTile) + ", kv " + Twine(cfg.kvTile) + ")");
+      if (cfg.decode
+              ? (hT != cfg.decodeG || qT != cfg.decodeSq ||
+                 (kvT && kvT != cfg.decodeTileKeys))
+              : (hT != 1 || cfg.qTile != qT || (kvT && cfg.kvTile != kvT)))
+        return fail("the forall's tiles (heads " + Twine(hT) + ", q " +
+                    Twine(qT) + ", kv " + Twine(kvT) +
+                    ") differ from its tx.gpu_strategy");
+    } else if (hT > 1) {
+      // A tile of several heads: only the split-KV decode kernel (the G
+      // heads of one K/V head and all Sq rows).
+      AttentionTarget target;
+      target.sm = sm;
+      target.maxSharedMemory = maxSharedMemory;
+      AttentionChoices c;
+      c.decodeTileKeys = kvT;
+      if (kvT != 0 && kvT != 16 && kvT != 32)
+        return fail("the key loop's step " + Twine(kvT) +
+                    " has no decode kernel: it takes 16 or 32 keys per "
+                    "warp step");
+      FailureOr<std::optional<FlashConfig>> chosen =
+          chooseAttentionKernel(tile, p, target, c);
+      if (failed(chosen))
+        return failure();
+      if (!*chosen || !(*chosen)->decode || (*chosen)->decodeG != hT ||
+          (*chosen)->decodeSq != qT)
+        return fail("a tile of " + Twine(hT) + " heads needs the split-KV "
+                    "decode kernel: the H / Hkv heads of one K/V head and "
+                    "all Sq rows, with static H, Hkv and Sq and "
+                    "G * Sq <= 16");
+      cfg = **chosen;
     } else {
       if (kvT && (kvT < 32 || kvT % 32 != 0 || kvT > 256))
         return fail("the key loop's step " + Twine(kvT) +
@@ -319,33 +344,18 @@ struct TxMapAttentionToGPUPass
       if (failed(mapForall(forall, tile)))
         return signalPassFailure();
 
-    // Untiled ops: the split-KV decode family.
-    SmallVector<AttentionOp> ops;
-    getOperation().walk([&](AttentionOp op) { ops.push_back(op); });
-    for (AttentionOp op : ops) {
-      auto attr = op->getAttrOfType<DictionaryAttr>(kGpuStrategyAttr);
-      if (!attr)
-        continue; // the reference lowering
-      AttentionProblem p = AttentionProblem::fromOp(op);
-      FailureOr<FlashConfig> cfg = strategyFromAttr(
-          attr, p, [&](const Twine &m) {
-            op.emitError("tx-map-attention-to-gpu: ") << m;
-          });
-      if (failed(cfg))
-        return signalPassFailure();
-      if (!cfg->decode) {
-        op.emitError("tx-map-attention-to-gpu: this tx.attention has a ")
-            << kGpuStrategyAttr
-            << " but is not tiled; run tx-tile-attention from-strategy=true "
-               "first (tx-attention-to-gpu runs the whole path)";
-        return signalPassFailure();
-      }
-      OpBuilder b(op);
-      SmallVector<Value> results =
-          buildAttentionKernel(b, p, *cfg, /*checks=*/true);
-      op->replaceAllUsesWith(results);
-      op.erase();
-    }
+    // Untiled ops with a strategy: the tiling step is missing.
+    WalkResult r = getOperation().walk([&](AttentionOp op) {
+      if (!op->hasAttr(kGpuStrategyAttr))
+        return WalkResult::advance(); // the reference lowering
+      op.emitError("tx-map-attention-to-gpu: this tx.attention has a ")
+          << kGpuStrategyAttr
+          << " but is not tiled; run tx-tile-attention from-strategy=true "
+             "first (tx-attention-to-gpu runs the whole path)";
+      return WalkResult::interrupt();
+    });
+    if (r.wasInterrupted())
+      signalPassFailure();
   }
 };
 
