@@ -672,6 +672,7 @@ OPTS = {
     "rows-per-tile": (TILES, WEIRD_INTS),
     "cols-per-tile": ([0] + TILES, WEIRD_INTS),
     "decompose": (["true", "false"], ["x"]),
+    "from-strategy": (["true", "false"], ["x"]),
     "chk:features": (["+ptx80", "+ptx86"], ["+ptx60", "+ptx99", "x"]),
     "chk:format": (["isa", "bin", "fatbin"], ["offload", "x"]),
 }
@@ -725,7 +726,10 @@ PASS_OPTIONS = {
     "tx-map-parallel-loops-to-gpu": ["block-size"],
     "tx-check-gpu-target": ["chip", "chk:features", "chk:format", "softmax", "attention"],
     "tx-tile-softmax": ["rows-per-tile", "cols-per-tile"],
-    "tx-tile-attention": ["q-tile", "kv-tile", "decompose"],
+    "tx-tile-attention": ["q-tile", "kv-tile", "decompose", "from-strategy"],
+    "tx-attention-strategy": ["warps", "q-tile", "kv-tile", "tensor-cores", "sm", "wgmma", "stages",
+                              "mma-row-tiles", "max-shared-memory"],
+    "tx-map-attention-to-gpu": ["sm", "wgmma", "max-shared-memory"],
 }
 
 
@@ -737,7 +741,8 @@ def pass_options(rng, name, chaos):
 
 
 FUNC_PASSES = {"tx-softmax-to-gpu", "tx-attention-to-gpu", "tx-map-parallel-loops-to-gpu",
-               "tx-tile-softmax", "tx-tile-attention"}
+               "tx-tile-softmax", "tx-tile-attention", "tx-attention-strategy",
+               "tx-map-attention-to-gpu"}
 BUFFERIZE = "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}"
 
 
@@ -796,6 +801,10 @@ def pick_passes(rng, chaos):
     if name == "tx-map-parallel-loops-to-gpu":
         passes = [("convert-tx-to-linalg", [], False), ("tx-decompose-softmax", [], False),
                   (BUFFERIZE, [], False), ("convert-linalg-to-parallel-loops", [], False)]
+    elif name == "tx-map-attention-to-gpu" and rng.random() < 0.7:
+        # The GPU path step by step: strategy, tiling from it, mapping.
+        passes = [("tx-attention-strategy", pass_options(rng, "tx-attention-strategy", chaos), True),
+                  ("tx-tile-attention", ["from-strategy=true", "decompose=false"], True)]
     elif rng.random() < 0.15:
         first = rng.choice(["tx-tile-attention", "tx-tile-softmax", "canonicalize", "cse"])
         passes = [(first, [], first in FUNC_PASSES)]
@@ -823,7 +832,9 @@ def make_case(seed, index, seeds):
     if r < 0.1:
         text = text + gen_transform(rng, text)
         return Case(text, [("transform-interpreter", [], False)] +
-                    ([("canonicalize", [], False)] if rng.random() < 0.3 else []),
+                    ([("canonicalize", [], False)] if rng.random() < 0.3 else []) +
+                    # A user's tiling, then tx's GPU mapping.
+                    ([("tx-map-attention-to-gpu", [], True)] if rng.random() < 0.3 else []),
                     rng.choice(["tx-opt", "tx-opt", "mlir-opt"]))
     passes = pick_passes(rng, rng.random() < 0.3)
     if rng.random() < 0.1:
