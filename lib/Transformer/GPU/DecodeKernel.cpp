@@ -1,0 +1,559 @@
+//===- DecodeKernel.cpp - the split-KV decode kernel ------------------------===//
+//
+// FlashDecoding with grouped-query packing (issue #17): CTA (b, K/V head,
+// split), each warp on its own cp.async pipeline of key tiles, the warps'
+// and splits' states merged with the log-sum-exp rule.
+//
+//===----------------------------------------------------------------------===//
+#include "GPU/FlashKernelBuilder.h"
+
+using namespace mlir;
+using namespace mlir::tx;
+
+Value FlashKernelBuilder::ceilDiv(Value x, Value y) {
+  return arith::CeilDivUIOp::create(b, loc, x, y);
+}
+
+Value FlashKernelBuilder::fmax(Value x, Value y) {
+  return arith::MaximumFOp::create(b, loc, x, y);
+}
+
+Value FlashKernelBuilder::feq(Value x, Value y) {
+  return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, y);
+}
+
+std::pair<Value, Value> FlashKernelBuilder::emitPlainLaunch(Value blocks, int64_t threads,
+                                        int64_t smemBytes) {
+  Value one = cst(1);
+  Value smem =
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), smemBytes);
+  auto launch = gpu::LaunchOp::create(b, loc, blocks, one, one,
+                                      cst(threads), one, one, smem);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  return {launch.getThreadIds().x, launch.getBlockIds().x};
+}
+
+void FlashKernelBuilder::emitDecode() {
+  const int64_t W = cfg.warps, Gs = cfg.decodeG, SqS = cfg.decodeSq;
+  const int64_t P = Gs * SqS, D = cfg.D, Dv = cfg.Dv;
+  const int64_t nv = 16 / cfg.eltBytes; // elements per 16-byte K load
+  const int64_t Cv = Dv / 32;           // output columns per lane
+  Value zero = cst(0), one = cst(1);
+  Value negInf = fcst(-std::numeric_limits<double>::infinity());
+  Value fzero = fcst(0.0);
+  Value Hkv = arith::DivUIOp::create(b, loc, H, G);
+  Value bh = mul(B, Hkv);
+
+  // Splits: one wave of CTAs (as many as fit on num-sms SMs at once, from
+  // the shared memory per CTA) over B * Hkv * splits, at least 2 tiles
+  // per warp per split, a multiple of 32 keys each. Fewer, longer CTAs
+  // keep each warp's pipeline full; B * Hkv beyond one wave takes 1 split.
+  Value nSplit;
+  if (cfg.kvSplits > 0) {
+    nSplit = cst(cfg.kvSplits);
+  } else {
+    int64_t perSm = std::clamp<int64_t>(
+        kSmemPerSm / (cfg.decodeSmemBytes() + 1024), 1, 64 / W);
+    Value want = arith::DivUIOp::create(b, loc, cst(perSm * cfg.numSms),
+                                        maxsi(bh, one));
+    Value most = ceilDiv(Sk, cst(2 * cfg.decodeTileKeys * W));
+    nSplit = maxsi(minsi(want, most), one);
+  }
+  Value keysPerSplit =
+      maxsi(mul(ceilDiv(ceilDiv(Sk, nSplit), cst(32)), 32), cst(32));
+  nSplit = maxsi(ceilDiv(Sk, keysPerSplit), one);
+  Value nRows = mul(mul(B, H), Sq);
+  auto buf1d = MemRefType::get({ShapedType::kDynamic}, f32);
+  Value oPart = memref::AllocOp::create(
+      b, loc, buf1d, ValueRange{maxsi(mul(mul(nSplit, nRows), Dv), one)});
+  Value mlPart = memref::AllocOp::create(
+      b, loc, buf1d, ValueRange{maxsi(mul(mul(nSplit, nRows), 2), one)});
+  // Part p of row `row`: m at mlPart[p * nRows + row], l at
+  // mlPart[(nSplit + p) * nRows + row], O at oPart[(p * nRows + row) * Dv].
+  // Arrival counters, one per (batch, K/V head), zeroed before the launch:
+  // the last CTA of each to finish merges its parts.
+  Value counters = memref::AllocOp::create(
+      b, loc, MemRefType::get({ShapedType::kDynamic}, b.getI32Type()),
+      ValueRange{maxsi(bh, one)});
+  ifThen(cmpi(arith::CmpIPredicate::ugt, nSplit, one), [&] {
+    auto tokTy = gpu::AsyncTokenType::get(b.getContext());
+    Value t0 =
+        gpu::WaitOp::create(b, loc, tokTy, ValueRange{}).getAsyncToken();
+    Value t1 = gpu::MemsetOp::create(
+                   b, loc, tokTy, ValueRange{t0}, counters,
+                   arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0))
+                   .getAsyncToken();
+    gpu::WaitOp::create(b, loc, Type(), ValueRange{t1});
+  });
+
+  // ---- kernel 1: split-KV partial states ----
+  // Shared memory: Q (P x D f32, pre-scaled), then per warp its P buffer
+  // (P x 32 f32) and S stages of one 32-key tile each: K rows padded by 16
+  // bytes (lane j reads row j: 8 consecutive lanes hit distinct banks)
+  // and V rows. Each warp runs its own cp.async pipeline, S - 1 tiles
+  // ahead, synchronized by warp barriers only.
+  const int64_t S = cfg.decodeStages;
+  const int64_t TK = cfg.decodeTileKeys; // keys per warp step
+  const int64_t LPK = 32 / TK;           // lanes per key
+  const int64_t DL = D / LPK;            // K columns per lane
+  const int64_t kStr = cfg.decodeKStride();
+  const int64_t qBytes = cfg.decodeQBytes(), pBytes = cfg.decodePBytes();
+  const int64_t kBytes = cfg.decodeKBytes(), vBytes = cfg.decodeVBytes();
+  const int64_t warpBytes = cfg.decodeWarpBytes();
+  Value blocks = mul(bh, nSplit);
+  ifThen(cmpi(arith::CmpIPredicate::ugt, blocks, zero), [&] {
+    OpBuilder::InsertionGuard g(b);
+    auto [tidV, bid] = emitPlainLaunch(blocks, 32 * W, cfg.decodeSmemBytes());
+    b.getBlock()->getParentOp()->setAttr(kRequiredChipAttr,
+                                         b.getStringAttr("sm_80"));
+    tid = tidV;
+    Value lane = arith::RemUIOp::create(b, loc, tid, cst(32));
+    Value warp = arith::DivUIOp::create(b, loc, tid, cst(32));
+    Value sp = arith::RemUIOp::create(b, loc, bid, nSplit);
+    Value bhk = arith::DivUIOp::create(b, loc, bid, nSplit);
+    Value kh = arith::RemUIOp::create(b, loc, bhk, Hkv);
+    Value bi = arith::DivUIOp::create(b, loc, bhk, Hkv);
+    auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
+                                         gpu::AddressSpace::Workgroup);
+    Value base = gpu::DynamicSharedMemoryOp::create(
+        b, loc,
+        MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                        MemRefLayoutAttrInterface(), wg));
+    auto view = [&](Value off, ArrayRef<int64_t> shape, Type et) -> Value {
+      auto ty = MemRefType::get(shape, et, MemRefLayoutAttrInterface(), wg);
+      return memref::ViewOp::create(b, loc, ty, base, off, ValueRange{});
+    };
+    Value qs = smemView(base, 0, P * D);
+    Value warpBase = add(cst(qBytes), mul(warp, warpBytes));
+    Value ps = view(warpBase, {P * TK}, f32);
+    // Stage s of this warp: K at kView(s), V at vView(s).
+    auto stageOff = [&](Value s) {
+      return add(add(warpBase, pBytes), mul(s, kBytes + vBytes));
+    };
+    auto kView = [&](Value s) { return view(stageOff(s), {TK, kStr}, elt); };
+    auto vView = [&](Value s) {
+      return view(add(stageOff(s), kBytes), {TK, Dv}, elt);
+    };
+    // Packed row r: head kh * G + r / Sq, query row r % Sq.
+    auto headOf = [&](int64_t r) { return add(mul(kh, Gs), r / SqS); };
+
+    Value kBegin = mul(sp, keysPerSplit);
+    Value kEnd = minsi(Sk, add(kBegin, keysPerSplit));
+    Value nT = ceilDiv(maxsi(sub(kEnd, kBegin), zero), cst(TK));
+    // This warp's tiles: warp, warp + W, ... (nLocal of them).
+    Value nLocal = ceilDiv(maxsi(sub(nT, warp), zero), cst(W));
+    Value skLast = sub(Sk, one);
+    Value shift = sub(Sk, Sq); // causal: key j visible iff j <= i + shift
+    Value mb = mask && !maskBatchBcast ? bi : zero;
+    auto tileStart = [&](Value u) {
+      return add(kBegin, mul(add(warp, mul(u, W)), TK));
+    };
+
+    // cp.async of local tile u (when it exists) into stage u % S; rows
+    // past the chunk are zero-filled, never read. Always one group.
+    auto tokTy = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+    auto issue = [&](Value u) -> Value {
+      ifThen(cmpi(arith::CmpIPredicate::ult, u, nLocal), [&] {
+        Value j0 = tileStart(u);
+        Value s = arith::RemUIOp::create(b, loc, u, cst(S));
+        auto copyRows = [&](Value buf, Value dst, int64_t width) {
+          int64_t cpr = width / nv; // 16-byte chunks per row
+          for (int64_t c0 = 0; c0 < TK * cpr; c0 += 32) {
+            Value c = add(lane, c0);
+            auto copy = [&] {
+              Value r = arith::DivUIOp::create(b, loc, c, cst(cpr));
+              Value col =
+                  mul(arith::RemUIOp::create(b, loc, c, cst(cpr)), nv);
+              Value gRow = add(j0, r);
+              Value ok = cmpi(arith::CmpIPredicate::ult, gRow, kEnd);
+              Value n = select(ok, cst(nv), zero);
+              nvgpu::DeviceAsyncCopyOp::create(
+                  b, loc, tokTy, dst, ValueRange{r, col}, buf,
+                  ValueRange{bi, kh, minsi(gRow, skLast), col},
+                  b.getIndexAttr(nv), n, b.getUnitAttr());
+            };
+            if (c0 + 32 <= TK * cpr)
+              copy();
+            else
+              ifThen(cmpi(arith::CmpIPredicate::ult, c, cst(TK * cpr)),
+                     copy);
+          }
+        };
+        copyRows(k, kView(s), D);
+        copyRows(v, vView(s), Dv);
+      });
+      return asyncCommit();
+    };
+    Value allLanes = arith::ConstantIntOp::create(b, loc, b.getI32Type(), -1);
+    auto syncWarp = [&] { NVVM::SyncWarpOp::create(b, loc, allLanes); };
+    // The first S - 1 tiles are in flight while Q is loaded.
+    for (int64_t s = 0; s + 1 < S; ++s)
+      issue(cst(s));
+    // Q rows, pre-scaled, f32.
+    scf::ForOp::create(
+        b, loc, tid, cst(P * D), cst(32 * W), ValueRange{},
+        [&](OpBuilder &, Location, Value idx, ValueRange) {
+          Value r = arith::DivUIOp::create(b, loc, idx, cst(D));
+          Value d = arith::RemUIOp::create(b, loc, idx, cst(D));
+          Value gq = arith::DivUIOp::create(b, loc, r, cst(SqS));
+          Value i = arith::RemUIOp::create(b, loc, r, cst(SqS));
+          Value h = add(mul(kh, Gs), gq);
+          Value x = toF32(
+              memref::LoadOp::create(b, loc, q, ValueRange{bi, h, i, d}));
+          memref::StoreOp::create(b, loc, fmul(x, scaleNat), qs, idx);
+          scf::YieldOp::create(b, loc);
+        });
+    gpu::BarrierOp::create(b, loc); // Q is in shared memory
+
+    SmallVector<Value> init;
+    for (int64_t r = 0; r < P; ++r)
+      init.push_back(negInf); // m
+    for (int64_t r = 0; r < P; ++r)
+      init.push_back(fzero); // l (this lane's keys)
+    for (int64_t x = 0; x < P * Cv; ++x)
+      init.push_back(fzero); // O (columns lane * Cv + c)
+
+    auto tLoop = scf::ForOp::create(
+        b, loc, zero, nLocal, one, init,
+        [&](OpBuilder &, Location, Value u, ValueRange carried) {
+          // Every lane is done with stage (u - 1) % S (and the P buffer)
+          // before tile u + S - 1 is copied over it.
+          syncWarp();
+          asyncWait(issue(add(u, S - 1)), S - 1); // tile u has landed
+          syncWarp();
+          Value s = arith::RemUIOp::create(b, loc, u, cst(S));
+          Value ks = kView(s), vs = vView(s);
+          Value j0 = tileStart(u);
+          // Lane: key kk of the tile, columns [part * DL, part * DL + DL).
+          Value kk = arith::RemUIOp::create(b, loc, lane, cst(TK));
+          Value part = arith::DivUIOp::create(b, loc, lane, cst(TK));
+          Value j = add(j0, kk);
+          Value valid = cmpi(arith::CmpIPredicate::ult, j, kEnd);
+          Value jc = minsi(j, skLast);
+          // S = Q K^T for the lane's key and every packed row.
+          SmallVector<Value> sc(P, fzero);
+          Value col0 = mul(part, DL);
+          for (int64_t c = 0; c < DL; c += nv) {
+            Value kv = toF32(vector::LoadOp::create(
+                b, loc, vec(nv, elt), ks, ValueRange{kk, add(col0, c)},
+                /*nontemporal=*/false, llvm::MaybeAlign(16)));
+            for (int64_t e = 0; e < nv; e += 4)
+              for (int64_t r = 0; r < P; ++r) {
+                Value qv = loadShared(qs, add(col0, r * D + c + e), 4);
+                for (int64_t x = 0; x < 4; ++x)
+                  sc[r] = fma(lanePart(qv, x), lanePart(kv, e + x), sc[r]);
+              }
+          }
+          // The LPK lanes of a key add their column shares.
+          for (int64_t r = 0; r < P; ++r)
+            for (int64_t off = TK; off < 32; off *= 2)
+              sc[r] = fadd(sc[r], gpu::ShuffleOp::create(
+                                      b, loc, sc[r], off, 32,
+                                      gpu::ShuffleMode::XOR)
+                                      .getShuffleResult());
+          // Hidden keys: past the chunk, the causal diagonal, the mask.
+          for (int64_t r = 0; r < P; ++r) {
+            int64_t i = r % SqS;
+            Value x = capScore(sc[r]);
+            if (mask) {
+              Value mh = maskHeadBcast ? zero : headOf(r);
+              Value mv = memref::LoadOp::create(
+                  b, loc, mask, ValueRange{mb, mh, cst(i), jc});
+              if (keepMask) {
+                x = select(mv, x, negInf);
+              } else {
+                Value mf = toF32(mv);
+                x = select(feq(mf, negInf), negInf, fadd(x, mf));
+              }
+            }
+            Value ok = valid;
+            if (prob.causal)
+              ok = arith::AndIOp::create(
+                  b, loc, ok,
+                  cmpi(arith::CmpIPredicate::sle, j, add(shift, cst(i))));
+            sc[r] = select(ok, x, negInf);
+          }
+          // Online softmax per row; P to the warp's P buffer (written by
+          // the first lane of each key; l counts each key LPK times).
+          SmallVector<Value> next(P * (2 + Cv));
+          SmallVector<Value> pr(P);
+          for (int64_t r = 0; r < P; ++r) {
+            Value m = carried[r], l = carried[P + r];
+            Value mNew = fmax(m, warpAllReduce(sc[r], /*isMax=*/true));
+            Value mSafe = select(feq(mNew, negInf), fzero, mNew);
+            Value alpha = exp2Of(fsub(m, mSafe));
+            Value p = pr[r] = exp2Of(fsub(sc[r], mSafe));
+            next[r] = mNew;
+            next[P + r] = fadd(fmul(l, alpha), p);
+            for (int64_t c = 0; c < Cv; ++c)
+              next[2 * P + r * Cv + c] =
+                  fmul(carried[2 * P + r * Cv + c], alpha);
+          }
+          ifThen(cmpi(arith::CmpIPredicate::eq, part, zero), [&] {
+            for (int64_t r = 0; r < P; ++r)
+              memref::StoreOp::create(b, loc, pr[r], ps,
+                                      ValueRange{add(kk, r * TK)});
+          });
+          syncWarp();
+          // O += P V: each V row read once from shared memory, P of 4
+          // keys per broadcast load.
+          auto emitPV = [&](bool sel) -> SmallVector<Value> {
+            SmallVector<Value> o(next.begin() + 2 * P, next.end());
+            Value col = mul(lane, Cv);
+            for (int64_t k4 = 0; k4 < TK; k4 += 4) {
+              SmallVector<Value> p4(P);
+              for (int64_t r = 0; r < P; ++r)
+                p4[r] = loadShared(ps, cst(r * TK + k4), 4);
+              for (int64_t kk = k4; kk < k4 + 4; ++kk) {
+                Value vv = toF32(
+                    Cv == 1 ? memref::LoadOp::create(b, loc, vs,
+                                                     ValueRange{cst(kk), col})
+                                  .getResult()
+                            : vector::LoadOp::create(
+                                  b, loc, vec(Cv, elt), vs,
+                                  ValueRange{cst(kk), col},
+                                  /*nontemporal=*/false,
+                                  llvm::MaybeAlign(std::min<int64_t>(
+                                      16, Cv * cfg.eltBytes)))
+                                  .getResult());
+                for (int64_t r = 0; r < P; ++r) {
+                  Value pk = lanePart(p4[r], kk - k4);
+                  Value hidden = sel ? feq(pk, fzero) : Value();
+                  for (int64_t c = 0; c < Cv; ++c) {
+                    Value acc = fma(pk, lanePart(vv, c), o[r * Cv + c]);
+                    // A hidden key (P == 0) contributes nothing, whatever
+                    // V holds (0 * NaN is NaN).
+                    o[r * Cv + c] =
+                        sel ? select(hidden, o[r * Cv + c], acc) : acc;
+                  }
+                }
+              }
+            }
+            return o;
+          };
+          SmallVector<Value> o;
+          if (mask) {
+            o = emitPV(true);
+          } else {
+            // Only the chunk's last tile, and causal tiles that reach past
+            // the first row's diagonal, can hold hidden keys (rows past
+            // the chunk are zero-filled, but a causal key inside it may
+            // hold anything).
+            Value need = cmpi(arith::CmpIPredicate::sgt, add(j0, TK), kEnd);
+            if (prob.causal)
+              need = arith::OrIOp::create(
+                  b, loc, need,
+                  cmpi(arith::CmpIPredicate::sgt, add(j0, TK - 1), shift));
+            SmallVector<Type> types(P * Cv, f32);
+            auto ifNeed = scf::IfOp::create(b, loc, types, need, true);
+            OpBuilder::InsertionGuard gd(b);
+            b.setInsertionPointToStart(ifNeed.thenBlock());
+            scf::YieldOp::create(b, loc, emitPV(true));
+            b.setInsertionPointToStart(ifNeed.elseBlock());
+            scf::YieldOp::create(b, loc, emitPV(false));
+            o.assign(ifNeed.getResults().begin(), ifNeed.getResults().end());
+          }
+          for (int64_t x = 0; x < P * Cv; ++x)
+            next[2 * P + x] = o[x];
+          scf::YieldOp::create(b, loc, next);
+        });
+    asyncWaitAll(); // no cp.async left in flight
+    gpu::BarrierOp::create(b, loc); // every warp is done with its stages
+
+    // Each warp's state to shared memory (over its stages): m, l (summed
+    // over lanes), O.
+    Value st = view(warpBase, {P * (Dv + 2)}, f32);
+    for (int64_t r = 0; r < P; ++r) {
+      Value l = warpAllReduce(tLoop.getResult(P + r), /*isMax=*/false);
+      if (LPK > 1)
+        l = fmul(l, fcst(1.0 / LPK));
+      ifThen(cmpi(arith::CmpIPredicate::eq, lane, zero), [&] {
+        memref::StoreOp::create(b, loc, tLoop.getResult(r), st, cst(r));
+        memref::StoreOp::create(b, loc, l, st, cst(P + r));
+      });
+      for (int64_t c = 0; c < Cv; ++c)
+        memref::StoreOp::create(
+            b, loc, tLoop.getResult(2 * P + r * Cv + c), st,
+            add(mul(lane, Cv), 2 * P + r * Dv + c));
+    }
+    gpu::BarrierOp::create(b, loc);
+    // The CTA's part (split sp) of each row: warp w combines rows w,
+    // w + W, ... with the log-sum-exp rule (as the merge kernel does).
+    auto stOf = [&](int64_t w) {
+      return view(cst(qBytes + w * warpBytes), {P * (Dv + 2)}, f32);
+    };
+    scf::ForOp::create(
+        b, loc, warp, cst(P), cst(W), ValueRange{},
+        [&](OpBuilder &, Location, Value r, ValueRange) {
+          Value M = negInf;
+          for (int64_t w = 0; w < W; ++w)
+            M = fmax(M, memref::LoadOp::create(b, loc, stOf(w), r));
+          Value mSafe = select(feq(M, negInf), fzero, M);
+          Value L = fzero;
+          SmallVector<Value> o(Cv, fzero);
+          for (int64_t w = 0; w < W; ++w) {
+            Value sw = stOf(w);
+            Value wt = exp2Of(fsub(memref::LoadOp::create(b, loc, sw, r),
+                                   mSafe)); // 0 for an empty warp
+            Value dead = feq(wt, fzero);
+            Value lw = memref::LoadOp::create(b, loc, sw, add(r, P));
+            L = fadd(L, select(dead, fzero, fmul(wt, lw)));
+            Value oBase = add(mul(r, Dv), add(mul(lane, Cv), 2 * P));
+            for (int64_t c = 0; c < Cv; ++c) {
+              Value ov = memref::LoadOp::create(b, loc, sw, add(oBase, c));
+              o[c] = select(dead, o[c], fma(wt, ov, o[c]));
+            }
+          }
+          // Packed row r: head kh * G + r / Sq, query row r % Sq.
+          Value h = add(mul(kh, Gs), arith::DivUIOp::create(b, loc, r,
+                                                            cst(SqS)));
+          Value i = arith::RemUIOp::create(b, loc, r, cst(SqS));
+          Value row = add(mul(add(mul(bi, H), h), Sq), i);
+          auto ifOne = scf::IfOp::create(
+              b, loc, cmpi(arith::CmpIPredicate::eq, nSplit, one), true);
+          OpBuilder::InsertionGuard gd(b);
+          // One split: the CTA's state is the row's; no merge kernel.
+          b.setInsertionPointToStart(ifOne.thenBlock());
+          storeDecodeRow(o, M, L, lane, bi, h, i);
+          // Else the CTA's part, for the merge kernel.
+          b.setInsertionPointToStart(ifOne.elseBlock());
+          Value pr = add(mul(sp, nRows), row);
+          ifThen(cmpi(arith::CmpIPredicate::eq, lane, zero), [&] {
+            memref::StoreOp::create(b, loc, M, mlPart, pr);
+            memref::StoreOp::create(b, loc, L, mlPart,
+                                    add(mul(add(nSplit, sp), nRows), row));
+          });
+          Value oBase = add(mul(pr, Dv), mul(lane, Cv));
+          for (int64_t c = 0; c < Cv; ++c)
+            memref::StoreOp::create(b, loc, o[c], oPart, add(oBase, c));
+          b.setInsertionPointAfter(ifOne);
+          scf::YieldOp::create(b, loc);
+        });
+
+    // Several splits: the CTA that arrives last at its (batch, K/V head)
+    // counter merges the parts (the threadFenceReduction pattern of the
+    // CUDA samples: every thread fences its part's stores at GPU scope,
+    // thread 0 takes a ticket after the CTA barrier).
+    ifThen(cmpi(arith::CmpIPredicate::ugt, nSplit, one), [&] {
+      auto gpuScope = NVVM::MemScopeKind::GPU;
+      NVVM::MembarOp::create(b, loc, gpuScope);
+      gpu::BarrierOp::create(b, loc);
+      Value flag = view(zero, {1}, b.getI32Type());
+      Value i32one = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
+      ifThen(cmpi(arith::CmpIPredicate::eq, tid, zero), [&] {
+        Value ticket =
+            memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi,
+                                        i32one, counters, ValueRange{bhk});
+        Value last = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::eq,
+            arith::IndexCastUIOp::create(b, loc, b.getIndexType(), ticket),
+            sub(nSplit, one));
+        memref::StoreOp::create(
+            b, loc, arith::ExtUIOp::create(b, loc, b.getI32Type(), last),
+            flag, zero);
+      });
+      gpu::BarrierOp::create(b, loc);
+      Value isLast = cmpi(arith::CmpIPredicate::ne,
+                          arith::IndexCastUIOp::create(
+                              b, loc, b.getIndexType(),
+                              memref::LoadOp::create(b, loc, flag, zero)),
+                          zero);
+      ifThen(isLast, [&] {
+        NVVM::MembarOp::create(b, loc, gpuScope);
+        scf::ForOp::create(
+            b, loc, warp, cst(P), cst(W), ValueRange{},
+            [&](OpBuilder &, Location, Value r, ValueRange) {
+              Value h = add(mul(kh, Gs),
+                            arith::DivUIOp::create(b, loc, r, cst(SqS)));
+              Value i = arith::RemUIOp::create(b, loc, r, cst(SqS));
+              Value row = add(mul(add(mul(bi, H), h), Sq), i);
+              mergeDecodeRow(row, bi, h, i, lane, nSplit, nRows, oPart,
+                             mlPart);
+              scf::YieldOp::create(b, loc);
+            });
+      });
+    });
+  });
+}
+
+void FlashKernelBuilder::mergeDecodeRow(Value row, Value bi, Value h, Value i, Value lane,
+                    Value nParts, Value nRows, Value oPart, Value mlPart) {
+  const int64_t Dv = cfg.Dv, Cv = Dv / 32;
+  Value zero = cst(0), one = cst(1);
+  Value negInf = fcst(-std::numeric_limits<double>::infinity());
+  Value fzero = fcst(0.0);
+
+  // M = max over parts.
+  auto mLoop =
+      scf::ForOp::create(
+          b, loc, lane, nParts, cst(32), ValueRange{negInf},
+          [&](OpBuilder &, Location, Value pp, ValueRange acc) {
+            Value m = memref::LoadOp::create(
+                b, loc, mlPart, ValueRange{add(mul(pp, nRows), row)});
+            scf::YieldOp::create(b, loc, ValueRange{fmax(acc[0], m)});
+          });
+  Value M = warpAllReduce(mLoop.getResult(0), /*isMax=*/true);
+  Value mSafe = select(feq(M, negInf), fzero, M);
+  // Parts in groups of 32: lane x loads part g + x's (m, l) and
+  // weight; O rows of the group are then read with all 32 loads in
+  // flight (the weights come by shuffles).
+  SmallVector<Value> init(1 + Cv, fzero);
+  Value lastPart = sub(nParts, one);
+  auto pLoop =
+      scf::ForOp::create(
+          b, loc, zero, nParts, cst(32), init,
+          [&](OpBuilder &, Location, Value g0, ValueRange acc) {
+            Value pp = add(g0, lane);
+            Value in = cmpi(arith::CmpIPredicate::ult, pp, nParts);
+            Value pc = minsi(pp, lastPart);
+            Value pr = add(mul(pc, nRows), row);
+            Value m = memref::LoadOp::create(b, loc, mlPart, ValueRange{pr});
+            Value l = memref::LoadOp::create(
+                b, loc, mlPart,
+                ValueRange{add(mul(add(nParts, pc), nRows), row)});
+            // 0 for an empty part and for lanes past the last part.
+            Value w = select(in, exp2Of(fsub(m, mSafe)), fzero);
+            Value dead = feq(w, fzero);
+            SmallVector<Value> nx;
+            nx.push_back(fadd(acc[0], select(dead, fzero, fmul(w, l))));
+            SmallVector<Value> o(acc.begin() + 1, acc.end());
+            for (int64_t x = 0; x < 32; ++x) {
+              Value wx = gpu::ShuffleOp::create(b, loc, w, x, 32,
+                                                gpu::ShuffleMode::IDX)
+                             .getShuffleResult();
+              Value deadX = feq(wx, fzero);
+              Value px = minsi(add(g0, x), lastPart);
+              Value oBase = add(mul(add(mul(px, nRows), row), Dv),
+                                mul(lane, Cv));
+              Value ov = loadGlobal(oPart, ValueRange{oBase}, Cv);
+              for (int64_t c = 0; c < Cv; ++c)
+                o[c] = select(deadX, o[c], fma(wx, lanePart(ov, c), o[c]));
+            }
+            nx.append(o.begin(), o.end());
+            scf::YieldOp::create(b, loc, nx);
+          });
+  Value L = warpAllReduce(pLoop.getResult(0), /*isMax=*/false);
+  storeDecodeRow(SmallVector<Value>(pLoop.getResults().begin() + 1,
+                                    pLoop.getResults().end()),
+                 M, L, lane, bi, h, i);
+}
+
+void FlashKernelBuilder::storeDecodeRow(ArrayRef<Value> o, Value M, Value L, Value lane,
+                    Value bi, Value h, Value i) {
+  const int64_t Cv = cfg.Dv / 32;
+  Value fzero = fcst(0.0);
+  Value inv = select(feq(L, fzero), fzero,
+                     arith::DivFOp::create(b, loc, fcst(1.0), L));
+  for (int64_t c = 0; c < Cv; ++c) {
+    Value y = fmul(o[c], inv);
+    if (elt != f32)
+      y = arith::TruncFOp::create(b, loc, elt, y);
+    memref::StoreOp::create(b, loc, y, out,
+                            ValueRange{bi, h, i, add(mul(lane, Cv), c)});
+  }
+  if (lseOut)
+    ifThen(cmpi(arith::CmpIPredicate::eq, lane, cst(0)),
+           [&] { storeLse(M, L, bi, h, i); });
+}

@@ -1,0 +1,423 @@
+//===- FlashKernelBuilder.h - the attention kernels' builder ----*- C++ -*-===//
+//
+// FlashAttention-2 (Dao 2023, "FlashAttention-2: Faster Attention with Better
+// Parallelism and Work Partitioning"), Algorithm 1, mapped onto CUDA cores:
+//
+//   grid   one CTA per (batch b, head h, query tile of q-tile rows)
+//   CTA    `warps` warps; warp w owns rows [w*R, (w+1)*R) of the tile
+//          (R = q-tile / warps), the running max m, sum l and the output
+//          accumulator O of those rows in registers
+//   step   the CTA walks the K/V tiles of kv-tile keys; each tile is staged
+//          once in shared memory (converted to f32) and read by every warp:
+//            S = Q·Kᵀ   lane j computes the scores of keys j, j+32, ...
+//            m_new = max(m, rowmax S)  (one shuffle all-reduce per row)
+//            P = exp(S - m_new), l = l*exp(m - m_new) + rowsum P
+//            O = O*exp(m - m_new) + P·V   lane owns columns lane+32t of O
+//   end    O / l (a row that saw no key gives zeros), cast once to Q's type
+//
+// Q is staged in shared memory once, pre-scaled by scale; exp(x - m) is
+// computed as exp2((x - m) * log2(e)) after the max is subtracted (f32
+// inputs need the subtraction in natural units to stay within 1e-5 for large
+// scores). The tensor-core kernel (f16) folds log2(e) into the scale. The
+// maximum starts at -inf and is guarded (`m_new == -inf` rescales by 0),
+// never at NaN. Causal attention (aligned
+// bottom-right: key j visible to query i iff j <= i + Sk - Sq) stops each
+// CTA's K/V loop after the last tile its rows can see and evaluates the
+// causal predicate only in tiles that cross the diagonal; key-length tails
+// use the same predicated path. Masks (i1 or additive) are read per tile
+// from global memory. GQA reads K/V head h / (H / Hkv) in place.
+//
+// f16 has two tensor-core kernels with the same skeleton, in their sections
+// below: mma.sync m16n8k16 (sm_80+) and wgmma.mma_async (sm_90a).
+//
+// No Sq x Sk buffer exists: shared memory holds q-tile x D, kv-tile x D,
+// kv-tile x Dv and q-tile x kv-tile floats (dynamic shared memory; the tx
+// runtime opts the kernel into more than 48 KiB when needed).
+//
+// The builder is one class whose methods live in one file per kernel
+// family: AttentionKernels.cpp (entry, sizes, shared helpers),
+// SimtKernel.cpp (CUDA cores), DecodeKernel.cpp (split-KV decode),
+// MmaKernel.cpp (mma.sync, and the tensor-core helpers wgmma shares),
+// WgmmaKernel.cpp (sm_90a warpgroup MMA). Private to lib/Transformer.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TRANSFORMER_GPU_FLASHKERNELBUILDER_H
+#define TRANSFORMER_GPU_FLASHKERNELBUILDER_H
+
+#include "GPU/AttentionKernel.h"
+#include "Transformer/AttentionShapes.h"
+#include "Transformer/Passes.h"
+#include "Transformer/TxOps.h"
+
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include <limits>
+
+namespace mlir {
+namespace tx {
+
+/// Emits the flash kernel for one attention problem at the builder's
+/// insertion point (host code, before bufferization: operands become
+/// read-only buffers).
+class FlashKernelBuilder {
+public:
+  FlashKernelBuilder(OpBuilder &b, const AttentionProblem &p,
+                     FlashConfig cfg, bool checks)
+      : b(b), prob(p), loc(p.loc), cfg(cfg), f32(b.getF32Type()),
+        elt(p.elementType()), checks(checks) {}
+
+  /// The output tensor, and the log-sum-exp tensor when the op has one.
+  SmallVector<Value> build();
+
+private:
+  // ---- small builders -------------------------------------------------
+  Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value fcst(double v);
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value add(Value x, int64_t y) { return y == 0 ? x : add(x, cst(y)); }
+  Value mul(Value x, int64_t y) { return y == 1 ? x : mul(x, cst(y)); }
+  Value cmpi(arith::CmpIPredicate p, Value x, Value y);
+  Value minsi(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+  Value maxsi(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
+  Value minui(Value x, Value y) { return arith::MinUIOp::create(b, loc, x, y); }
+  /// i1: some key of [k0, k0 + n) lies outside the band (causal, window)
+  /// of some query row in [iLo, iHi], i.e. the tile needs the per-key
+  /// predicate (inBand). Null when the band hides nothing. (Sides are at
+  /// most 2^40 here, so `i + shift + right` cannot overflow.)
+  Value bandCrosses(Value k0, int64_t n, Value iLo, Value iHi, Value shift);
+  /// `ok` and key j inside query row i's band (causal, window):
+  /// i + shift - left <= j <= i + shift + right. A window tests the key's
+  /// distance from the diagonal, d = j - (i + shift), against both sides
+  /// (one value per key: fewer registers than two bounds per row); a
+  /// right side alone (causal) compares j with i + shift + right.
+  Value inBand(Value ok, Value j, Value i, Value shift);
+  Value select(Value c, Value x, Value y);
+  Value fma(Value x, Value y, Value acc);
+  Value toF32(Value x);
+  VectorType vec(int64_t n, Type t) { return VectorType::get({n}, t); }
+
+  /// A 1-D f32 view of `floats` elements at byte offset `offset` of the
+  /// dynamic shared memory.
+  Value smemView(Value base, int64_t offsetBytes, int64_t floats);
+
+  /// Loads `n` elements of a row-major [B?,H?,S,D] global buffer at
+  /// (i0, i1, row, col) as f32 (a 16-byte vector load when n > 1).
+  Value loadGlobal(Value buf, ValueRange idx, int64_t n);
+
+  /// Stores f32 value(s) `x` (scalar or vector of n) at `off` of a shared
+  /// view, in pieces of at most 4 floats (16 bytes).
+  void storeShared(Value x, Value view, Value off);
+
+  /// Loads n floats (n = 1 or 4) from a shared view at `off`.
+  Value loadShared(Value view, Value off, int64_t n);
+  Value lanePart(Value x, int64_t e);
+
+  /// Logit soft-capping of a score in natural units (the CUDA-core and
+  /// decode kernels' Q is pre-scaled): c * tanh(s / c) with libdevice's
+  /// tanhf (tanh.approx's 2^-11 relative error would show in f32 results);
+  /// the score itself without softcap.
+  Value capScore(Value s);
+
+  /// The tensor-core kernels' capped score in the exp2 domain,
+  /// x = c * tanh(s * scale / c) * log2(e) for a raw score s, with
+  /// tanh(y) = 1 - 2 / (2^(2 y log2 e) + 1): one multiply, ex2.approx and
+  /// rcp.approx (two MUFU instructions) and one FFMA,
+  ///   x = c log2e - 2 c log2e * rcp(ex2(s * 2 scale log2e / c) + 1),
+  /// instead of a division and libdevice's tanhf (tens of instructions per
+  /// score: the kernel took 3x its uncapped time; now 1.25-1.6x, H200,
+  /// bench/RESULTS.md session 9). Saturates exactly (ex2 -> inf gives c,
+  /// -> 0 gives -c); the absolute error of x is about c * 2^-21, far below
+  /// the f16/bf16 rounding of the output. (PTX tanh.approx.f32, one MUFU
+  /// instead of two, measured 1.1-1.3x faster still, but its 2^-11
+  /// relative error is an error of up to c * 2^-11 in the capped score.)
+  Value capLog2(Value s);
+
+  /// exp(x) as exp2(x * log2(e)).
+  Value exp2Of(Value x);
+
+  Value warpAllReduce(Value x, bool isMax);
+
+  /// Element width (in elements) of the staging loads of rows of `width`
+  /// elements of type `et`: 16 bytes when the row allows it, else 1.
+  int64_t stagingWidth(int64_t width, Type et);
+
+  /// Cooperative copy of `rows` rows of `width` elements (a tile of a global
+  /// [B,H,S,width] buffer starting at row `row0`, rows >= `rowLimit` and
+  /// columns >= `validCols` read as zero) into the shared view at
+  /// `stride` floats per row, pre-multiplied by `factor` when given.
+  void stageTile(Value buf, Value i0, Value i1, Value row0, Value rowLimit,
+                 int64_t rows, int64_t width, int64_t validCols, Value view,
+                 int64_t stride, Value factor);
+
+  // ---- the kernels ------------------------------------------------------
+  /// What both kernels compute first, inside the launch: the CTA's (batch,
+  /// head, K/V head, first query row), the lane and warp, the dynamic shared
+  /// memory base, the causal shift Sk - Sq, the number of K/V tiles the CTA
+  /// visits (causal CTAs stop after the last visible one) and the mask's
+  /// broadcast indices.
+  struct Cta {
+    Value lane, warp, h, bi, kh, q0, smem, shift, nKT, mb, mh;
+    Value kvEnd; // keys >= kvEnd are hidden from every row of the CTA
+    // Keys < kvStart are hidden from every row of the CTA (window); the CTA
+    // visits key tiles kt0 .. kt0 + nKT - 1, tile t of its loops holding
+    // keys from kvBase + t * kv-tile (kvBase = kt0 * kv-tile).
+    Value kvStart, kvBase;
+  };
+  Cta emitCta(Value blocks, Value nQT);
+
+  void emitLaunch(Value blocks, Value nQT);
+
+  // ---- split-KV decode kernels --------------------------------------------
+  //
+  // FlashDecoding (Dao et al. 2023) with grouped-query packing; see the
+  // pass description in Passes.td. Kernel 1: CTA (b, kv head, split) of 4
+  // warps, every warp its own part; kernel 2: one warp per query row merges
+  // the parts.
+
+  Value ceilDiv(Value x, Value y);
+  Value fmax(Value x, Value y);
+  Value fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value fsub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
+  Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value feq(Value x, Value y);
+  /// A 1-D launch of `blocks` CTAs of `threads` threads with `smemBytes`
+  /// bytes of dynamic shared memory; the builder is left inside its body.
+  /// Returns (thread id, block id).
+  std::pair<Value, Value> emitPlainLaunch(Value blocks, int64_t threads,
+                                          int64_t smemBytes);
+
+  void emitDecode();
+
+  /// Merges the nParts parts of query row `row` = (bi, h, i) (one warp;
+  /// lane owns Dv / 32 output columns) with the log-sum-exp rule and writes
+  /// the output row (storeDecodeRow): M = max m_p, L = sum l_p exp(m_p - M),
+  /// O = sum O_p exp(m_p - M) / L; a part whose keys are all hidden has
+  /// m_p = -inf and weight 0, never NaN.
+  void mergeDecodeRow(Value row, Value bi, Value h, Value i, Value lane,
+                      Value nParts, Value nRows, Value oPart, Value mlPart);
+
+  /// The decode kernels' last step for query row (bi, h, i): the lane's Cv
+  /// output columns O / L in Q's type (zeros for a row that saw no key,
+  /// L = 0), and the row's log-sum-exp M + log L (lane 0) when requested.
+  void storeDecodeRow(ArrayRef<Value> o, Value M, Value L, Value lane,
+                      Value bi, Value h, Value i);
+
+  // ---- tensor-core kernel -------------------------------------------------
+  //
+  // FlashAttention-2's register layout on mma.sync m16n8k16 (sm_80+): warp w
+  // owns query rows [16w, 16w + 16) of the CTA's tile. Per K/V tile:
+  //   S (16 x kv-tile, f32) = Q (A fragments, kept in registers for the
+  //   whole kernel) x K^T (B fragments: ldmatrix of K rows);
+  //   each thread holds S at rows g, g+8 (g = lane / 4) and columns
+  //   2*(lane % 4) + {0, 1} of every 8-key block: the row max and sum are
+  //   reduced over the 4 threads of a quad (shuffle xor 1, 2);
+  //   P (f32 -> Q's type in registers; two 8-key C fragments form one k16 A
+  //   fragment) x V (B fragments: ldmatrix.trans of V rows) accumulates into
+  //   O (Dv/8 C fragments in registers).
+  // K/V tiles are copied global -> shared with cp.async (16 bytes, zero-fill
+  // past Sk); shared rows are padded by 16 bytes against bank conflicts.
+
+  VectorType vec2(int64_t r, int64_t c, Type t);
+
+  // ---- hidden keys (tensor-core kernels) ----------------------------------
+  // A key hidden from a query contributes nothing to it, whatever its K and
+  // V hold (a KV cache's padding slots may hold NaN or Inf). Scores of
+  // hidden keys are selected to -inf, so K never matters; but the tensor
+  // cores multiply P = 0 by V, and 0 * NaN is NaN. So keys hidden from
+  // every query row of the CTA are never read: their K and V rows are
+  // zero-filled by cp.async (src-size 0). Keys past the CTA's last visible
+  // one (causal, Sk) use the copies' row limit; keys hidden by the mask use
+  // visibility flags, computed per K/V tile from the mask before the tile is
+  // copied (emitKeyVisibility) and read by the copies (keyVisible).
+
+  /// The flag buffers at `byteOffset` of the dynamic shared memory: written
+  /// as bytes, read as one integer of flagGroups() bytes per key.
+  void setupKeyFlags(Value smemBase, Value byteOffset);
+  /// Scans the mask of K/V tile `kt` (keys [kt * kv-tile, +kv-tile)) for the
+  /// CTA's query rows and writes, into flag buffer `flagBuf`, whether each
+  /// key is visible to at least one row (mask entry true / not -inf, causal
+  /// diagonal, rows < Sq, keys < Sk). Thread c scans key c % kv-tile for the
+  /// rows r = c / kv-tile + k * G (G = flagGroups()) and stops at the first
+  /// row that sees it. The caller orders the writes before the reads with a
+  /// CTA barrier.
+  void emitKeyVisibility(Value kt, Value flagBuf, Value q0, Value shift,
+                         Value mb, Value mh);
+  /// Whether key `r` of the tile in flag buffer `flagBuf` is visible to some
+  /// query row of the CTA.
+  Value keyVisible(Value flagBuf, Value r);
+
+  /// cp.async of a [rows x width] tile of a global [B,H,S,width] buffer (rows
+  /// from row0; rows >= rowLimit are zero-filled) into a 2-D shared view.
+  /// With `flagBuf`, rows whose key is hidden from every query row of the
+  /// CTA (keyVisible) are zero-filled too: never read from memory.
+  void asyncTile(Value buf, Value i0, Value i1, Value row0, Value rowLimit,
+                 int64_t rows, int64_t width, Value view,
+                 Value flagBuf = Value(), Value rowStart = Value());
+  /// Emits `body` under `scf.if cond`.
+  void ifThen(Value cond, llvm::function_ref<void()> body);
+  /// Closes the current cp.async group (cp.async.commit_group).
+  Value asyncCommit();
+  /// Waits until at most `pending` cp.async groups are in flight.
+  void asyncWait(Value tok, int64_t pending);
+  void asyncWaitAll() { asyncWait(asyncCommit(), 0); }
+  Value ldmatrix(Value view, Value row, Value col, bool trans, int64_t tiles);
+  /// 2^x with PTX ex2.approx.ftz.f32 (one MUFU.EX2; the libdevice exp2f
+  /// behind math.exp2 adds denormal handling around it). Flushing results
+  /// below 2^-126 to 0 is harmless for softmax weights.
+  Value fastExp2(Value x);
+  /// x * y and x - y rounded on their own (PTX mul.rn / sub.rn): ptxas
+  /// contracts a plain mul.f32 followed by sub.f32 into one FFMA, which
+  /// would bring back the rounding error of the exact product that the
+  /// exp2-domain scores exist to avoid.
+  Value mulRn(Value x, Value y);
+  Value subRn(Value x, Value y);
+  /// The two B fragments (rows 0-1 and 2-3) of an ldmatrix x4 result.
+  std::pair<Value, Value> splitX4(Value x4);
+  Value mmaSync(Value a, Value bb, Value c);
+  Value quadAllReduce(Value x, bool isMax);
+  /// vector<rows x 2 x t> from 2*rows scalars (row-major).
+  Value pack(ArrayRef<Value> xs, Type t);
+
+  /// What the two tensor-core kernels (mma.sync and wgmma) share: both keep
+  /// S and O in the accumulator layout of an m16n8 C fragment per warp and
+  /// 8 columns (thread: rows g and g + 8, columns 2 * (lane % 4) + {0, 1}).
+  struct MmaCtx {
+    int64_t MT, NT, DT;     // m16 tiles per warp, 8-key and 8-column blocks
+    Value col2, rowBase, shift, mb, mh, negInf, fzero;
+    SmallVector<Value> rowG; // the thread's rows: rowG[mt * 2 + hh]
+  };
+  struct MmaStep {
+    SmallVector<Value> next; // m[2 MT], l[2 MT]
+    SmallVector<Value> o;    // O * alpha, o[mt * DT + dt] (vector<2x2xf32>)
+    SmallVector<Value> p;    // P (f32), p[(mt * NT + nt) * 4 + e]
+  };
+  /// One K/V tile's softmax on raw scores `s` (keys from k0): the mask
+  /// operand, the key tail and the causal diagonal, then the online softmax
+  /// of the thread's 2 MT rows (max and sum over the 4 threads of a quad),
+  /// and O rescaled by exp(m_old - m_new).
+  MmaStep mmaSoftmaxStep(const MmaCtx &cx, SmallVector<Value> s, Value k0,
+                         ValueRange carried);
+
+  /// lse[bi, h, i] = m + log(l) with m in natural units, -inf when l == 0
+  /// (the row saw no key).
+  void storeLse(Value mNat, Value l, Value bi, Value h, Value i);
+
+  /// O / l of the thread's rows (a row that saw no key gives zeros), two
+  /// elements per store, in Q's type; rows past Sq are not stored.
+  void storeMmaOutput(const MmaCtx &cx, ValueRange results, Value bi,
+                      Value h);
+
+  void emitMmaLaunch(Value blocks, Value nQT);
+
+
+  // ---- sm_90a warpgroup kernel ---------------------------------------------
+  //
+  // FlashAttention-2's loop on Hopper's warpgroup MMA (wgmma.mma_async, PTX
+  // ISA 8.0, sm_90a), issued as FlashAttention-3 (Shah et al. 2024) issues
+  // it, without its warp specialization: warpgroup w (warps 4w..4w+3) owns
+  // query rows [64w, 64w + 64) of the CTA's tile. Per K/V tile:
+  //   S (64 x kv-tile, f32) = Q x K^T, both from shared memory (descriptors);
+  //   the accumulators are laid out as mma.sync's C fragments (warp w of the
+  //   group: rows 16w + g, 16w + g + 8), so the mask and online softmax are
+  //   the mma.sync kernel's (mmaSoftmaxStep);
+  //   P (f16 in registers: two 8-key blocks of S form one k16 A fragment)
+  //   O (64 x Dv, f32 registers) += P x V (V from shared memory, N-major).
+  // Q, K and V tiles live in shared memory in wgmma's 128-byte swizzled
+  // canonical layout: rows of 64 elements (128 bytes), the 16-byte chunk c of
+  // row r stored at chunk c ^ (r % 8), 8-row atoms of 1 KiB aligned to 1 KiB;
+  // a head dim of 128 is two such 64-column blocks. K/V tiles are
+  // double-buffered: cp.async copies tile t+1 while tile t is computed, and
+  // fence.proxy.async makes the copies visible to wgmma's async proxy.
+  // wgmma and its fences are inline PTX (llvm.inline_asm), the form upstream's
+  // NVVM dialect lowers nvvm.wgmma.mma_async to; the register-A form needed
+  // for P x V has no NVVM op, and nvgpu.warpgroup.mma's accumulator cannot be
+  // read element-wise for the softmax.
+
+  Value i64c(int64_t v);
+  Value toI64(Value x);
+  Value divui(Value x, int64_t y);
+  Value remui(Value x, int64_t y);
+
+  /// cp.async of a [rows x width] tile of a global [B,H,S,width] buffer (rows
+  /// from row0; rows >= rowLimit zero-filled) into the swizzled layout: the
+  /// 64-column block cb of the tile occupies rows [cb * rows, (cb + 1) * rows)
+  /// of the [R x 64] shared view, from view row `viewRow0`.
+  void asyncTileSwizzled(Value buf, Value i0, Value i1, Value row0,
+                         Value rowLimit, int64_t rows, int64_t width,
+                         Value view, Value viewRow0, Value flagBuf = Value(),
+                         Value rowStart = Value());
+
+  /// The wgmma shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor
+  /// Format") of a 128B-swizzled operand at shared address `addr` (i64):
+  /// address >> 4 in bits 0-13; leading byte offset 16 (not used by swizzled
+  /// layouts whose K or N step fits one atom) in bits 16-29; stride byte
+  /// offset 1024 (from one 8-row atom to the next) in bits 32-45; swizzle
+  /// mode 1 (128 bytes) in bits 62-63. Offsets inside an atom (the k16 steps)
+  /// are added to the address field, as CUTLASS does.
+  Value wgmmaDesc(Value addr);
+  Value descPlus(Value desc, int64_t bytes);
+
+  /// Inline PTX with side effects and `nOut` f32 results (wgmma and its
+  /// fences/commit/wait, which must share one statement).
+  SmallVector<Value> inlinePtx(StringRef text, StringRef constraints,
+                               ValueRange operands, int64_t nOut);
+  static std::string regList(int64_t first, int64_t n);
+  /// One asm statement of a warpgroup's tensor-core work for a K/V step:
+  ///  - S (64 x n, f32; n / 2 per thread) = sum over t of Q_t x K_t^T,
+  ///    wgmma.mma_async m64nNk16 f16 with both operands from shared memory
+  ///    (K-major descriptors qDesc[t], kDesc[t]); the first product
+  ///    overwrites S (scale-d false). Skipped when qDesc is empty.
+  ///  - O (64 x 64 * blocks, f32; tied in/out) += sum over t of P_t x V_t
+  ///    with P_t in registers (pRegs[4t..4t+3], f16x2: the k16 A fragment)
+  ///    and V from shared memory, N-major (vDesc[t * blocks + cb] for the
+  ///    64-column block cb): wgmma.mma_async m64n64k16, imm-trans-b = 1.
+  ///    Skipped when oAcc is empty.
+  /// wgmma.fence, commit and wait 0 are in the same statement, so no
+  /// accumulator register is touched while a product is in flight. Returns
+  /// S then O.
+  SmallVector<Value> wgmmaBlock(int64_t n, ArrayRef<Value> qDesc,
+                                ArrayRef<Value> kDesc, ArrayRef<Value> oAcc,
+                                ArrayRef<Value> pRegs, ArrayRef<Value> vDesc);
+  /// barrier.sync 0 (PTX ISA: the non-.aligned CTA barrier; every thread
+  /// of the CTA arrives, possibly at different barrier instructions).
+  void ctaBarrierNonAligned();
+  /// Two f32 as one f16x2 register (i32), x0 in the low half.
+  Value packF16x2(Value x0, Value x1);
+  /// `then` and `otherwise` under scf.if, both yielding `types`.
+  SmallVector<Value> ifElse(Value cond, TypeRange types,
+                            llvm::function_ref<SmallVector<Value>()> then,
+                            llvm::function_ref<SmallVector<Value>()> otherwise);
+
+  void emitWgmmaLaunch(Value blocks, Value nQT);
+
+  OpBuilder &b;
+  const AttentionProblem &prob;
+  Location loc;
+  FlashConfig cfg;
+  Type f32, elt;
+  bool checks; // emit the shape checks of AttentionShapes.h
+  Value q, k, v, mask, out, scale, scaleNat, maskScale;
+  Value softcap; // f32 cap c of logit soft-capping, when the op has one
+  double softcapD = 0.0, scaleD = 1.0; // the cap and the scale (host values)
+  // The keys each query sees (causal and window; keyBand), sides wider
+  // than 2^40 keys dropped: no GPU tensor is that long.
+  KeyBand band;
+  // The CTA's kvBase (Cta), for the helpers that need it.
+  Value ctaKvBase;
+  Value lseOut; // log-sum-exp result [B, H, Sq] (f32), when requested
+  Value flagsW, flagsR; // key visibility flags (cfg.keyFlags)
+  Value B, H, Sq, Sk, G, tid;
+  bool keepMask = false, maskBatchBcast = false, maskHeadBcast = false;
+};
+
+} // namespace tx
+} // namespace mlir
+
+#endif // TRANSFORMER_GPU_FLASHKERNELBUILDER_H

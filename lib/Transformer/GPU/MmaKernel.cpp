@@ -1,0 +1,607 @@
+//===- MmaKernel.cpp - the mma.sync flash kernel and tensor-core helpers ----===//
+//
+// FlashAttention-2 on nvgpu.mma.sync m16n8k16 (f16, sm_80+), and what the
+// wgmma kernel shares with it: cp.async tiles, ldmatrix, the quad
+// reductions, the per-tile key visibility flags of masks, the online
+// softmax step on mma.sync's accumulator layout, the output stores.
+//
+//===----------------------------------------------------------------------===//
+#include "GPU/FlashKernelBuilder.h"
+
+using namespace mlir;
+using namespace mlir::tx;
+
+VectorType FlashKernelBuilder::vec2(int64_t r, int64_t c, Type t) {
+  return VectorType::get({r, c}, t);
+}
+
+void FlashKernelBuilder::setupKeyFlags(Value smemBase, Value byteOffset) {
+  auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
+                                       gpu::AddressSpace::Workgroup);
+  int64_t G = cfg.flagGroups(), n = cfg.flagBuffers() * cfg.kvTile;
+  flagsW = memref::ViewOp::create(
+      b, loc,
+      MemRefType::get({n * G}, b.getI8Type(), MemRefLayoutAttrInterface(),
+                      wg),
+      smemBase, byteOffset, ValueRange{});
+  flagsR = memref::ViewOp::create(
+      b, loc,
+      MemRefType::get({n}, b.getIntegerType(8 * G),
+                      MemRefLayoutAttrInterface(), wg),
+      smemBase, byteOffset, ValueRange{});
+}
+
+void FlashKernelBuilder::emitKeyVisibility(Value kt, Value flagBuf, Value q0, Value shift,
+                       Value mb, Value mh) {
+  const int64_t N = cfg.kvTile, G = cfg.flagGroups(),
+                T = cfg.warps * 32, QT = cfg.qTile;
+  Type i1 = b.getI1Type();
+  Value k0 = add(ctaKvBase, mul(kt, N)), base = mul(flagBuf, N);
+  Value sqLast = sub(Sq, cst(1)), skLast = sub(Sk, cst(1));
+  Value negInf = fcst(-std::numeric_limits<double>::infinity());
+  scf::ForOp::create(
+      b, loc, tid, cst(G * N), cst(T), ValueRange{},
+      [&](OpBuilder &, Location, Value c, ValueRange) {
+        Value jj = arith::RemUIOp::create(b, loc, c, cst(N));
+        Value g = arith::DivUIOp::create(b, loc, c, cst(N));
+        Value j = add(k0, jj);
+        Value keyOk = cmpi(arith::CmpIPredicate::ult, j, Sk);
+        Value jc = minsi(j, skLast);
+        Value no = arith::ConstantIntOp::create(b, loc, i1, 0);
+        auto rows = scf::ForOp::create(
+            b, loc, g, cst(QT), cst(G), ValueRange{no},
+            [&](OpBuilder &, Location, Value r, ValueRange it) {
+              auto ifSeen = scf::IfOp::create(b, loc, TypeRange{i1}, it[0],
+                                              true);
+              OpBuilder::InsertionGuard gd(b);
+              b.setInsertionPointToStart(ifSeen.thenBlock());
+              scf::YieldOp::create(b, loc, it[0]);
+              b.setInsertionPointToStart(ifSeen.elseBlock());
+              Value i = add(q0, r);
+              Value ok = inBand(
+                  arith::AndIOp::create(
+                      b, loc, keyOk, cmpi(arith::CmpIPredicate::ult, i, Sq)),
+                  j, i, shift);
+              Value mv = memref::LoadOp::create(
+                  b, loc, mask, ValueRange{mb, mh, minsi(i, sqLast), jc});
+              Value open =
+                  keepMask ? mv
+                           : arith::CmpFOp::create(
+                                 b, loc, arith::CmpFPredicate::UNE, toF32(mv),
+                                 negInf)
+                                 .getResult();
+              scf::YieldOp::create(b, loc,
+                                   ValueRange{arith::AndIOp::create(
+                                       b, loc, ok, open)});
+              b.setInsertionPointAfter(ifSeen);
+              scf::YieldOp::create(b, loc, ifSeen.getResults());
+            });
+        Value byte = arith::ExtUIOp::create(b, loc, b.getI8Type(),
+                                            rows.getResult(0));
+        memref::StoreOp::create(b, loc, byte, flagsW,
+                                ValueRange{add(mul(add(base, jj), G), g)});
+        scf::YieldOp::create(b, loc);
+      });
+}
+
+Value FlashKernelBuilder::keyVisible(Value flagBuf, Value r) {
+  Value w = memref::LoadOp::create(
+      b, loc, flagsR, ValueRange{add(mul(flagBuf, cfg.kvTile), r)});
+  Value zero = arith::ConstantIntOp::create(b, loc, w.getType(), 0);
+  return cmpi(arith::CmpIPredicate::ne, w, zero);
+}
+
+void FlashKernelBuilder::asyncTile(Value buf, Value i0, Value i1, Value row0, Value rowLimit,
+               int64_t rows, int64_t width, Value view,
+               Value flagBuf, Value rowStart) {
+  int64_t perCopy = 16 / cfg.eltBytes;
+  int64_t chunksPerRow = width / perCopy;
+  int64_t total = rows * chunksPerRow;
+  auto tokTy = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+  Value lastRow = sub(rowLimit, cst(1));
+  scf::ForOp::create(
+      b, loc, tid, cst(total), cst(cfg.warps * 32), ValueRange{},
+      [&](OpBuilder &, Location, Value c, ValueRange) {
+        Value r = arith::DivUIOp::create(b, loc, c, cst(chunksPerRow));
+        Value col = mul(arith::RemUIOp::create(b, loc, c, cst(chunksPerRow)),
+                        perCopy);
+        Value gRow = add(row0, r);
+        Value ok = cmpi(arith::CmpIPredicate::ult, gRow, rowLimit);
+        if (rowStart) // keys below the window of every row: not read
+          ok = arith::AndIOp::create(
+              b, loc, ok, cmpi(arith::CmpIPredicate::uge, gRow, rowStart));
+        if (flagBuf)
+          ok = arith::AndIOp::create(b, loc, ok, keyVisible(flagBuf, r));
+        Value srcRow = minsi(gRow, lastRow);
+        Value n = select(ok, cst(perCopy), cst(0));
+        nvgpu::DeviceAsyncCopyOp::create(
+            b, loc, tokTy, view, ValueRange{r, col}, buf,
+            ValueRange{i0, i1, srcRow, col}, b.getIndexAttr(perCopy), n,
+            b.getUnitAttr());
+        scf::YieldOp::create(b, loc);
+      });
+}
+
+void FlashKernelBuilder::ifThen(Value cond, llvm::function_ref<void()> body) {
+  auto ifOp = scf::IfOp::create(b, loc, cond, false);
+  OpBuilder::InsertionGuard gd(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  body();
+}
+
+Value FlashKernelBuilder::asyncCommit() {
+  auto tokTy = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+  return nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, tokTy, ValueRange{});
+}
+
+void FlashKernelBuilder::asyncWait(Value tok, int64_t pending) {
+  nvgpu::DeviceAsyncWaitOp::create(b, loc, tok, b.getI32IntegerAttr(pending));
+}
+
+Value FlashKernelBuilder::ldmatrix(Value view, Value row, Value col, bool trans, int64_t tiles) {
+  VectorType ty = vec2(tiles, 2, elt);
+  return nvgpu::LdMatrixOp::create(b, loc, ty, view, ValueRange{row, col},
+                                   b.getBoolAttr(trans),
+                                   b.getI32IntegerAttr(tiles));
+}
+
+Value FlashKernelBuilder::fastExp2(Value x) {
+  return LLVM::CallIntrinsicOp::create(
+             b, loc, f32, b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f32"),
+             ValueRange{x})
+      .getResult(0);
+}
+
+Value FlashKernelBuilder::mulRn(Value x, Value y) {
+  return LLVM::CallIntrinsicOp::create(
+             b, loc, f32, b.getStringAttr("llvm.nvvm.mul.rn.f"),
+             ValueRange{x, y})
+      .getResult(0);
+}
+
+Value FlashKernelBuilder::subRn(Value x, Value y) {
+  Value negY = arith::NegFOp::create(b, loc, y);
+  return LLVM::CallIntrinsicOp::create(
+             b, loc, f32, b.getStringAttr("llvm.nvvm.add.rn.f"),
+             ValueRange{x, negY})
+      .getResult(0);
+}
+
+std::pair<Value, Value> FlashKernelBuilder::splitX4(Value x4) {
+  Value halves[2];
+  for (int64_t hf = 0; hf < 2; ++hf) {
+    VectorType ty = vec2(2, 2, elt);
+    Value v = arith::ConstantOp::create(
+        b, loc, ty, DenseElementsAttr::get(ty, b.getZeroAttr(elt)));
+    for (int64_t r = 0; r < 2; ++r)
+      v = vector::InsertOp::create(
+          b, loc,
+          vector::ExtractOp::create(b, loc, x4, ArrayRef<int64_t>{2 * hf + r}),
+          v, ArrayRef<int64_t>{r});
+    halves[hf] = v;
+  }
+  return {halves[0], halves[1]};
+}
+
+Value FlashKernelBuilder::mmaSync(Value a, Value bb, Value c) {
+  return nvgpu::MmaSyncOp::create(b, loc, a, bb, c,
+                                  ArrayRef<int64_t>{16, 8, 16});
+}
+
+Value FlashKernelBuilder::quadAllReduce(Value x, bool isMax) {
+  for (int64_t off : {1, 2}) {
+    Value o = gpu::ShuffleOp::create(b, loc, x, off, 32, gpu::ShuffleMode::XOR)
+                  .getShuffleResult();
+    x = isMax ? arith::MaximumFOp::create(b, loc, x, o).getResult()
+              : arith::AddFOp::create(b, loc, x, o).getResult();
+  }
+  return x;
+}
+
+Value FlashKernelBuilder::pack(ArrayRef<Value> xs, Type t) {
+  int64_t rows = xs.size() / 2;
+  VectorType ty = vec2(rows, 2, t);
+  Value v = arith::ConstantOp::create(
+      b, loc, ty, DenseElementsAttr::get(ty, b.getZeroAttr(t)));
+  for (int64_t r = 0; r < rows; ++r) {
+    Value row = vector::FromElementsOp::create(b, loc, vec(2, f32),
+                                               ValueRange{xs[2 * r], xs[2 * r + 1]});
+    if (t != f32)
+      row = arith::TruncFOp::create(b, loc, vec(2, t), row);
+    v = vector::InsertOp::create(b, loc, row, v, ArrayRef<int64_t>{r});
+  }
+  return v;
+}
+
+FlashKernelBuilder::MmaStep FlashKernelBuilder::mmaSoftmaxStep(const MmaCtx &cx, SmallVector<Value> s, Value k0,
+                       ValueRange carried) {
+  const int64_t MT = cx.MT, NT = cx.NT, DT = cx.DT, N = 8 * NT;
+  Value one = cst(1), col2 = cx.col2, rowBase = cx.rowBase, shift = cx.shift,
+        mb = cx.mb, mh = cx.mh, negInf = cx.negInf,
+        fzero = cx.fzero;
+  ArrayRef<Value> rowG = cx.rowG;
+
+  auto colOf = [&](int64_t nt, int64_t e) {
+    return add(add(k0, col2), nt * 8 + e % 2);
+  };
+  // The exponent (below) is 2^(x - a) with x = s * c and a = m * c, c =
+  // scale * log2(e), each product rounded on its own. Where x is formed
+  // is a scheduling choice measured on the H200 (bench/RESULTS.md,
+  // session 6): the mma.sync kernel forms every x first and takes the max
+  // over them (scaleFirst); the wgmma kernel keeps raw scores (max over
+  // s, then a = round(m * c), the same value by monotonic rounding) and
+  // forms each x right before its exponent. An additive mask joins raw
+  // scores as mask / scale, scaled ones as mask * log2(e).
+  // Softcap: x = cap(s * scale) * log2(e), formed first in both kernels
+  // (the cap is not linear, so the wgmma kernel's raw-score max would not
+  // give a by one rounded product).
+  const bool scaleFirst = !cfg.wgmma || softcap;
+  if (scaleFirst)
+    for (Value &x : s)
+      x = softcap ? capLog2(x) : mulRn(x, scale);
+  Value invScale = scaleFirst
+                       ? maskScale
+                       : arith::DivFOp::create(b, loc, maskScale, scale)
+                             .getResult();
+  if (mask) {
+    Value sqLast = sub(Sq, one), skLast = sub(Sk, one);
+    for (int64_t mt = 0; mt < MT; ++mt)
+    for (int64_t nt = 0; nt < NT; ++nt)
+      for (int64_t e = 0; e < 4; ++e) {
+        Value i = minsi(rowG[mt * 2 + e / 2], sqLast);
+        Value j = minsi(colOf(nt, e), skLast);
+        Value mv = memref::LoadOp::create(b, loc, mask,
+                                          ValueRange{mb, mh, i, j});
+        Value &x = s[(mt * NT + nt) * 4 + e];
+        if (keepMask) {
+          x = select(mv, x, negInf);
+        } else {
+          // An additive -inf hides the key like a false i1 entry: select,
+          // not add (a NaN/Inf score of a hidden key stays hidden).
+          Value mf = toF32(mv);
+          Value hidden = arith::CmpFOp::create(
+              b, loc, arith::CmpFPredicate::OEQ, mf, negInf);
+          x = select(hidden, negInf, fma(mf, invScale, x));
+        }
+      }
+  }
+  Value need = cmpi(arith::CmpIPredicate::ugt, add(k0, N), Sk);
+  if (Value crosses =
+          bandCrosses(k0, N, rowBase, add(rowBase, 16 * MT - 1), shift))
+    need = arith::OrIOp::create(b, loc, need, crosses);
+  {
+    SmallVector<Type> types(MT * NT * 4, f32);
+    auto ifNeed = scf::IfOp::create(b, loc, types, need, true);
+    OpBuilder::InsertionGuard gd(b);
+    b.setInsertionPointToStart(ifNeed.thenBlock());
+    SmallVector<Value> masked;
+    for (int64_t mt = 0; mt < MT; ++mt)
+    for (int64_t nt = 0; nt < NT; ++nt)
+      for (int64_t e = 0; e < 4; ++e) {
+        Value j = colOf(nt, e);
+        Value ok = inBand(cmpi(arith::CmpIPredicate::ult, j, Sk), j,
+                          rowG[mt * 2 + e / 2], shift);
+        masked.push_back(select(ok, s[(mt * NT + nt) * 4 + e], negInf));
+      }
+    scf::YieldOp::create(b, loc, masked);
+    b.setInsertionPointToStart(ifNeed.elseBlock());
+    scf::YieldOp::create(b, loc, s);
+    b.setInsertionPointAfter(ifNeed);
+    for (int64_t x = 0; x < MT * NT * 4; ++x)
+      s[x] = ifNeed.getResult(x);
+  }
+
+  // Online softmax for the thread's rows (g and g + 8 of each m16
+  // tile); r = mt * 2 + hh indexes them.
+  SmallVector<Value> mNew(2 * MT), lNew(2 * MT), alpha(2 * MT);
+  SmallVector<Value> p(MT * NT * 4);
+  for (int64_t mt = 0; mt < MT; ++mt)
+    for (int64_t hh = 0; hh < 2; ++hh) {
+      int64_t r = mt * 2 + hh;
+      Value mx = negInf;
+      for (int64_t nt = 0; nt < NT; ++nt)
+        for (int64_t e = 2 * hh; e < 2 * hh + 2; ++e)
+          mx = arith::MaximumFOp::create(b, loc, mx,
+                                         s[(mt * NT + nt) * 4 + e]);
+      mx = quadAllReduce(mx, /*isMax=*/true);
+      mNew[r] = arith::MaximumFOp::create(b, loc, carried[r], mx);
+      Value dead = arith::CmpFOp::create(
+          b, loc, arith::CmpFPredicate::OEQ, mNew[r], negInf);
+      Value mSafe = select(dead, fzero, mNew[r]);
+      // exp(scale * (s - m)) = 2^(x - a) with x = s * c and a = m * c,
+      // c = scale * log2(e), each product rounded on its own: rounding is
+      // monotonic, so a = max x exactly, x - a <= 0 and is exactly 0 at
+      // the maximum, for any magnitude. (FlashAttention-2's single FFMA
+      // s * c - a keeps the rounding error of the exact product s * c:
+      // with a huge finite maximum, e.g. a K/V tile hidden by a -1e30
+      // additive mask or logits of 1e10, that error exceeds 128 and exp2
+      // gives inf, then inf * 0 = NaN, or 0; CASES.md H2/H3.) The rescale
+      // uses the same rounded anchors: alpha = 2^(a_old - a_new).
+      Value a = scaleFirst ? mSafe : mulRn(mSafe, scale);
+      Value aOld = scaleFirst ? carried[r] : mulRn(carried[r], scale);
+      alpha[r] = fastExp2(subRn(aOld, a));
+      lNew[r] =
+          arith::MulFOp::create(b, loc, carried[2 * MT + r], alpha[r]);
+      for (int64_t nt = 0; nt < NT; ++nt)
+        for (int64_t e = 2 * hh; e < 2 * hh + 2; ++e) {
+          int64_t x = (mt * NT + nt) * 4 + e;
+          p[x] = fastExp2(
+              subRn(scaleFirst ? s[x] : mulRn(s[x], scale), a));
+          lNew[r] = arith::AddFOp::create(b, loc, lNew[r], p[x]);
+        }
+    }
+  SmallVector<Value> next(mNew.begin(), mNew.end());
+  next.append(lNew.begin(), lNew.end());
+  SmallVector<Value> o; // o[mt * DT + dt]
+  for (int64_t mt = 0; mt < MT; ++mt) {
+    Value alphaVec = pack({alpha[mt * 2], alpha[mt * 2],
+                           alpha[mt * 2 + 1], alpha[mt * 2 + 1]},
+                          f32);
+    for (int64_t dt = 0; dt < DT; ++dt)
+      o.push_back(arith::MulFOp::create(
+          b, loc, carried[4 * MT + mt * DT + dt], alphaVec));
+  }
+  return {std::move(next), std::move(o), std::move(p)};
+}
+
+void FlashKernelBuilder::storeLse(Value mNat, Value l, Value bi, Value h, Value i) {
+  Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l,
+                                     fcst(0.0));
+  Value v = arith::AddFOp::create(b, loc, mNat,
+                                  math::LogOp::create(b, loc, l));
+  v = select(none, fcst(-std::numeric_limits<double>::infinity()), v);
+  memref::StoreOp::create(b, loc, v, lseOut, ValueRange{bi, h, i});
+}
+
+void FlashKernelBuilder::storeMmaOutput(const MmaCtx &cx, ValueRange results, Value bi,
+                    Value h) {
+  const int64_t MT = cx.MT, DT = cx.DT;
+  Value col2 = cx.col2, fzero = cx.fzero;
+  ArrayRef<Value> rowG = cx.rowG;
+  // O / l, two elements per store.
+  Value fone = fcst(1.0);
+  for (int64_t r = 0; r < 2 * MT; ++r) {
+    int64_t mt = r / 2, hh = r % 2;
+    Value l = quadAllReduce(results[2 * MT + r], /*isMax=*/false);
+    Value none =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, fzero);
+    Value inv = select(none, fzero, arith::DivFOp::create(b, loc, fone, l));
+    Value invVec = vector::BroadcastOp::create(b, loc, vec(2, f32), inv);
+    auto ifRow = scf::IfOp::create(
+        b, loc, cmpi(arith::CmpIPredicate::ult, rowG[r], Sq), false);
+    OpBuilder::InsertionGuard gd(b);
+    b.setInsertionPointToStart(ifRow.thenBlock());
+    if (lseOut) {
+      // The anchor a of the exponents 2^(x - a) (mmaSoftmaxStep): the
+      // carried max in exp2 units (mma.sync) or raw (wgmma), times ln 2.
+      Value m = results[r];
+      Value a = cfg.wgmma && !softcap ? mulRn(m, scale) : m;
+      Value mNat = arith::MulFOp::create(b, loc, a,
+                                         fcst(0.69314718055994531));
+      ifThen(cmpi(arith::CmpIPredicate::eq, col2, cst(0)),
+             [&] { storeLse(mNat, l, bi, h, rowG[r]); });
+    }
+    for (int64_t dt = 0; dt < DT; ++dt) {
+      Value row = vector::ExtractOp::create(
+          b, loc, results[4 * MT + mt * DT + dt],
+          ArrayRef<int64_t>{hh});
+      Value y = arith::MulFOp::create(b, loc, row, invVec);
+      y = arith::TruncFOp::create(b, loc, vec(2, elt), y);
+      vector::StoreOp::create(b, loc, y, out,
+                              ValueRange{bi, h, rowG[r], add(col2, dt * 8)},
+                              /*nontemporal=*/false,
+                              llvm::MaybeAlign(2 * cfg.eltBytes));
+    }
+  }
+}
+
+void FlashKernelBuilder::emitMmaLaunch(Value blocks, Value nQT) {
+  const int64_t N = cfg.kvTile, D = cfg.D, Dv = cfg.Dv;
+  const int64_t NT = N / 8, KD = D / 16, DT = Dv / 8, KC = N / 16;
+  const int64_t MT = cfg.mTiles; // m16 tiles per warp (rows 16 * MT)
+  Value one = cst(1), zero = cst(0);
+  Cta c = emitCta(blocks, nQT);
+  Value lane = c.lane, warp = c.warp, h = c.h, bi = c.bi, kh = c.kh,
+        q0 = c.q0, base = c.smem, shift = c.shift, nKT = c.nKT, mb = c.mb,
+        mh = c.mh;
+  Value g = arith::DivUIOp::create(b, loc, lane, cst(4));
+  Value t4 = arith::RemUIOp::create(b, loc, lane, cst(4));
+  auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
+                                       gpu::AddressSpace::Workgroup);
+  int64_t off = 0;
+  auto view2d = [&](int64_t rows, int64_t cols) -> Value {
+    auto ty = MemRefType::get({rows, cols}, elt, MemRefLayoutAttrInterface(), wg);
+    Value v = memref::ViewOp::create(b, loc, ty, base, cst(off), ValueRange{});
+    off += rows * cols * cfg.eltBytes;
+    return v;
+  };
+  Value qs = view2d(cfg.qTile, cfg.qStrideMma());
+  Value ks = view2d(N, cfg.kStrideMma());
+  Value vs = view2d(N, cfg.vStrideMma());
+  // Keys hidden from every row of the CTA are zero-filled, never read:
+  // past kvEnd (causal, window, Sk) by the row limit, below kvStart
+  // (window) by kvLow, by the mask through the flags (buffer t % 2 holds
+  // tile t's).
+  Value kvEnd = c.kvEnd;
+  Value kvLow = band.left ? c.kvStart : Value();
+  if (cfg.keyFlags)
+    setupKeyFlags(base, cst(off));
+  auto flagBufOf = [&](Value t) -> Value {
+    return cfg.keyFlags ? remui(t, 2) : Value();
+  };
+  auto visibility = [&](Value t) {
+    if (cfg.keyFlags)
+      ifThen(cmpi(arith::CmpIPredicate::ult, t, nKT), [&] {
+        emitKeyVisibility(t, remui(t, 2), q0, shift, mb, mh);
+      });
+  };
+
+  // Q tile -> shared -> A fragments in registers for the whole kernel.
+  asyncTile(q, bi, h, q0, Sq, cfg.qTile, D, qs);
+  visibility(zero); // ordered before K(0)'s copy by the barrier below
+  asyncWaitAll();
+  gpu::BarrierOp::create(b, loc);
+  Value lane16 = arith::RemUIOp::create(b, loc, lane, cst(16));
+  Value laneHi8 = mul(arith::DivUIOp::create(b, loc, lane, cst(16)), 8);
+  Value warpRow = mul(warp, 16 * MT);
+  // Q's A fragments: loaded once and kept in registers for D <= 32; for
+  // larger D re-read from shared memory per K/V tile (D/16 ldmatrix x4),
+  // which frees 4*D/16 registers for the S and O fragments (without it
+  // ptxas spills at D = 64 causal and D = 128).
+  auto loadQ = [&]() { // frags[mt * KD + kk]
+    SmallVector<Value> frags;
+    for (int64_t mt = 0; mt < MT; ++mt)
+      for (int64_t kk = 0; kk < KD; ++kk)
+        frags.push_back(ldmatrix(qs, add(add(warpRow, lane16), 16 * mt),
+                                 add(laneHi8, kk * 16), /*trans=*/false, 4));
+    return frags;
+  };
+  // Q's A fragments (MT * KD * 4 registers) stay in registers when they
+  // are few: D <= 32, or D <= 64 with 32-key tiles (the S tile is then
+  // half as large); otherwise they are re-read from shared memory per
+  // K/V tile, which keeps the kernel within 255 registers.
+  const bool qInRegisters = D <= 32 || (D <= 64 && cfg.kvTile <= 32);
+  SmallVector<Value> qa;
+  if (qInRegisters)
+    qa = loadQ();
+
+  Value rowBase = add(q0, warpRow); // query index of the warp's row 0
+  // The thread's rows: rowG[mt * 2 + hh] = rowBase + 16 mt + g + 8 hh.
+  SmallVector<Value> rowG;
+  for (int64_t mt = 0; mt < MT; ++mt)
+    for (int64_t hh = 0; hh < 2; ++hh)
+      rowG.push_back(add(add(rowBase, g), 16 * mt + 8 * hh));
+  Value negInf = fcst(-std::numeric_limits<double>::infinity());
+  Value fzero = fcst(0.0);
+  VectorType accTy = vec2(2, 2, f32);
+  Value accZero = arith::ConstantOp::create(
+      b, loc, accTy, DenseElementsAttr::get(accTy, 0.0f));
+  // Carried: m[2 MT], l[2 MT], O[MT * DT] (O[mt * DT + dt]).
+  SmallVector<Value> init(2 * MT, negInf);
+  init.append(2 * MT, fzero);
+  init.append(MT * DT, accZero);
+  Value col2 = mul(t4, 2);
+  Value kRow8 = arith::RemUIOp::create(b, loc, lane, cst(8));
+  Value kCol8 = mul(arith::RemUIOp::create(
+                        b, loc, arith::DivUIOp::create(b, loc, lane, cst(8)),
+                        cst(2)),
+                    8);
+  Value kCol8x4 = mul(arith::DivUIOp::create(b, loc, lane, cst(8)), 8);
+  MmaCtx mx{MT, NT, DT, col2, rowBase, shift, mb, mh, negInf, fzero, rowG};
+
+  // Software pipeline (FlashAttention-2's): K and V tiles are separate
+  // cp.async groups; K(t+1) is copied while the softmax and P V of tile t
+  // run, V(t+1) while S of tile t+1 runs. Invariant at the top of
+  // iteration t: groups K(t), V(t) in flight, in that order.
+  {
+    auto ifAny = scf::IfOp::create(
+        b, loc, cmpi(arith::CmpIPredicate::ugt, nKT, zero), false);
+    OpBuilder::InsertionGuard gd(b);
+    b.setInsertionPointToStart(ifAny.thenBlock());
+    asyncTile(k, bi, kh, c.kvBase, kvEnd, N, D, ks, flagBufOf(zero),
+              kvLow);
+    asyncCommit();
+    asyncTile(v, bi, kh, c.kvBase, kvEnd, N, Dv, vs, flagBufOf(zero),
+              kvLow);
+    asyncCommit();
+  }
+  auto kvLoop = scf::ForOp::create(
+      b, loc, zero, nKT, one, init,
+      [&](OpBuilder &, Location, Value kt, ValueRange carried) {
+        Value k0 = add(c.kvBase, mul(kt, N));
+        Value kNext = add(k0, N);
+        // Tile t+1's key visibility, read by its copies below (after the
+        // barriers of this step).
+        visibility(add(kt, one));
+        asyncWait(asyncCommit(), 2); // an empty group: K(t) is complete
+        // when at most V(t) and the empty group are in flight.
+        gpu::BarrierOp::create(b, loc);
+
+        // S = Q K^T on tensor cores; s[nt*4 + e] in the exp2 domain.
+        if (!qInRegisters)
+          qa = loadQ();
+        // Raw scores (the scale is applied inside the exponent below);
+        // K's B fragments two k16 chunks per ldmatrix x4.
+        // s[(mt * NT + nt) * 4 + e]; each K fragment feeds MT mma.
+        SmallVector<Value> s(MT * NT * 4);
+        for (int64_t nt = 0; nt < NT; ++nt) {
+          SmallVector<Value> acc(MT, accZero);
+          for (int64_t kk = 0; kk < KD; kk += 2) {
+            if (kk + 1 < KD) {
+              auto [b0, b1] = splitX4(ldmatrix(ks, add(kRow8, nt * 8),
+                                               add(kCol8x4, kk * 16),
+                                               /*trans=*/false, 4));
+              for (int64_t mt = 0; mt < MT; ++mt) {
+                acc[mt] = mmaSync(qa[mt * KD + kk], b0, acc[mt]);
+                acc[mt] = mmaSync(qa[mt * KD + kk + 1], b1, acc[mt]);
+              }
+            } else {
+              Value b0 = ldmatrix(ks, add(kRow8, nt * 8), add(kCol8, kk * 16),
+                                  /*trans=*/false, 2);
+              for (int64_t mt = 0; mt < MT; ++mt)
+                acc[mt] = mmaSync(qa[mt * KD + kk], b0, acc[mt]);
+            }
+          }
+          for (int64_t mt = 0; mt < MT; ++mt)
+            for (int64_t e = 0; e < 4; ++e)
+              s[(mt * NT + nt) * 4 + e] = vector::ExtractOp::create(
+                  b, loc, acc[mt], ArrayRef<int64_t>{e / 2, e % 2});
+        }
+        // Every warp is done with K(t): start copying K(t+1).
+        gpu::BarrierOp::create(b, loc);
+        Value more = cmpi(arith::CmpIPredicate::ult, add(kt, one), nKT);
+        ifThen(more, [&] {
+          asyncTile(k, bi, kh, kNext, kvEnd, N, D, ks,
+                    flagBufOf(add(kt, one)), kvLow);
+        });
+        asyncCommit(); // possibly empty: the group count stays uniform
+        MmaStep st = mmaSoftmaxStep(mx, s, k0, carried);
+        SmallVector<Value> next = st.next, o = st.o, p = st.p;
+        // O += P V on tensor cores, once V(t) has landed; each V fragment
+        // feeds MT mma.
+        asyncWait(asyncCommit(), 2);
+        gpu::BarrierOp::create(b, loc);
+        for (int64_t kc = 0; kc < KC; ++kc) {
+          SmallVector<Value> pa;
+          for (int64_t mt = 0; mt < MT; ++mt) {
+            auto P = [&](int64_t nt, int64_t e) {
+              return p[(mt * NT + nt) * 4 + e];
+            };
+            pa.push_back(pack({P(2 * kc, 0), P(2 * kc, 1), P(2 * kc, 2),
+                               P(2 * kc, 3), P(2 * kc + 1, 0),
+                               P(2 * kc + 1, 1), P(2 * kc + 1, 2),
+                               P(2 * kc + 1, 3)},
+                              elt));
+          }
+          for (int64_t dt = 0; dt < DT; dt += 2) {
+            if (dt + 1 < DT) {
+              auto [b0, b1] =
+                  splitX4(ldmatrix(vs, add(lane16, kc * 16),
+                                   add(laneHi8, dt * 8), /*trans=*/true, 4));
+              for (int64_t mt = 0; mt < MT; ++mt) {
+                o[mt * DT + dt] = mmaSync(pa[mt], b0, o[mt * DT + dt]);
+                o[mt * DT + dt + 1] = mmaSync(pa[mt], b1, o[mt * DT + dt + 1]);
+              }
+            } else {
+              Value b0 = ldmatrix(vs, add(lane16, kc * 16), cst(dt * 8),
+                                  /*trans=*/true, 2);
+              for (int64_t mt = 0; mt < MT; ++mt)
+                o[mt * DT + dt] = mmaSync(pa[mt], b0, o[mt * DT + dt]);
+            }
+          }
+        }
+        next.append(o.begin(), o.end());
+        // Every warp is done with V(t): start copying V(t+1).
+        gpu::BarrierOp::create(b, loc);
+        ifThen(more, [&] {
+          asyncTile(v, bi, kh, kNext, kvEnd, N, Dv, vs,
+                    flagBufOf(add(kt, one)), kvLow);
+        });
+        asyncCommit();
+        scf::YieldOp::create(b, loc, next);
+      });
+  asyncWaitAll(); // no copy outlives the kernel
+
+  storeMmaOutput(mx, kvLoop.getResults(), bi, h);
+
+}

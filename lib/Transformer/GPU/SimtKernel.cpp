@@ -1,0 +1,314 @@
+//===- SimtKernel.cpp - the CUDA-core flash kernel --------------------------===//
+//
+// FlashAttention-2 on CUDA cores (f32, bf16 below sm_90a, head dims the
+// tensor-core kernels do not take): the CTA's query tile, K/V tiles staged
+// in shared memory as f32, lane j scoring keys j, j+32, ...
+//
+//===----------------------------------------------------------------------===//
+#include "GPU/FlashKernelBuilder.h"
+
+using namespace mlir;
+using namespace mlir::tx;
+
+FlashKernelBuilder::Cta FlashKernelBuilder::emitCta(Value blocks, Value nQT) {
+  Value one = cst(1), zero = cst(0);
+  Value smemBytes = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                                 cfg.smemBytes());
+  auto launch = gpu::LaunchOp::create(b, loc, blocks, one, one,
+                                      cst(cfg.warps * 32), one, one,
+                                      smemBytes);
+  // The oldest chip the kernel's instructions exist on (mma.sync and
+  // cp.async: sm_80; wgmma: only sm_90a). tx-check-gpu-target rejects a
+  // pipeline whose chip is older, instead of LLVM's "Cannot select" abort
+  // (issue #14, found by the fuzzer).
+  if (cfg.wgmma || cfg.mma)
+    launch->setAttr(kRequiredChipAttr,
+                    b.getStringAttr(cfg.wgmma ? "sm_90a" : "sm_80"));
+  b.setInsertionPointToStart(&launch.getBody().front());
+  gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPointToStart(&launch.getBody().front());
+
+  Cta c;
+  tid = launch.getThreadIds().x;
+  Value bid = launch.getBlockIds().x;
+  c.lane = arith::RemUIOp::create(b, loc, tid, cst(32));
+  c.warp = arith::DivUIOp::create(b, loc, tid, cst(32));
+  // Query tiles of a head in reverse order: with a causal mask the last
+  // tiles have the most keys, and launching them first leaves the short
+  // ones to fill the tail of the grid.
+  Value qt = arith::SubIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, nQT, cst(1)),
+      arith::RemUIOp::create(b, loc, bid, nQT));
+  Value bh = arith::DivUIOp::create(b, loc, bid, nQT);
+  c.h = arith::RemUIOp::create(b, loc, bh, H);
+  c.bi = arith::DivUIOp::create(b, loc, bh, H);
+  c.kh = arith::DivUIOp::create(b, loc, c.h, G);
+  c.q0 = mul(qt, cfg.qTile);
+  auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
+                                       gpu::AddressSpace::Workgroup);
+  c.smem = gpu::DynamicSharedMemoryOp::create(
+      b, loc,
+      MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                      MemRefLayoutAttrInterface(), wg));
+  c.shift = sub(Sk, Sq); // key j is on row i's diagonal iff j == i + shift
+  Value kvEnd = Sk;
+  if (band.right) {
+    // The last key the CTA's last row sees.
+    Value lastRow = sub(minsi(add(c.q0, cfg.qTile), Sq), one);
+    kvEnd = minsi(
+        maxsi(add(add(lastRow, c.shift), cst(*band.right + 1)), zero), Sk);
+  }
+  c.kvEnd = kvEnd;
+  Value nEnd = arith::CeilDivUIOp::create(b, loc, kvEnd, cst(cfg.kvTile));
+  c.kvStart = zero;
+  c.kvBase = zero;
+  c.nKT = nEnd;
+  if (band.left) {
+    // The first key the CTA's first row sees; the loop starts at its
+    // tile (tiles stay aligned to kv-tile).
+    c.kvStart =
+        minsi(maxsi(sub(add(c.q0, c.shift), cst(*band.left)), zero), kvEnd);
+    Value kt0 = arith::DivUIOp::create(b, loc, c.kvStart, cst(cfg.kvTile));
+    c.kvBase = mul(kt0, cfg.kvTile);
+    c.nKT = sub(nEnd, minui(kt0, nEnd));
+  }
+  ctaKvBase = c.kvBase;
+  if (mask) {
+    c.mb = maskBatchBcast ? zero : c.bi;
+    c.mh = maskHeadBcast ? zero : c.h;
+  }
+  return c;
+}
+
+void FlashKernelBuilder::emitLaunch(Value blocks, Value nQT) {
+  if (cfg.wgmma)
+    return emitWgmmaLaunch(blocks, nQT);
+  if (cfg.mma)
+    return emitMmaLaunch(blocks, nQT);
+  const int64_t R = cfg.rowsPerWarp(), KPL = cfg.keysPerLane(),
+                T = cfg.outPerLane(), N = cfg.kvTile;
+  Value one = cst(1);
+  Cta c = emitCta(blocks, nQT);
+  Value lane = c.lane, warp = c.warp, h = c.h, bi = c.bi, kh = c.kh,
+        q0 = c.q0, base = c.smem, shift = c.shift, nKT = c.nKT, mb = c.mb,
+        mh = c.mh;
+
+  // Shared memory: Q | K | V | P, each 16-byte aligned.
+  int64_t off = 0;
+  Value qs = smemView(base, off, cfg.qFloats());
+  off += 4 * FlashConfig::align4(cfg.qFloats());
+  Value ks = smemView(base, off, cfg.kFloats());
+  off += 4 * FlashConfig::align4(cfg.kFloats());
+  Value vs = smemView(base, off, cfg.vFloats());
+  off += 4 * FlashConfig::align4(cfg.vFloats());
+  Value ps = smemView(base, off, cfg.pFloats());
+
+  // Q tile, pre-scaled; rows past Sq are zeros (never stored).
+  stageTile(q, bi, h, q0, Sq, cfg.qTile, cfg.D, cfg.D, qs, cfg.D, scaleNat);
+
+  Value zero = cst(0);
+  Value rowW = mul(warp, R);     // first row of this warp in the tile
+  Value iW = add(q0, rowW);      // its query index
+
+  Value negInf = fcst(-std::numeric_limits<double>::infinity());
+  Value fzero = fcst(0.0);
+  SmallVector<Value> init;
+  for (int64_t r = 0; r < R; ++r)
+    init.push_back(negInf); // m
+  for (int64_t r = 0; r < R; ++r)
+    init.push_back(fzero); // l (this lane's partial sum)
+  for (int64_t x = 0; x < R * T; ++x)
+    init.push_back(fzero); // O
+
+  auto kvLoop = scf::ForOp::create(
+      b, loc, zero, nKT, one, init,
+      [&](OpBuilder &, Location, Value kt, ValueRange carried) {
+        Value k0 = add(c.kvBase, mul(kt, N));
+        // Stage K (padded rows) and V (zero-padded to 32*T columns).
+        gpu::BarrierOp::create(b, loc);
+        stageTile(k, bi, kh, k0, Sk, N, cfg.D, cfg.D, ks, cfg.kStride(),
+                  Value());
+        stageTile(v, bi, kh, k0, Sk, N, cfg.vWidth(), cfg.Dv, vs,
+                  cfg.vWidth(), Value());
+        gpu::BarrierOp::create(b, loc);
+
+        // S = Q·Kᵀ: lane owns keys lane + 32*kk.
+        int64_t ds = cfg.dStep();
+        SmallVector<Value> sInit(R * KPL, fzero);
+        SmallVector<Value> keyRow;
+        for (int64_t kk = 0; kk < KPL; ++kk)
+          keyRow.push_back(mul(add(lane, 32 * kk), cfg.kStride()));
+        auto dLoop = scf::ForOp::create(
+            b, loc, zero, cst(cfg.D), cst(ds), sInit,
+            [&](OpBuilder &, Location, Value d, ValueRange sAcc) {
+              SmallVector<Value> kvv, qv, next(sAcc.begin(), sAcc.end());
+              for (int64_t kk = 0; kk < KPL; ++kk)
+                kvv.push_back(loadShared(ks, add(keyRow[kk], d), ds));
+              for (int64_t r = 0; r < R; ++r)
+                qv.push_back(
+                    loadShared(qs, add(mul(add(rowW, r), cfg.D), d), ds));
+              for (int64_t e = 0; e < ds; ++e)
+                for (int64_t r = 0; r < R; ++r)
+                  for (int64_t kk = 0; kk < KPL; ++kk)
+                    next[r * KPL + kk] = fma(lanePart(qv[r], e),
+                                             lanePart(kvv[kk], e),
+                                             next[r * KPL + kk]);
+              scf::YieldOp::create(b, loc, next);
+            });
+        SmallVector<Value> s(dLoop.getResults().begin(),
+                             dLoop.getResults().end());
+        for (Value &x : s)
+          x = capScore(x);
+
+        // Mask operand: applied to every tile.
+        if (mask) {
+          Value sqLast = sub(Sq, one), skLast = sub(Sk, one);
+          for (int64_t r = 0; r < R; ++r) {
+            Value i = minsi(add(iW, r), sqLast);
+            for (int64_t kk = 0; kk < KPL; ++kk) {
+              Value j = minsi(add(k0, add(lane, 32 * kk)), skLast);
+              Value mv =
+                  memref::LoadOp::create(b, loc, mask, ValueRange{mb, mh, i, j});
+              Value &x = s[r * KPL + kk];
+              if (keepMask) {
+                x = select(mv, x, negInf);
+              } else {
+                // An additive -inf hides the key (select, not add).
+                Value mf = toF32(mv);
+                Value hidden = arith::CmpFOp::create(
+                    b, loc, arith::CmpFPredicate::OEQ, mf, negInf);
+                x = select(hidden, negInf, arith::AddFOp::create(b, loc, x, mf));
+              }
+            }
+          }
+        }
+
+        // Key tail and the band (causal, window): only tiles that need it.
+        Value tail = cmpi(arith::CmpIPredicate::ugt, add(k0, N), Sk);
+        Value need = tail;
+        if (Value crosses = bandCrosses(k0, N, iW, add(iW, R - 1), shift))
+          need = arith::OrIOp::create(b, loc, tail, crosses);
+        {
+          SmallVector<Type> types(R * KPL, f32);
+          auto ifNeed = scf::IfOp::create(b, loc, types, need, true);
+          OpBuilder::InsertionGuard g(b);
+          b.setInsertionPointToStart(ifNeed.thenBlock());
+          SmallVector<Value> masked;
+          for (int64_t r = 0; r < R; ++r)
+            for (int64_t kk = 0; kk < KPL; ++kk) {
+              Value j = add(k0, add(lane, 32 * kk));
+              Value ok = inBand(cmpi(arith::CmpIPredicate::ult, j, Sk), j,
+                                add(iW, r), shift);
+              masked.push_back(select(ok, s[r * KPL + kk], negInf));
+            }
+          scf::YieldOp::create(b, loc, masked);
+          b.setInsertionPointToStart(ifNeed.elseBlock());
+          scf::YieldOp::create(b, loc, s);
+          b.setInsertionPointAfter(ifNeed);
+          for (int64_t x = 0; x < R * KPL; ++x)
+            s[x] = ifNeed.getResult(x);
+        }
+
+        // Online softmax per row; P to shared memory for the P·V product.
+        SmallVector<Value> next(R * (2 + T));
+        SmallVector<Value> alpha(R);
+        for (int64_t r = 0; r < R; ++r) {
+          Value m = carried[r], l = carried[R + r];
+          Value mt = s[r * KPL];
+          for (int64_t kk = 1; kk < KPL; ++kk)
+            mt = arith::MaximumFOp::create(b, loc, mt, s[r * KPL + kk]);
+          mt = warpAllReduce(mt, /*isMax=*/true);
+          Value mNew = arith::MaximumFOp::create(b, loc, m, mt);
+          Value dead = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                             mNew, negInf);
+          Value mSafe = select(dead, fzero, mNew);
+          // Natural units until after the max is subtracted, so that
+          // s - m is exact for large scores (CASES S2: 1000 vs 1001 in f32).
+          alpha[r] = exp2Of(arith::SubFOp::create(b, loc, m, mSafe));
+          Value lNew = arith::MulFOp::create(b, loc, l, alpha[r]);
+          for (int64_t kk = 0; kk < KPL; ++kk) {
+            Value p =
+                exp2Of(arith::SubFOp::create(b, loc, s[r * KPL + kk], mSafe));
+            lNew = arith::AddFOp::create(b, loc, lNew, p);
+            Value pOff = add(mul(add(rowW, r), N), add(lane, 32 * kk));
+            memref::StoreOp::create(b, loc, p, ps, pOff);
+          }
+          next[r] = mNew;
+          next[R + r] = lNew;
+        }
+        gpu::BarrierOp::create(b, loc);
+
+        // O = O * alpha + P·V; lane owns columns lane + 32*t.
+        SmallVector<Value> oInit;
+        for (int64_t r = 0; r < R; ++r)
+          for (int64_t t = 0; t < T; ++t)
+            oInit.push_back(arith::MulFOp::create(
+                b, loc, carried[2 * R + r * T + t], alpha[r]));
+        // Keys hidden by the mask, the causal diagonal or the window may
+        // hold anything (a KV cache's padding): P == 0 must not multiply V.
+        const bool mayHide = mask || band.bounded();
+        auto jLoop = scf::ForOp::create(
+            b, loc, zero, cst(N), cst(4), oInit,
+            [&](OpBuilder &, Location, Value j, ValueRange oAcc) {
+              SmallVector<Value> pv, o(oAcc.begin(), oAcc.end());
+              for (int64_t r = 0; r < R; ++r)
+                pv.push_back(loadShared(ps, add(mul(add(rowW, r), N), j), 4));
+              for (int64_t e = 0; e < 4; ++e)
+                for (int64_t t = 0; t < T; ++t) {
+                  Value vv = loadShared(
+                      vs, add(mul(add(j, e), cfg.vWidth()), add(lane, 32 * t)),
+                      1);
+                  for (int64_t r = 0; r < R; ++r) {
+                    Value pe = lanePart(pv[r], e);
+                    Value acc = fma(pe, vv, o[r * T + t]);
+                    // A key hidden from this row (P == 0) contributes
+                    // nothing, whatever V holds (0 * NaN is NaN).
+                    if (mayHide)
+                      acc = select(arith::CmpFOp::create(
+                                       b, loc, arith::CmpFPredicate::OEQ, pe,
+                                       fzero),
+                                   o[r * T + t], acc);
+                    o[r * T + t] = acc;
+                  }
+                }
+              scf::YieldOp::create(b, loc, o);
+            });
+        for (int64_t x = 0; x < R * T; ++x)
+          next[2 * R + x] = jLoop.getResult(x);
+        scf::YieldOp::create(b, loc, next);
+      });
+
+  // O / l, stored once in Q's element type.
+  Value fone = fcst(1.0);
+  for (int64_t r = 0; r < R; ++r) {
+    Value l = warpAllReduce(kvLoop.getResult(R + r), /*isMax=*/false);
+    Value none =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, fzero);
+    Value inv = select(none, fzero, arith::DivFOp::create(b, loc, fone, l));
+    Value i = add(iW, r);
+    auto ifRow =
+        scf::IfOp::create(b, loc, cmpi(arith::CmpIPredicate::ult, i, Sq), false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(ifRow.thenBlock());
+    if (lseOut) // m in natural units (Q was pre-scaled by the scale)
+      ifThen(cmpi(arith::CmpIPredicate::eq, lane, cst(0)), [&] {
+        storeLse(kvLoop.getResult(r), l, bi, h, i);
+      });
+    for (int64_t t = 0; t < T; ++t) {
+      Value y =
+          arith::MulFOp::create(b, loc, kvLoop.getResult(2 * R + r * T + t), inv);
+      if (elt != f32)
+        y = arith::TruncFOp::create(b, loc, elt, y);
+      Value c = add(lane, 32 * t);
+      if (32 * (t + 1) > cfg.Dv) {
+        auto ifCol = scf::IfOp::create(
+            b, loc, cmpi(arith::CmpIPredicate::ult, c, cst(cfg.Dv)), false);
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPointToStart(ifCol.thenBlock());
+        memref::StoreOp::create(b, loc, y, out, ValueRange{bi, h, i, c});
+      } else {
+        memref::StoreOp::create(b, loc, y, out, ValueRange{bi, h, i, c});
+      }
+    }
+  }
+}
