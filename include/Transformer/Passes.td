@@ -34,11 +34,17 @@ def ConvertTxToLinalg : Pass<"convert-tx-to-linalg"> {
 }
 
 def TxSoftmaxToGPU : Pass<"tx-softmax-to-gpu", "::mlir::func::FuncOp"> {
-  let summary = "Map tx.softmax over the innermost dim onto GPU CTAs and warps";
+  let summary = "Map tx.softmax over the innermost dim onto GPU CTAs and warps (tx-softmax-strategy, tx-tile-softmax, tx-map-softmax-to-gpu)";
   let description = [{
-    tx's fast softmax. Every `tx.softmax` along the innermost dimension is
-    rewritten (on tensors, before bufferization) into a `gpu.launch` over the
-    rows of the input viewed as `[R, N]`:
+    tx's fast softmax, as the three steps of its GPU path with these options:
+    `tx-softmax-strategy` (the kernel configuration below, stored on the op
+    as `tx.gpu_strategy`), `tx-tile-softmax from-strategy=true` (the rows of
+    the input viewed as `[R, N]` tiled by the kernel's rows per CTA into an
+    `scf.forall`) and `tx-map-softmax-to-gpu` (the forall onto the grid).
+    `tx-gpu-pipeline` runs the three as separate passes. Every
+    `tx.softmax` along the innermost dimension becomes (on tensors, before
+    bufferization) a `gpu.launch` over the rows of the input viewed as
+    `[R, N]`:
 
     - rows map to warps (`threads-per-row` = 32, several rows per CTA) when a
       row is at most 256 vectors long, otherwise to a whole CTA;
@@ -107,7 +113,75 @@ def TxSoftmaxToGPU : Pass<"tx-softmax-to-gpu", "::mlir::func::FuncOp"> {
     "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
     "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
     "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect",
-    "::mlir::bufferization::BufferizationDialect"
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::tensor::TensorDialect", "::mlir::tx::TxDialect"
+  ];
+}
+
+def TxSoftmaxStrategy : Pass<"tx-softmax-strategy", "::mlir::func::FuncOp"> {
+  let summary = "Choose the GPU kernel configuration of each tx.softmax over the innermost dim (the strategy step of the GPU path)";
+  let description = [{
+    The first step of tx.softmax's GPU path (strategy -> `tx-tile-softmax
+    from-strategy=true` -> `tx-map-softmax-to-gpu`): for every `tx.softmax`
+    along the innermost dimension, the vector kernel (16-byte loads) and the
+    scalar kernel that runs when a buffer is misaligned, each with its
+    threads per row, threads per CTA, vectors cached in registers per
+    thread, persistent grid, stream unrolling and shared-memory row, stored
+    on the op as `tx.gpu_strategy = {family = "softmax", rows_per_cta = ..,
+    vector = {..}, scalar = {..}}`. The choices and the options are those
+    documented under `tx-softmax-to-gpu`. Softmax along another dimension
+    gets no strategy (the reference lowering takes it).
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"0",
+           "Threads per CTA (0 = from the shape; else a power of two in [32, 1024])">,
+    Option<"threadsPerRow", "threads-per-row", "int64_t", /*default=*/"0",
+           "Threads per row (0 = from the shape; a power of two in [2, 32], or block-size)">,
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"0",
+           "Elements per vector load (0 = 16 bytes)">,
+    Option<"maxCachedVectors", "max-cached-vectors", "int64_t", /*default=*/"16",
+           "Largest per-thread share of a row (in vectors) kept in registers">,
+    Option<"gridCtas", "grid-ctas", "int64_t", /*default=*/"0",
+           "Persistent grid of at most this many CTAs for rows on warps (0 = one CTA per row group)">,
+    Option<"prefetch", "prefetch", "bool", /*default=*/"true",
+           "Persistent grid: load the next row group before reducing the current one">,
+    Option<"smemRows", "smem-rows", "bool", /*default=*/"true",
+           "Keep a streamed row in dynamic shared memory between its two passes when it fits">,
+    Option<"maxSharedMemory", "max-shared-memory", "int64_t", /*default=*/"232448",
+           "Largest dynamic shared memory per CTA in bytes">,
+    Option<"streamUnroll", "stream-unroll", "int64_t", /*default=*/"0",
+           "Streamed rows: vectors each thread loads before it reduces them (0 = 4)">,
+  ];
+}
+
+def TxMapSoftmaxToGPU : Pass<"tx-map-softmax-to-gpu", "::mlir::func::FuncOp"> {
+  let summary = "Map tiled tx.softmax (scf.forall of row tiles with a tx.gpu_strategy) onto GPU kernels";
+  let description = [{
+    The GPU mapping of tx.softmax's tiled IR (after `tx-softmax-strategy` and
+    `tx-tile-softmax from-strategy=true`):
+
+    ```
+    scf.forall (%r) = (0) to (R) step (rows_per_cta) {
+      %t = tx.softmax (rows [%r, %r + rows_per_cta) of the [R, N] input)
+      parallel_insert_slice %t
+    } {tx.gpu_strategy = {family = "softmax", ...}}
+    ```
+
+    becomes the strategy's kernels: the forall is the grid (one CTA per row
+    tile, or a persistent grid of at most `grid_ctas` CTAs striding over the
+    tiles), the tile's softmax the warp or CTA code of the row (see
+    `tx-softmax-to-gpu`); the vector kernel runs when both buffers are
+    16-byte aligned, the scalar kernel otherwise, nothing when R or N is 0.
+    A statically empty `tx.softmax` with a strategy becomes an empty tensor.
+    A forall whose row tile differs from the strategy's rows per CTA, and a
+    `tx.softmax` with a strategy that is not tiled, are errors.
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::tensor::TensorDialect"
   ];
 }
 
@@ -761,6 +835,8 @@ def TxTileSoftmax : Pass<"tx-tile-softmax", "::mlir::func::FuncOp"> {
            "Rows per tile: the tile size of the innermost parallel dimension (>= 1)">,
     Option<"colsPerTile", "cols-per-tile", "int64_t", /*default=*/"0",
            "Elements of the softmax dimension per online-softmax chunk (0 = whole rows)">,
+    Option<"fromStrategy", "from-strategy", "bool", /*default=*/"false",
+           "The GPU path: tile only tx.softmax ops with a tx.gpu_strategy (tx-softmax-strategy), as rows of an [R, N] view with the strategy's rows_per_cta per tile, the strategy copied onto the scf.forall (cols-per-tile and rows-per-tile are ignored)">,
   ];
   let dependentDialects = [
     "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",

@@ -343,7 +343,8 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createTxMapAttentionToGPU(map));
   }
   if (options.softmax == "fast") {
-    TxSoftmaxToGPUOptions sm;
+    // tx.softmax's GPU path: strategy -> tiling -> GPU mapping.
+    TxSoftmaxStrategyOptions sm;
     sm.blockSize = options.softmaxBlockSize;
     sm.threadsPerRow = options.softmaxThreadsPerRow;
     sm.maxCachedVectors = options.softmaxMaxCachedVectors;
@@ -357,7 +358,11 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
       if (smv > 0)
         sm.maxSharedMemory = maxSharedMemoryOf(smv);
     }
-    pm.addNestedPass<func::FuncOp>(createTxSoftmaxToGPU(sm));
+    pm.addNestedPass<func::FuncOp>(createTxSoftmaxStrategy(sm));
+    TxTileSoftmaxOptions smTile;
+    smTile.fromStrategy = true;
+    pm.addNestedPass<func::FuncOp>(createTxTileSoftmax(smTile));
+    pm.addNestedPass<func::FuncOp>(createTxMapSoftmaxToGPU());
   }
   buildTxToBufferizedLinalgPipeline(pm);
   // Results become out-parameters (destination-passing ABI, docs/ABI.md): a

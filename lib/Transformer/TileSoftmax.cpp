@@ -9,6 +9,7 @@
 //   pass, the algorithm of tx-softmax-to-gpu's streaming kernel.
 //
 //===----------------------------------------------------------------------===//
+#include "GPU/AttentionKernel.h"
 #include "Transformer/Passes.h"
 #include "Transformer/TilingUtils.h"
 #include "Transformer/TxOps.h"
@@ -266,7 +267,67 @@ struct TxTileSoftmaxPass
     return success();
   }
 
+  /// The GPU path (from-strategy): the op as a softmax over the rows of an
+  /// [R, N] view of its operand (leading dimensions collapsed; rank 1 as one
+  /// row), the rows tiled by the strategy's rows per CTA into an
+  /// scf.forall that carries the strategy, the result viewed back.
+  LogicalResult rewriteForGpu(SoftmaxOp op, DictionaryAttr strategy) {
+    auto rpc = strategy.getAs<IntegerAttr>("rows_per_cta");
+    if (!rpc || rpc.getInt() < 1)
+      return op.emitError("tx-tile-softmax: ")
+             << kGpuStrategyAttr << " needs rows_per_cta >= 1";
+    auto ty = op.getType();
+    // Statically empty: tx-map-softmax-to-gpu writes nothing.
+    if (llvm::is_contained(ty.getShape(), 0))
+      return success();
+    int64_t rank = ty.getRank();
+    Location loc = op.getLoc();
+    IRRewriter rewriter(op.getContext());
+    rewriter.setInsertionPoint(op);
+    OpBuilder &b = rewriter;
+    Value in = op.getInput();
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, in);
+    int64_t n = ty.getDimSize(rank - 1);
+    Value in2 = in;
+    SmallVector<ReassociationIndices> re;
+    if (rank == 1) {
+      re = {{0, 1}};
+      in2 = tensor::ExpandShapeOp::create(
+          b, loc, RankedTensorType::get({1, n}, ty.getElementType()), in, re,
+          SmallVector<OpFoldResult>{b.getIndexAttr(1), sizes[0]});
+    } else if (rank > 2) {
+      ReassociationIndices outer;
+      for (int64_t i = 0; i < rank - 1; ++i)
+        outer.push_back(i);
+      re = {outer, {rank - 1}};
+      in2 = tensor::CollapseShapeOp::create(b, loc, in, re);
+    }
+    auto sm2 = SoftmaxOp::create(b, loc, in2.getType(), in2,
+                                 b.getI64IntegerAttr(1));
+    scf::SCFTilingOptions opts;
+    opts.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+    opts.setTileSizes({b.getIndexAttr(rpc.getInt()), b.getIndexAttr(0)});
+    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+        rewriter, cast<TilingInterface>(sm2.getOperation()), opts);
+    if (failed(tiled))
+      return op.emitError("tx-tile-softmax: tiling the rows failed");
+    tiled->loops.front()->setAttr(kGpuStrategyAttr, strategy);
+    Value out2 = tiled->replacements.front();
+    rewriter.eraseOp(sm2);
+    Value out = out2;
+    if (rank == 1)
+      out = tensor::CollapseShapeOp::create(b, loc, out2, re);
+    else if (rank > 2)
+      out = tensor::ExpandShapeOp::create(b, loc, ty, out2, re, sizes);
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+
   LogicalResult rewrite(SoftmaxOp op) {
+    if (fromStrategy) {
+      auto strategy = op->getAttrOfType<DictionaryAttr>(kGpuStrategyAttr);
+      return strategy ? rewriteForGpu(op, strategy) : success();
+    }
     auto ty = op.getType();
     // Nothing to tile in a statically empty tensor (and upstream's slice
     // verifiers reject static offsets into zero-size dimensions).

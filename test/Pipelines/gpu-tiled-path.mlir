@@ -1,10 +1,13 @@
-// tx.attention's one GPU path, pinned in the middle of tx-gpu-pipeline for
-// the bundled examples: strategy (tx.gpu_strategy on the op) -> tiling (the
+// tx.attention's and tx.softmax's one GPU path, pinned in the middle of
+// tx-gpu-pipeline for the bundled examples. Attention: strategy (tx.gpu_strategy on the op) -> tiling (the
 // FlashAttention-2 tiled IR: scf.forall over query tiles, scf.for over key
 // tiles of tx.online_attention, the epilogue) -> GPU mapping (the forall is
 // the grid: one gpu.launch, no forall or tx op left).
 // RUN: tx-opt %tx_src/examples/gpt2_attention.mlir --tx-gpu-pipeline="chip=sm_90a format=isa" -o /dev/null --mlir-disable-threading --mlir-print-ir-after=tx-attention-strategy,tx-tile-attention,tx-map-attention-to-gpu 2>&1 | FileCheck %s --check-prefix=GPT2
 // RUN: tx-opt %tx_src/examples/llama3_gqa_attention.mlir --tx-gpu-pipeline="chip=sm_90a format=isa" -o /dev/null --mlir-disable-threading --mlir-print-ir-after=tx-tile-attention,tx-map-attention-to-gpu 2>&1 | FileCheck %s --check-prefix=LLAMA
+// Softmax: strategy (the vector kernel and its scalar fallback) -> row tiles
+// of the strategy's rows per CTA -> the kernels:
+// RUN: tx-opt %tx_src/examples/softmax.mlir --tx-gpu-pipeline="chip=sm_90a format=isa" -o /dev/null --mlir-disable-threading --mlir-print-ir-after=tx-softmax-strategy,tx-tile-softmax,tx-map-softmax-to-gpu 2>&1 | FileCheck %s --check-prefix=SOFTMAX
 // On sm_90 (no wgmma) the strategy takes mma.sync for f16:
 // RUN: tx-opt %tx_src/examples/gpt2_attention.mlir --tx-gpu-pipeline="chip=sm_90 format=isa" -o /dev/null --mlir-disable-threading --mlir-print-ir-after=tx-tile-attention 2>&1 | FileCheck %s --check-prefix=SM90
 
@@ -57,3 +60,22 @@
 // SM90:   scf.for {{.*}} step %c64
 // SM90:     tx.online_attention
 // SM90: } {tx.gpu_strategy = {family = "mma", kv_tile = 64 : i64, m_tiles = 2 : i64, q_tile = 256 : i64, warps = 8 : i64}}
+
+// SOFTMAX: IR Dump After TxSoftmaxStrategy
+// SOFTMAX-LABEL: func.func @softmax_f16
+// SOFTMAX: tx.softmax %{{.*}} dim = -1 {tx.gpu_strategy = {family = "softmax", rows_per_cta = 4 : i64, scalar = {{{.*}}}, vector = {block_size = 128 : i64, {{.*}}threads_per_row = 32 : i64, unroll = 4 : i64, vector_width = 8 : i64}}}
+// SOFTMAX: IR Dump After TxTileSoftmax
+// SOFTMAX-LABEL: func.func @softmax_f16
+// SOFTMAX: scf.forall (%[[R:.*]]) = (0) to (32768) step (4) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<32768x1024xf16>)
+// SOFTMAX:   %[[T:.*]] = tensor.extract_slice %{{.*}}[%[[R]], 0] [4, 1024] [1, 1]
+// SOFTMAX:   tx.softmax %[[T]] dim = 1 : tensor<4x1024xf16>
+// SOFTMAX:   tensor.parallel_insert_slice %{{.*}} into %[[OUT]][%[[R]], 0] [4, 1024]
+// SOFTMAX: } {tx.gpu_strategy = {family = "softmax"
+// SOFTMAX: IR Dump After TxMapSoftmaxToGPU
+// SOFTMAX-LABEL: func.func @softmax_f16
+// SOFTMAX-NOT: scf.forall
+// SOFTMAX-NOT: tx.softmax
+// The vector kernel (4 rows of 32 lanes per CTA), and the scalar fallback:
+// SOFTMAX: gpu.launch {{.*}} threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c128, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}})
+// SOFTMAX: vector.load {{.*}} vector<8xf16>
+// SOFTMAX: gpu.launch

@@ -85,14 +85,16 @@ func.func @rows_13_f32(%x: tensor<2x13xf32>) -> tensor<2x13xf32> {
 
 // -----
 
-// Rank 3, dynamic: collapsed to [R, N]; the vector kernel is chosen at run
-// time (N % 8 == 0 and aligned buffers), both kernels stream the row.
+// Rank 3, dynamic: collapsed to [R, N] (by the tiling, on tensors); the
+// vector kernel is chosen at run time (N % 8 == 0 and aligned buffers),
+// both kernels stream the row; the result is expanded back.
 // CHECK-LABEL: func.func @dynamic_bf16
-// CHECK: memref.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : memref<?x?x?xbf16> into memref<?x?xbf16>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<?x?x?xbf16> into tensor<?x?xbf16>
 // CHECK: arith.remui %{{.*}}, %c8
 // CHECK: gpu.launch
 // CHECK: scf.for
 // CHECK: vector.load {{.*}} vector<8xbf16>
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [%{{.*}}, %{{.*}}, %{{.*}}] : tensor<?x?xbf16> into tensor<?x?x?xbf16>
 func.func @dynamic_bf16(%x: tensor<?x?x?xbf16>) -> tensor<?x?x?xbf16> {
   %0 = tx.softmax %x dim = 2 : tensor<?x?x?xbf16>
   return %0 : tensor<?x?x?xbf16>

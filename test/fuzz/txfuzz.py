@@ -725,11 +725,14 @@ PASS_OPTIONS = {
                             "mma-row-tiles", "max-shared-memory"],
     "tx-map-parallel-loops-to-gpu": ["block-size"],
     "tx-check-gpu-target": ["chip", "chk:features", "chk:format", "softmax", "attention"],
-    "tx-tile-softmax": ["rows-per-tile", "cols-per-tile"],
+    "tx-tile-softmax": ["rows-per-tile", "cols-per-tile", "from-strategy"],
     "tx-tile-attention": ["q-tile", "kv-tile", "decompose", "from-strategy"],
     "tx-attention-strategy": ["warps", "q-tile", "kv-tile", "tensor-cores", "sm", "wgmma", "stages",
                               "mma-row-tiles", "max-shared-memory"],
     "tx-map-attention-to-gpu": ["sm", "wgmma", "max-shared-memory"],
+    "tx-softmax-strategy": ["block-size", "threads-per-row", "vector-width", "max-cached-vectors",
+                            "grid-ctas", "prefetch"],
+    "tx-map-softmax-to-gpu": [],
 }
 
 
@@ -742,7 +745,7 @@ def pass_options(rng, name, chaos):
 
 FUNC_PASSES = {"tx-softmax-to-gpu", "tx-attention-to-gpu", "tx-map-parallel-loops-to-gpu",
                "tx-tile-softmax", "tx-tile-attention", "tx-attention-strategy",
-               "tx-map-attention-to-gpu"}
+               "tx-map-attention-to-gpu", "tx-softmax-strategy", "tx-map-softmax-to-gpu"}
 BUFFERIZE = "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}"
 
 
@@ -805,6 +808,9 @@ def pick_passes(rng, chaos):
         # The GPU path step by step: strategy, tiling from it, mapping.
         passes = [("tx-attention-strategy", pass_options(rng, "tx-attention-strategy", chaos), True),
                   ("tx-tile-attention", ["from-strategy=true", "decompose=false"], True)]
+    elif name == "tx-map-softmax-to-gpu" and rng.random() < 0.7:
+        passes = [("tx-softmax-strategy", pass_options(rng, "tx-softmax-strategy", chaos), True),
+                  ("tx-tile-softmax", ["from-strategy=true"], True)]
     elif rng.random() < 0.15:
         first = rng.choice(["tx-tile-attention", "tx-tile-softmax", "canonicalize", "cse"])
         passes = [(first, [], first in FUNC_PASSES)]

@@ -8,11 +8,14 @@
 // the row a second time (from L2 for rows of the sizes this handles).
 //
 //===----------------------------------------------------------------------===//
+#include "GPU/AttentionKernel.h"
 #include "Transformer/Passes.h"
 #include "Transformer/TilingUtils.h"
 #include "Transformer/TxOps.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
@@ -22,6 +25,8 @@
 namespace mlir {
 namespace tx {
 #define GEN_PASS_DEF_TXSOFTMAXTOGPU
+#define GEN_PASS_DEF_TXSOFTMAXSTRATEGY
+#define GEN_PASS_DEF_TXMAPSOFTMAXTOGPU
 #include "Transformer/Passes.h.inc"
 } // namespace tx
 } // namespace mlir
@@ -635,228 +640,453 @@ private:
   SmallVector<Value> idx, valid; // of cachedLoad: vector indices, guards
 };
 
-struct TxSoftmaxToGPUPass
-    : public tx::impl::TxSoftmaxToGPUBase<TxSoftmaxToGPUPass> {
+/// The options of the softmax strategy (tx-softmax-to-gpu's and
+/// tx-softmax-strategy's, Passes.td).
+struct SoftmaxOptions {
+  int64_t blockSize = 0, threadsPerRow = 0, vectorWidth = 0,
+          maxCachedVectors = 16, gridCtas = 0, streamUnroll = 0,
+          maxSharedMemory = 232448;
+  bool prefetch = true, smemRows = true;
+};
+
+/// The kernels of one softmax over rows of `n` elements: the vector kernel
+/// (16-byte loads) when it applies, and the scalar kernel that runs instead
+/// when a buffer is not 16-byte aligned (or a dynamic N is not a multiple
+/// of the vector width), or alone.
+struct SoftmaxPlan {
+  bool hasVector = false;
+  KernelConfig vec{}, scalar{};
+  /// Rows per CTA of the kernel the tiling follows (the vector kernel's
+  /// when there is one).
+  int64_t rowsPerCta() const {
+    const KernelConfig &c = hasVector ? vec : scalar;
+    return c.blockSize / c.threadsPerRow;
+  }
+};
+
+/// The configuration for rows of `n` elements (n < 0: dynamic).
+static KernelConfig choose(const SoftmaxOptions &o, int64_t n, int64_t vw) {
+  KernelConfig c;
+  c.vectorWidth = vw;
+  int64_t nv = n < 0 ? -1 : llvm::divideCeil(n, vw);
+  // Short rows: a power-of-two group of 8 to 32 lanes (fewer for rows of
+  // fewer than 8 vectors), about 2 vectors per lane up to 64 vectors,
+  // about 4 beyond (at most 8 per lane); long rows: a whole CTA. (On an
+  // H200, rows of 128 f16 ran 4% faster with 8 lanes of 2 vectors than
+  // with 4 lanes of 4, and rows of 128 f32 2% faster with 16 lanes of 2
+  // than with 8 lanes of 4: bench/RESULTS.md.)
+  if (o.threadsPerRow > 0)
+    c.threadsPerRow = o.threadsPerRow;
+  else if (nv >= 0 && nv <= 32 * 8)
+    c.threadsPerRow = std::clamp<int64_t>(
+        llvm::PowerOf2Ceil(llvm::divideCeil(nv, nv <= 64 ? 2 : 4)),
+        std::clamp<int64_t>(llvm::PowerOf2Ceil(nv), 2, 8), 32);
+  else
+    c.threadsPerRow = 0;
+  if (o.blockSize > 0)
+    c.blockSize = o.blockSize;
+  else if (c.threadsPerRow > 0 && c.threadsPerRow <= 32)
+    // 128-thread CTAs: 1-2% faster than 256 on rows of 128 f32, the same
+    // elsewhere (bench/RESULTS.md).
+    c.blockSize = 128;
+  else if (nv < 0)
+    c.blockSize = 256;
+  else
+    c.blockSize = std::clamp<int64_t>(
+        llvm::PowerOf2Ceil(llvm::divideCeil(nv, 8)), 128, 1024);
+  if (c.threadsPerRow == 0)
+    c.threadsPerRow = c.blockSize;
+  int64_t perThread = nv < 0 ? -1 : llvm::divideCeil(nv, c.threadsPerRow);
+  c.cached =
+      (perThread >= 0 && perThread <= o.maxCachedVectors) ? perThread : 0;
+  // Streaming rows (not register-resident) ran faster on an H200 with at
+  // most 512 threads per CTA (bench/RESULTS.md, 1024x50257).
+  if (c.cached == 0 && o.blockSize == 0 && c.threadsPerRow > 32 &&
+      c.blockSize > 512) {
+    c.blockSize = 512;
+    c.threadsPerRow = 512;
+  }
+  // A persistent grid for rows on warps or lane groups (a CTA per row
+  // keeps one CTA per row: its shared-memory reduction would need a
+  // barrier per iteration).
+  if (c.threadsPerRow <= 32 && o.gridCtas > 0)
+    c.gridCtas = o.gridCtas;
+  c.prefetch = o.prefetch;
+  c.unroll = o.streamUnroll > 0 ? o.streamUnroll : 4;
+  return c;
+}
+
+/// The strategy of one softmax along the innermost dimension: rows of `n`
+/// elements (-1: dynamic) of `elt`.
+static SoftmaxPlan planSoftmax(const SoftmaxOptions &o, int64_t n, Type elt) {
+  SoftmaxPlan plan;
+  unsigned bits = elt.getIntOrFloatBitWidth();
+  int64_t vw = o.vectorWidth > 0 ? o.vectorWidth : 128 / bits;
+  plan.scalar = choose(o, n, 1);
+  bool dividesRows = n < 0 || n % vw == 0;
+  bool peel = vw > 1 && !dividesRows && n >= 4 * vw;
+  if (vw == 1 || (!dividesRows && !peel))
+    return plan;
+  plan.hasVector = true;
+  KernelConfig &vecCfg = plan.vec;
+  vecCfg = choose(o, n, vw);
+  if (peel) {
+    // Rows are not vector-aligned: a scalar head and tail per row.
+    vecCfg.cached = 0;
+    vecCfg.peel = true;
+    // Head and tail are shorter than a vector and take one element per
+    // lane: a row needs at least vw lanes.
+    if (vecCfg.threadsPerRow < vw) {
+      vecCfg.threadsPerRow = vw;
+      vecCfg.blockSize = std::max(vecCfg.blockSize, vw);
+    }
+    // Peeled rows stream (see choose()): at most 512 threads per CTA.
+    if (o.blockSize == 0 && vecCfg.threadsPerRow > 512) {
+      vecCfg.threadsPerRow = 512;
+      vecCfg.blockSize = 512;
+    }
+  }
+  // A streamed row of a CTA-per-row kernel is read from global memory
+  // once: its vectors stay in dynamic shared memory for the second
+  // pass when they fit (at most max-shared-memory bytes). Otherwise
+  // the second pass reads the row again, from L2 only while the rows
+  // in flight fit in it (vocabulary-size rows did not).
+  int64_t rowBytes = n > 0 ? n / vw * vw * (bits / 8) : -1;
+  bool fitsSmem = o.smemRows && vecCfg.gridCtas == 0 &&
+                  vecCfg.threadsPerRow == vecCfg.blockSize && rowBytes > 0 &&
+                  rowBytes + 1024 + 16 <= o.maxSharedMemory;
+  // 16-bit rows held in registers at more than 4 vectors (32 f32) per
+  // thread keep one CTA per SM (4096x32768 f16: 91 registers x 512
+  // threads, 0.78 of copy); streamed through shared memory they ran at
+  // 0.86 on the H200 (bench/RESULTS.md, session 6).
+  if (fitsSmem && bits == 16 && vecCfg.cached > 4 && o.maxCachedVectors == 16)
+    vecCfg.cached = 0;
+  if (fitsSmem && vecCfg.cached == 0)
+    vecCfg.smemRowBytes = rowBytes;
+  return plan;
+}
+
+//===----------------------------------------------------------------------===//
+// The strategy as an attribute
+//===----------------------------------------------------------------------===//
+
+static DictionaryAttr configToAttr(Builder &b, const KernelConfig &c) {
+  auto i = [&](StringRef n, int64_t v) {
+    return b.getNamedAttr(n, b.getI64IntegerAttr(v));
+  };
+  return b.getDictionaryAttr(
+      {i("vector_width", c.vectorWidth), i("threads_per_row", c.threadsPerRow),
+       i("block_size", c.blockSize), i("cached", c.cached),
+       b.getNamedAttr("peel", b.getBoolAttr(c.peel)),
+       i("grid_ctas", c.gridCtas),
+       b.getNamedAttr("prefetch", b.getBoolAttr(c.prefetch)),
+       i("unroll", c.unroll), i("smem_row_bytes", c.smemRowBytes)});
+}
+
+static DictionaryAttr planToAttr(Builder &b, const SoftmaxPlan &p) {
+  SmallVector<NamedAttribute> a = {
+      b.getNamedAttr("family", b.getStringAttr("softmax")),
+      b.getNamedAttr("rows_per_cta", b.getI64IntegerAttr(p.rowsPerCta())),
+      b.getNamedAttr("scalar", configToAttr(b, p.scalar))};
+  if (p.hasVector)
+    a.push_back(b.getNamedAttr("vector", configToAttr(b, p.vec)));
+  return b.getDictionaryAttr(a);
+}
+
+static FailureOr<KernelConfig> configFromAttr(DictionaryAttr d) {
+  KernelConfig c;
+  auto i = [&](StringRef n, int64_t &out) {
+    auto v = d.getAs<IntegerAttr>(n);
+    if (v)
+      out = v.getInt();
+    return static_cast<bool>(v);
+  };
+  auto bl = [&](StringRef n, bool &out) {
+    auto v = d.getAs<BoolAttr>(n);
+    if (v)
+      out = v.getValue();
+    return static_cast<bool>(v);
+  };
+  if (!i("vector_width", c.vectorWidth) ||
+      !i("threads_per_row", c.threadsPerRow) || !i("block_size", c.blockSize) ||
+      !i("cached", c.cached) || !bl("peel", c.peel) ||
+      !i("grid_ctas", c.gridCtas) || !bl("prefetch", c.prefetch) ||
+      !i("unroll", c.unroll) || !i("smem_row_bytes", c.smemRowBytes))
+    return failure();
+  if (c.vectorWidth < 1 || c.threadsPerRow < 1 || c.blockSize < 32 ||
+      c.blockSize > 1024 || c.blockSize % c.threadsPerRow != 0 ||
+      c.cached < 0 || c.unroll < 1 || c.gridCtas < 0 || c.smemRowBytes < 0)
+    return failure();
+  return c;
+}
+
+static FailureOr<SoftmaxPlan> planFromAttr(DictionaryAttr d) {
+  SoftmaxPlan p;
+  auto fam = d.getAs<StringAttr>("family");
+  auto sc = d.getAs<DictionaryAttr>("scalar");
+  if (!fam || fam.getValue() != "softmax" || !sc)
+    return failure();
+  FailureOr<KernelConfig> s = configFromAttr(sc);
+  if (failed(s))
+    return failure();
+  p.scalar = *s;
+  if (auto vd = d.getAs<DictionaryAttr>("vector")) {
+    FailureOr<KernelConfig> v = configFromAttr(vd);
+    if (failed(v))
+      return failure();
+    p.hasVector = true;
+    p.vec = *v;
+  }
+  return p;
+}
+
+/// The kernels of `plan` over the [R, N] buffers `in2` and `out2` at the
+/// builder's insertion point (host code): nothing when R or N is 0; the
+/// vector kernel when both buffers are 16-byte aligned (and a dynamic N is
+/// a multiple of the vector width), else the scalar kernel.
+static void emitSoftmaxKernels(OpBuilder &b, Location loc, Value in2,
+                               Value out2, Type elt, const SoftmaxPlan &plan) {
+  Value rows = memref::DimOp::create(b, loc, in2, 0);
+  Value cols = memref::DimOp::create(b, loc, in2, 1);
+  int64_t n = cast<MemRefType>(in2.getType()).getDimSize(1);
+  if (ShapedType::isDynamic(n))
+    n = -1;
+  // Nothing to compute (and never a launch with an empty grid).
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  Value nonEmpty = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, rows, c0),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, cols, c0));
+  auto ifNonEmpty = scf::IfOp::create(b, loc, nonEmpty, false);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(ifNonEmpty.thenBlock());
+  if (!plan.hasVector) {
+    KernelBuilder(b, loc, in2, out2, rows, cols, n, elt, plan.scalar).build();
+    return;
+  }
+  // The vector kernel needs 16-byte aligned base pointers (and, for a
+  // dynamic N, N % vw == 0); the scalar kernel runs otherwise.
+  Value c16 = arith::ConstantIndexOp::create(b, loc, 16);
+  auto aligned = [&](Value m) {
+    Value p = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, m);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                 arith::RemUIOp::create(b, loc, p, c16), c0);
+  };
+  Value ok = arith::AndIOp::create(b, loc, aligned(in2), aligned(out2));
+  if (n < 0) {
+    Value cv = arith::ConstantIndexOp::create(b, loc, plan.vec.vectorWidth);
+    ok = arith::AndIOp::create(
+        b, loc, ok,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                              arith::RemUIOp::create(b, loc, cols, cv), c0));
+  }
+  auto ifVec = scf::IfOp::create(b, loc, ok, /*withElse=*/true);
+  b.setInsertionPointToStart(ifVec.thenBlock());
+  KernelBuilder(b, loc, in2, out2, rows, cols, n, elt, plan.vec).build();
+  b.setInsertionPointToStart(ifVec.elseBlock());
+  KernelBuilder(b, loc, in2, out2, rows, cols, n, elt, plan.scalar).build();
+}
+
+//===----------------------------------------------------------------------===//
+// tx-softmax-strategy
+//===----------------------------------------------------------------------===//
+
+static LogicalResult checkSoftmaxOptions(Operation *op,
+                                         const SoftmaxOptions &o) {
+  auto bad = [&](const Twine &msg) {
+    mlir::emitError(op->getLoc(), "tx-softmax-to-gpu: ") << msg;
+    return failure();
+  };
+  if (o.blockSize != 0 && (o.blockSize < 32 || o.blockSize > 1024 ||
+                           !llvm::isPowerOf2_64(o.blockSize)))
+    return bad("block-size must be 0 or a power of two in [32, 1024], got " +
+               Twine(o.blockSize));
+  bool subWarp = o.threadsPerRow >= 2 && o.threadsPerRow <= 32 &&
+                 llvm::isPowerOf2_64(o.threadsPerRow);
+  if (o.threadsPerRow != 0 && !subWarp &&
+      !(o.blockSize != 0 && o.threadsPerRow == o.blockSize))
+    return bad("threads-per-row must be 0, a power of two in [2, 32], or "
+               "equal to block-size, got " +
+               Twine(o.threadsPerRow));
+  if (o.vectorWidth < 0 || o.vectorWidth > 16 ||
+      (o.vectorWidth != 0 && !llvm::isPowerOf2_64(o.vectorWidth)))
+    return bad("vector-width must be 0 or a power of two up to 16, got " +
+               Twine(o.vectorWidth));
+  if (o.maxCachedVectors < 0 || o.maxCachedVectors > 64)
+    return bad("max-cached-vectors must be in [0, 64], got " +
+               Twine(o.maxCachedVectors));
+  if (o.streamUnroll < 0 || o.streamUnroll > 16)
+    return bad("stream-unroll must be 0 (4) or in [1, 16], got " +
+               Twine(o.streamUnroll));
+  if (o.gridCtas < 0 || o.gridCtas > (int64_t(1) << 31) - 1)
+    return bad("grid-ctas must be 0 or a CTA count in [1, 2^31), got " +
+               Twine(o.gridCtas));
+  return success();
+}
+
+struct TxSoftmaxStrategyPass
+    : public tx::impl::TxSoftmaxStrategyBase<TxSoftmaxStrategyPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    SoftmaxOptions o;
+    o.blockSize = blockSize;
+    o.threadsPerRow = threadsPerRow;
+    o.vectorWidth = vectorWidth;
+    o.maxCachedVectors = maxCachedVectors;
+    o.gridCtas = gridCtas;
+    o.streamUnroll = streamUnroll;
+    o.maxSharedMemory = maxSharedMemory;
+    o.prefetch = prefetch;
+    o.smemRows = smemRows;
+    // Options are checked even when there is nothing to rewrite.
+    if (failed(checkSoftmaxOptions(getOperation(), o)))
+      return signalPassFailure();
+    Builder b(&getContext());
+    getOperation().walk([&](SoftmaxOp op) {
+      auto ty = op.getType();
+      // Along another dimension: the reference lowering.
+      if (op.getNormalizedDim() != ty.getRank() - 1)
+        return;
+      int64_t n = ty.getDimSize(ty.getRank() - 1);
+      if (ShapedType::isDynamic(n))
+        n = -1;
+      op->setAttr(kGpuStrategyAttr,
+                  planToAttr(b, planSoftmax(o, n, ty.getElementType())));
+    });
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// tx-map-softmax-to-gpu
+//===----------------------------------------------------------------------===//
+
+struct TxMapSoftmaxToGPUPass
+    : public tx::impl::TxMapSoftmaxToGPUBase<TxMapSoftmaxToGPUPass> {
   using Base::Base;
 
-  /// The configuration for rows of `n` elements (n < 0: dynamic).
-  KernelConfig choose(int64_t n, int64_t vw) {
-    KernelConfig c;
-    c.vectorWidth = vw;
-    int64_t nv = n < 0 ? -1 : llvm::divideCeil(n, vw);
-    // Short rows: a power-of-two group of 8 to 32 lanes (fewer for rows of
-    // fewer than 8 vectors), about 2 vectors per lane up to 64 vectors,
-    // about 4 beyond (at most 8 per lane); long rows: a whole CTA. (On an
-    // H200, rows of 128 f16 ran 4% faster with 8 lanes of 2 vectors than
-    // with 4 lanes of 4, and rows of 128 f32 2% faster with 16 lanes of 2
-    // than with 8 lanes of 4: bench/RESULTS.md.)
-    if (threadsPerRow > 0)
-      c.threadsPerRow = threadsPerRow;
-    else if (nv >= 0 && nv <= 32 * 8)
-      c.threadsPerRow = std::clamp<int64_t>(
-          llvm::PowerOf2Ceil(llvm::divideCeil(nv, nv <= 64 ? 2 : 4)),
-          std::clamp<int64_t>(llvm::PowerOf2Ceil(nv), 2, 8), 32);
-    else
-      c.threadsPerRow = 0;
-    if (blockSize > 0)
-      c.blockSize = blockSize;
-    else if (c.threadsPerRow > 0 && c.threadsPerRow <= 32)
-      // 128-thread CTAs: 1-2% faster than 256 on rows of 128 f32, the same
-      // elsewhere (bench/RESULTS.md).
-      c.blockSize = 128;
-    else if (nv < 0)
-      c.blockSize = 256;
-    else
-      c.blockSize = std::clamp<int64_t>(
-          llvm::PowerOf2Ceil(llvm::divideCeil(nv, 8)), 128, 1024);
-    if (c.threadsPerRow == 0)
-      c.threadsPerRow = c.blockSize;
-    int64_t perThread = nv < 0 ? -1 : llvm::divideCeil(nv, c.threadsPerRow);
-    c.cached = (perThread >= 0 && perThread <= maxCachedVectors) ? perThread : 0;
-    // Streaming rows (not register-resident) ran faster on an H200 with at
-    // most 512 threads per CTA (bench/RESULTS.md, 1024x50257).
-    if (c.cached == 0 && blockSize == 0 && c.threadsPerRow > 32 &&
-        c.blockSize > 512) {
-      c.blockSize = 512;
-      c.threadsPerRow = 512;
-    }
-    // A persistent grid for rows on warps or lane groups (a CTA per row
-    // keeps one CTA per row: its shared-memory reduction would need a
-    // barrier per iteration).
-    if (c.threadsPerRow <= 32 && gridCtas > 0)
-      c.gridCtas = gridCtas;
-    c.prefetch = prefetch;
-    c.unroll = streamUnroll > 0 ? int64_t(streamUnroll) : 4;
-    return c;
-  }
-
-  LogicalResult checkOptions(Operation *op) {
-    auto bad = [&](const Twine &msg) {
-      mlir::emitError(op->getLoc(), "tx-softmax-to-gpu: ") << msg;
+  LogicalResult mapForall(scf::ForallOp forall, SoftmaxOp tile,
+                          DictionaryAttr attr) {
+    auto fail = [&](const Twine &msg) {
+      forall.emitError("tx-map-softmax-to-gpu: ") << msg;
       return failure();
     };
-    if (blockSize != 0 &&
-        (blockSize < 32 || blockSize > 1024 || !llvm::isPowerOf2_64(blockSize)))
-      return bad("block-size must be 0 or a power of two in [32, 1024], got " +
-                 Twine(static_cast<int64_t>(blockSize)));
-    bool subWarp = threadsPerRow >= 2 && threadsPerRow <= 32 &&
-                   llvm::isPowerOf2_64(threadsPerRow);
-    if (threadsPerRow != 0 && !subWarp &&
-        !(blockSize != 0 && threadsPerRow == blockSize))
-      return bad("threads-per-row must be 0, a power of two in [2, 32], or "
-                 "equal to block-size, got " +
-                 Twine(static_cast<int64_t>(threadsPerRow)));
-    if (vectorWidth < 0 || vectorWidth > 16 ||
-        (vectorWidth != 0 && !llvm::isPowerOf2_64(vectorWidth)))
-      return bad("vector-width must be 0 or a power of two up to 16, got " +
-                 Twine(static_cast<int64_t>(vectorWidth)));
-    if (maxCachedVectors < 0 || maxCachedVectors > 64)
-      return bad("max-cached-vectors must be in [0, 64], got " +
-                 Twine(static_cast<int64_t>(maxCachedVectors)));
-    if (streamUnroll < 0 || streamUnroll > 16)
-      return bad("stream-unroll must be 0 (4) or in [1, 16], got " +
-                 Twine(static_cast<int64_t>(streamUnroll)));
-    if (gridCtas < 0 || gridCtas > (int64_t(1) << 31) - 1)
-      return bad("grid-ctas must be 0 or a CTA count in [1, 2^31), got " +
-                 Twine(static_cast<int64_t>(gridCtas)));
-    return success();
-  }
-
-  LogicalResult rewrite(SoftmaxOp op) {
-    auto ty = op.getType();
-    int64_t rank = ty.getRank();
-    if (op.getNormalizedDim() != rank - 1)
-      return success(); // Left to the reference lowering.
-    OpBuilder b(op);
-    Location loc = op.getLoc();
-    Type elt = ty.getElementType();
-    auto memTy = MemRefType::get(ty.getShape(), elt);
-    Value inM = bufferization::ToBufferOp::create(b, loc, memTy, op.getInput(),
+    FailureOr<SoftmaxPlan> plan = planFromAttr(attr);
+    if (failed(plan))
+      return fail(Twine("malformed ") + kGpuStrategyAttr);
+    // scf.forall (%r) = (0) to (R) step (rows per CTA) { tx.softmax on
+    // rows [%r, %r + k) of a [R, N] tensor; parallel_insert_slice }.
+    std::optional<int64_t> step =
+        forall.getRank() == 1 ? getConstantIntValue(forall.getMixedStep()[0])
+                              : std::nullopt;
+    if (!step || !isConstantIntValue(forall.getMixedLowerBound()[0], 0))
+      return fail("expected an scf.forall over rows from 0 with a constant "
+                  "step (tx-tile-softmax from-strategy=true)");
+    if (*step != plan->rowsPerCta())
+      return fail("the row tile " + Twine(*step) + " differs from the " +
+                  "strategy's rows per CTA " + Twine(plan->rowsPerCta()));
+    auto slice = tile.getInput().getDefiningOp<tensor::ExtractSliceOp>();
+    if (!slice || forall->isAncestor(slice.getSource().getParentRegion()
+                                         ->getParentOp()) ||
+        slice.getSourceType().getRank() != 2 ||
+        llvm::dyn_cast_if_present<Value>(slice.getMixedOffsets()[0]) !=
+            forall.getInductionVar(0))
+      return fail("the tile must be rows [r, r + k) of a [R, N] tensor "
+                  "defined outside the forall");
+    auto term = forall.getTerminator();
+    auto yielding = term.getYieldingOps();
+    auto ins = yielding.empty() ? tensor::ParallelInsertSliceOp()
+                                : dyn_cast<tensor::ParallelInsertSliceOp>(
+                                      *yielding.begin());
+    if (forall.getNumResults() != 1 || !ins ||
+        ins.getSource() != tile.getResult())
+      return fail("the forall must write the tile's softmax into its one "
+                  "result");
+    Value in = slice.getSource();
+    auto ty = cast<RankedTensorType>(in.getType());
+    Location loc = tile.getLoc();
+    OpBuilder b(forall);
+    auto memTy = MemRefType::get(ty.getShape(), ty.getElementType());
+    Value inM = bufferization::ToBufferOp::create(b, loc, memTy, in,
                                                   /*read_only=*/true);
     SmallVector<Value> dynSizes;
-    for (int64_t i = 0; i < rank; ++i)
+    for (int64_t i = 0; i < 2; ++i)
       if (ty.isDynamicDim(i))
-        dynSizes.push_back(tensor::DimOp::create(b, loc, op.getInput(), i));
+        dynSizes.push_back(tensor::DimOp::create(b, loc, in, i));
     Value outM = memref::AllocOp::create(b, loc, memTy, dynSizes);
-
-    // [R, N] views.
-    auto as2D = [&](Value m) -> Value {
-      if (rank == 2)
-        return m;
-      if (rank == 1) {
-        int64_t n = ty.getDimSize(0);
-        auto t2 = MemRefType::get({1, n}, elt);
-        SmallVector<OpFoldResult> shape = {b.getIndexAttr(1),
-                                           memref::getMixedSize(b, loc, m, 0)};
-        return memref::ExpandShapeOp::create(b, loc, t2, m,
-                                             ArrayRef<ReassociationIndices>{{0, 1}},
-                                             shape);
-      }
-      ReassociationIndices outer;
-      for (int64_t i = 0; i < rank - 1; ++i)
-        outer.push_back(i);
-      return memref::CollapseShapeOp::create(
-          b, loc, m, ArrayRef<ReassociationIndices>{outer, {rank - 1}});
-    };
-    Value in2 = as2D(inM), out2 = as2D(outM);
-    Value rows = memref::DimOp::create(b, loc, in2, 0);
-    Value cols = memref::DimOp::create(b, loc, in2, 1);
-    int64_t n = cast<MemRefType>(in2.getType()).getDimSize(1);
-    if (ShapedType::isDynamic(n))
-      n = -1;
-
-    // Nothing to compute (and never a launch with an empty grid).
-    Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
-    Value nonEmpty = arith::AndIOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, rows, c0),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, cols, c0));
-    auto ifNonEmpty = scf::IfOp::create(b, loc, nonEmpty, false);
-    {
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(ifNonEmpty.thenBlock());
-      unsigned bits = elt.getIntOrFloatBitWidth();
-      int64_t vw = vectorWidth > 0 ? vectorWidth : 128 / bits;
-      KernelConfig scalarCfg = choose(n, 1);
-      bool dividesRows = n < 0 || n % vw == 0;
-      bool peel = vw > 1 && !dividesRows && n >= 4 * vw;
-      if (vw == 1 || (!dividesRows && !peel)) {
-        KernelBuilder(b, loc, in2, out2, rows, cols, n, elt, scalarCfg).build();
-      } else {
-        KernelConfig vecCfg = choose(n, vw);
-        if (peel) {
-          // Rows are not vector-aligned: a scalar head and tail per row.
-          vecCfg.cached = 0;
-          vecCfg.peel = true;
-          // Head and tail are shorter than a vector and take one element per
-          // lane: a row needs at least vw lanes.
-          if (vecCfg.threadsPerRow < vw) {
-            vecCfg.threadsPerRow = vw;
-            vecCfg.blockSize = std::max(vecCfg.blockSize, vw);
-          }
-          // Peeled rows stream (see choose()): at most 512 threads per CTA.
-          if (blockSize == 0 && vecCfg.threadsPerRow > 512) {
-            vecCfg.threadsPerRow = 512;
-            vecCfg.blockSize = 512;
-          }
-        }
-        // A streamed row of a CTA-per-row kernel is read from global memory
-        // once: its vectors stay in dynamic shared memory for the second
-        // pass when they fit (at most max-shared-memory bytes). Otherwise
-        // the second pass reads the row again, from L2 only while the rows
-        // in flight fit in it (vocabulary-size rows did not).
-        int64_t rowBytes = n > 0 ? n / vw * vw * (bits / 8) : -1;
-        bool fitsSmem = smemRows && vecCfg.gridCtas == 0 &&
-                        vecCfg.threadsPerRow == vecCfg.blockSize &&
-                        rowBytes > 0 && rowBytes + 1024 + 16 <= maxSharedMemory;
-        // 16-bit rows held in registers at more than 4 vectors (32 f32) per
-        // thread keep one CTA per SM (4096x32768 f16: 91 registers x 512
-        // threads, 0.78 of copy); streamed through shared memory they ran at
-        // 0.86 on the H200 (bench/RESULTS.md, session 6).
-        if (fitsSmem && bits == 16 && vecCfg.cached > 4 && maxCachedVectors == 16)
-          vecCfg.cached = 0;
-        if (fitsSmem && vecCfg.cached == 0)
-          vecCfg.smemRowBytes = rowBytes;
-        // The vector kernel needs 16-byte aligned base pointers (and, for a
-        // dynamic N, N % vw == 0); the scalar kernel runs otherwise.
-        Value c16 = arith::ConstantIndexOp::create(b, loc, 16);
-        auto aligned = [&](Value m) {
-          Value p = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, m);
-          return arith::CmpIOp::create(
-              b, loc, arith::CmpIPredicate::eq,
-              arith::RemUIOp::create(b, loc, p, c16), c0);
-        };
-        Value ok = arith::AndIOp::create(b, loc, aligned(in2), aligned(out2));
-        if (n < 0) {
-          Value cv = arith::ConstantIndexOp::create(b, loc, vw);
-          ok = arith::AndIOp::create(
-              b, loc, ok,
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                    arith::RemUIOp::create(b, loc, cols, cv),
-                                    c0));
-        }
-        auto ifVec = scf::IfOp::create(b, loc, ok, /*withElse=*/true);
-        OpBuilder::InsertionGuard g(b);
-        b.setInsertionPointToStart(ifVec.thenBlock());
-        KernelBuilder(b, loc, in2, out2, rows, cols, n, elt, vecCfg).build();
-        b.setInsertionPointToStart(ifVec.elseBlock());
-        KernelBuilder(b, loc, in2, out2, rows, cols, n, elt, scalarCfg).build();
-      }
-    }
+    emitSoftmaxKernels(b, loc, inM, outM, ty.getElementType(), *plan);
     Value result = bufferization::ToTensorOp::create(
-        b, loc, ty, outM, /*restrict=*/true, /*writable=*/true);
-    op.replaceAllUsesWith(result);
-    op.erase();
+        b, loc, forall.getResult(0).getType(), outM, /*restrict=*/true,
+        /*writable=*/true);
+    forall.getResult(0).replaceAllUsesWith(result);
+    forall.erase();
     return success();
   }
 
   void runOnOperation() override {
-    // Options are checked even when there is nothing to rewrite.
-    if (failed(checkOptions(getOperation())))
+    SmallVector<std::tuple<scf::ForallOp, SoftmaxOp, DictionaryAttr>> tiles;
+    SmallVector<SoftmaxOp> untiled;
+    getOperation().walk([&](SoftmaxOp op) {
+      auto forall = op->getParentOfType<scf::ForallOp>();
+      auto attr = forall ? forall->getAttrOfType<DictionaryAttr>(
+                               kGpuStrategyAttr)
+                         : DictionaryAttr();
+      auto fam = attr ? attr.getAs<StringAttr>("family") : StringAttr();
+      if (fam && fam.getValue() == "softmax" &&
+          op->getParentOp() == forall.getOperation())
+        tiles.push_back({forall, op, attr});
+      else if (op->hasAttr(kGpuStrategyAttr))
+        untiled.push_back(op);
+    });
+    for (auto [forall, tile, attr] : tiles)
+      if (failed(mapForall(forall, tile, attr)))
+        return signalPassFailure();
+    for (SoftmaxOp op : untiled) {
+      // Statically empty: nothing to compute (tx-tile-softmax leaves it).
+      auto ty = op.getType();
+      if (llvm::is_contained(ty.getShape(), 0)) {
+        OpBuilder b(op);
+        op.replaceAllUsesWith(
+            tensor::EmptyOp::create(b, op.getLoc(), ty.getShape(),
+                                    ty.getElementType())
+                .getResult());
+        op.erase();
+        continue;
+      }
+      op.emitError("tx-map-softmax-to-gpu: this tx.softmax has a ")
+          << kGpuStrategyAttr
+          << " but is not tiled; run tx-tile-softmax from-strategy=true "
+             "first (tx-softmax-to-gpu runs the whole path)";
       return signalPassFailure();
-    if (failed(rewriteEach<SoftmaxOp>(getOperation(),
-                                [&](SoftmaxOp op) { return rewrite(op); })))
-      return signalPassFailure();
+    }
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// tx-softmax-to-gpu
+//===----------------------------------------------------------------------===//
+
+struct TxSoftmaxToGPUPass
+    : public tx::impl::TxSoftmaxToGPUBase<TxSoftmaxToGPUPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    OpPassManager pm(func::FuncOp::getOperationName());
+    TxSoftmaxStrategyOptions s;
+    s.blockSize = blockSize;
+    s.threadsPerRow = threadsPerRow;
+    s.vectorWidth = vectorWidth;
+    s.maxCachedVectors = maxCachedVectors;
+    s.gridCtas = gridCtas;
+    s.prefetch = prefetch;
+    s.smemRows = smemRows;
+    s.maxSharedMemory = maxSharedMemory;
+    s.streamUnroll = streamUnroll;
+    pm.addPass(createTxSoftmaxStrategy(s));
+    TxTileSoftmaxOptions t;
+    t.fromStrategy = true;
+    pm.addPass(createTxTileSoftmax(t));
+    pm.addPass(createTxMapSoftmaxToGPU());
+    if (failed(runPipeline(pm, getOperation())))
+      signalPassFailure();
   }
 };
 
