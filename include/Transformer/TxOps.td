@@ -41,7 +41,7 @@ def Tx_SoftmaxOp : Tx_Op<"softmax", [
     `-inf` yields NaN in every element, as in PyTorch and JAX. A row of length
     zero yields an empty result.
 
-    **Tiling** (`TilingInterface`, lib/Transformer/TileSoftmax.cpp): the
+    **Tiling** (`TilingInterface`, lib/Transformer/Transforms/TileSoftmax.cpp): the
     iteration domain is the operand's shape; `dim` is a reduction, every
     other dimension is parallel. A tile is `tx.softmax` on an
     `tensor.extract_slice` of the operand and must span the whole of `dim`

@@ -32,7 +32,7 @@ class Rule:
 def op_rules(fn):
     """The shape rules of the tx ops of ``fn`` whose operands are function
     arguments, in the order the library's run-time checks use
-    (lib/Transformer/AttentionShapes.cpp), plus the default-scale rule."""
+    (lib/Transformer/Transforms/AttentionShapes.cpp), plus the default-scale rule."""
     rules = []
     for op in fn.ops:
         if op.op != "tx.attention":

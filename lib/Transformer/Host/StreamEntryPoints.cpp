@@ -13,7 +13,7 @@
 // enqueues its work on the caller's stream and returns without waiting.
 //
 //===----------------------------------------------------------------------===//
-#include "HostABI.h"
+#include "Host/HostABI.h"
 #include "Transformer/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"

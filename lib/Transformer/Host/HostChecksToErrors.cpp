@@ -12,7 +12,7 @@
 // needs the assert to sit in a block of the function itself.
 //
 //===----------------------------------------------------------------------===//
-#include "HostABI.h"
+#include "Host/HostABI.h"
 #include "Transformer/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"

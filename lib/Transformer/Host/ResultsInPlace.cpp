@@ -15,7 +15,7 @@
 // bounds. This pass is the checked version for every shape.
 //
 //===----------------------------------------------------------------------===//
-#include "HostABI.h"
+#include "Host/HostABI.h"
 #include "Transformer/Passes.h"
 
 #include "llvm/ADT/ScopeExit.h"

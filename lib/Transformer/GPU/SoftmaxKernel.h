@@ -1,0 +1,43 @@
+//===- SoftmaxKernel.h - tx.softmax's row kernels -----------------*- C++ -*-===//
+//
+// The kernel of one softmax configuration over the rows of an [R, N]
+// buffer (SoftmaxKernel.cpp), used by tx-map-softmax-to-gpu
+// (SoftmaxToGPU.cpp), which chooses the configuration. Private to
+// lib/Transformer.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TRANSFORMER_GPU_SOFTMAXKERNEL_H
+#define TRANSFORMER_GPU_SOFTMAXKERNEL_H
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir {
+namespace tx {
+
+/// How one kernel maps rows onto threads.
+struct KernelConfig {
+  int64_t vectorWidth;   // elements per load (1 = scalar)
+  int64_t threadsPerRow; // 32 or blockSize
+  int64_t blockSize;     // threads per CTA
+  int64_t cached;        // vectors per thread kept in registers (0 = stream)
+  bool peel = false;     // rows not vector-aligned: scalar head and tail
+  int64_t gridCtas = 0;  // > 0: at most this many CTAs, grid-stride over rows
+  bool prefetch = true;  // persistent register path: load the next rows early
+  int64_t unroll = 4;    // streamed rows: vectors loaded per thread before use
+  int64_t smemRowBytes = 0; // > 0: a streamed row (CTA per row) is kept in
+                            // dynamic shared memory between its two passes
+};
+
+/// Emits the gpu.launch of configuration `cfg` at the builder's insertion
+/// point (host code): ceil(R / rows per CTA) CTAs (at most cfg.gridCtas
+/// when set, striding over the row groups) over the rows of `in` ([R, N]
+/// memref of `elt`; `rows` = R, `cols` = N, `staticCols` = N or -1) writing
+/// `out`.
+void buildSoftmaxKernel(OpBuilder &b, Location loc, Value in, Value out,
+                        Value rows, Value cols, int64_t staticCols, Type elt,
+                        const KernelConfig &cfg);
+
+} // namespace tx
+} // namespace mlir
+
+#endif // TRANSFORMER_GPU_SOFTMAXKERNEL_H
