@@ -482,9 +482,18 @@ def TxMapAttentionToGPU : Pass<"tx-map-attention-to-gpu", "::mlir::func::FuncOp"
 
     Requirements checked with a diagnostic: tiles of 1 over B, of 1 or
     `H / Hkv` over H, a constant query tile and key step that a kernel
-    takes, the tile's slices taken from tensors defined outside the forall,
-    static head dims. An untiled `tx.attention` that carries a strategy is
-    an error (the tiling step is missing).
+    takes; a forall over all of (B, H, Sq); Q, K, V and mask tiles sliced
+    from tensors defined outside the forall at the tile's batch, head (K/V
+    head `h / (H / Hkv)`) and rows; the state starting at (0, -inf, 0); the
+    epilogue computing O (and the LSE) from the final state and written at
+    the tile's position; static head dims; a `tx.gpu_strategy` that the
+    strategy table makes for this problem on this chip (`sm`, `wgmma`,
+    `max-shared-memory`: a strategy for another chip or problem is
+    refused). The diagonal (`causal_offset`) and the key loop's bounds are
+    not read: the kernel recomputes them from `causal`, `window` and
+    `Sk - Sq`, which is what tiling `tx.attention` produces. An untiled
+    `tx.attention` that carries a strategy, a forall with a strategy but no
+    `tx.online_attention` (decomposed), and split-KV tiling are errors.
   }];
   let options = [
     Option<"sm", "sm", "int64_t", /*default=*/"90",

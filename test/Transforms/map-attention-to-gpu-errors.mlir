@@ -67,3 +67,35 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// A strategy made for sm_90a (wgmma) mapped for a chip without wgmma.
+// RUN: not tx-opt %s --split-input-file --tx-attention-strategy="sm=90 wgmma=true" --tx-tile-attention="from-strategy=true decompose=false" --tx-map-attention-to-gpu="sm=90" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHIP
+// CHIP: map-attention-to-gpu-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: its tx.gpu_strategy asks for the wgmma family, which needs an sm_90a chip (wgmma=true; this mapping targets sm = 90 without wgmma)
+func.func @stale_chip(%q: tensor<1x2x256x64xf16>, %k: tensor<1x2x256x64xf16>, %v: tensor<1x2x256x64xf16>) -> tensor<1x2x256x64xf16> {
+  %o = tx.attention %q, %k, %v causal : tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16> -> tensor<1x2x256x64xf16>
+  return %o : tensor<1x2x256x64xf16>
+}
+
+// -----
+
+// The tiles decomposed into linalg (decompose=true) before the mapping.
+// RUN: not tx-opt %s --split-input-file --tx-attention-strategy="sm=90" --tx-tile-attention="from-strategy=true decompose=true" --tx-map-attention-to-gpu="sm=90" -o /dev/null 2>&1 | FileCheck %s --check-prefix=DECOMP
+// DECOMP: map-attention-to-gpu-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: this scf.forall carries a tx.gpu_strategy but holds no tx.online_attention (decomposed? tile with tx-tile-attention decompose=false for the GPU)
+func.func @decomposed(%q: tensor<1x2x64x32xf32>, %k: tensor<1x2x64x32xf32>, %v: tensor<1x2x64x32xf32>) -> tensor<1x2x64x32xf32> {
+  %o = tx.attention %q, %k, %v : tensor<1x2x64x32xf32>, tensor<1x2x64x32xf32>, tensor<1x2x64x32xf32> -> tensor<1x2x64x32xf32>
+  return %o : tensor<1x2x64x32xf32>
+}
+
+// -----
+
+// Option ranges.
+// RUN: not tx-opt %s --split-input-file --tx-map-attention-to-gpu="sm=1000" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SM
+// RUN: not tx-opt %s --split-input-file --tx-attention-strategy="sm=-3" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SMS
+// SM: error: tx-map-attention-to-gpu: sm must be a compute capability in [50, 130] and max-shared-memory positive, got sm = 1000, max-shared-memory = 232448
+// SMS: error: tx-attention-to-gpu: sm must be a compute capability in [50, 130] (sm_90 -> 90), got -3
+func.func @options(%q: tensor<1x1x8x32xf32>, %k: tensor<1x1x8x32xf32>, %v: tensor<1x1x8x32xf32>) -> tensor<1x1x8x32xf32> {
+  %o = tx.attention %q, %k, %v : tensor<1x1x8x32xf32>, tensor<1x1x8x32xf32>, tensor<1x1x8x32xf32> -> tensor<1x1x8x32xf32>
+  return %o : tensor<1x1x8x32xf32>
+}

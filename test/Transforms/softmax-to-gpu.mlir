@@ -110,3 +110,17 @@ func.func @not_innermost(%x: tensor<16x8xf32>) -> tensor<16x8xf32> {
   %0 = tx.softmax %x dim = 0 : tensor<16x8xf32>
   return %0 : tensor<16x8xf32>
 }
+
+// -----
+
+// Statically empty with a dynamic dim: an empty result of the dynamic size,
+// no kernel.
+
+// CHECK-LABEL: func.func @empty_dynamic
+// CHECK-NOT: gpu.launch
+// CHECK: %[[D:.*]] = tensor.dim %{{.*}}, %c0
+// CHECK: tensor.empty(%[[D]]) : tensor<?x0xf32>
+func.func @empty_dynamic(%x: tensor<?x0xf32>) -> tensor<?x0xf32> {
+  %y = tx.softmax %x dim = -1 : tensor<?x0xf32>
+  return %y : tensor<?x0xf32>
+}

@@ -170,3 +170,16 @@ func.func @no_queries(%q: tensor<1x2x0x8xf32>, %k: tensor<1x2x4x8xf32>, %v: tens
   %o = tx.attention %q, %k, %v causal : tensor<1x2x0x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x0x8xf32>
   return %o : tensor<1x2x0x8xf32>
 }
+
+// -----
+
+// A window that hides nothing ([-1, -1]) still gets a causal_offset: the
+// tile op needs one with any window.
+// TILE-LABEL: func.func @window_unbounded
+// TILE: tx.online_attention {{.*}} window = [-1, -1] causal_offset(
+// DEC-LABEL: func.func @window_unbounded
+// DEC: scf.forall
+func.func @window_unbounded(%q: tensor<1x2x8x16xf16>, %k: tensor<1x2x12x16xf16>, %v: tensor<1x2x12x16xf16>) -> tensor<1x2x8x16xf16> {
+  %o = tx.attention %q, %k, %v window = [-1, -1] : tensor<1x2x8x16xf16>, tensor<1x2x12x16xf16>, tensor<1x2x12x16xf16> -> tensor<1x2x8x16xf16>
+  return %o : tensor<1x2x8x16xf16>
+}

@@ -62,6 +62,13 @@ mlir::tx::checkAttentionChoices(const AttentionTarget &t,
     fail(msg);
     return failure();
   };
+  if (t.sm < 50 || t.sm > 130)
+    return bad("sm must be a compute capability in [50, 130] (sm_90 -> "
+               "90), got " +
+               Twine(t.sm));
+  if (t.maxSharedMemory < 1)
+    return bad("max-shared-memory must be positive, got " +
+               Twine(t.maxSharedMemory));
   if (c.mmaRowTiles < 0 || c.mmaRowTiles > 2)
     return bad("mma-row-tiles must be 0 (from the head dim), 1 or 2, got " +
                Twine(c.mmaRowTiles));
@@ -295,9 +302,11 @@ mlir::tx::chooseAttentionKernel(Operation *op, const AttentionProblem &p,
     if (!cfg.warps || q % cfg.warps != 0 || q / cfg.warps > 16) {
       op->emitError("tx-map-attention-to-gpu: no kernel takes a query tile "
                     "of ")
-          << q << " rows (the CUDA-core kernel needs a multiple of its warps "
-          << "with at most 16 rows per warp; tensor cores 16, 32, 64 or 128 "
-             "rows)";
+          << q << " rows with D = " << D << ", Dv = " << Dv << " ("
+          << elt << "): the CUDA-core kernel needs a multiple of its warps "
+          << "with at most 16 rows per warp; the tensor-core kernels (f16/"
+             "bf16, head dims multiples of 16 up to 128) take multiples of "
+             "16 rows";
       return failure();
     }
   }

@@ -12,6 +12,7 @@
 #include "GPU/AttentionKernel.h"
 #include "Transformer/AttentionShapes.h"
 #include "Transformer/Passes.h"
+#include "Transformer/TilingUtils.h"
 #include "Transformer/TxOps.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -19,8 +20,10 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Pass/PassManager.h"
 #include <cmath>
+#include <limits>
 
 namespace mlir {
 namespace tx {
@@ -133,11 +136,16 @@ struct TxMapAttentionToGPUPass
         return fail("the forall must start at (0, 0, 0)");
     SmallVector<OpFoldResult> steps = forall.getMixedStep();
     tensor::ExtractSliceOp qSlice;
-    for (Value v = tile.getQuery(); auto s = v.getDefiningOp<tensor::ExtractSliceOp>();
-         v = s.getSource())
+    Value qRoot = tile.getQuery();
+    for (auto s = qRoot.getDefiningOp<tensor::ExtractSliceOp>(); s;
+         s = qRoot.getDefiningOp<tensor::ExtractSliceOp>()) {
       qSlice = s;
-    if (!qSlice)
-      return fail("the tile's Q must be a slice of the whole Q");
+      qRoot = s.getSource();
+    }
+    if (!qSlice || forall->isAncestor(qRoot.getParentRegion()->getParentOp()))
+      return fail("the tile's Q must be a slice of a Q defined outside the "
+                  "forall (a Q scaled inside the tile, as for a dynamic head "
+                  "dim without a scale, has no GPU kernel)");
     SmallVector<OpFoldResult> qOffs = qSlice.getMixedOffsets();
     SmallVector<OpFoldResult> qSizes = qSlice.getMixedSizes();
     auto isIv = [&](OpFoldResult o, int i) {
@@ -182,12 +190,20 @@ struct TxMapAttentionToGPUPass
     // The key loop (optional): one scf.for directly in the forall.
     int64_t kvT = 0;
     Operation *parent = tile->getParentOp();
-    if (auto loop = dyn_cast<scf::ForOp>(parent)) {
-      std::optional<int64_t> st = getConstantIntValue(loop.getStep());
+    scf::ForOp keyLoop = dyn_cast<scf::ForOp>(parent);
+    if (keyLoop) {
+      std::optional<int64_t> st = getConstantIntValue(keyLoop.getStep());
       if (!st)
         return fail("the key loop must have a constant step");
+      // It must step over keys: the K tile starts at the loop's variable.
+      auto kIn = tile.getKey().getDefiningOp<tensor::ExtractSliceOp>();
+      if (!kIn || llvm::dyn_cast_if_present<Value>(kIn.getMixedOffsets()[2]) !=
+                      keyLoop.getInductionVar() ||
+          !isConstantIntValue(kIn.getMixedOffsets()[3], 0))
+        return fail("the scf.for around the tx.online_attention must step "
+                    "over key tiles (the K tile at the loop's variable)");
       kvT = *st;
-      parent = loop->getParentOp();
+      parent = keyLoop->getParentOp();
     }
     if (parent != forall.getOperation())
       return fail("the tx.online_attention must sit in the forall or in one "
@@ -209,6 +225,33 @@ struct TxMapAttentionToGPUPass
       return fail("the Q, K and V tiles must be slices of tensors defined "
                   "outside the forall (a run-time scale of a dynamic head "
                   "dim has no GPU kernel)");
+    // K and V tiles: batch b and the K/V head of the query heads (h when
+    // H == Hkv, else h / (H / Hkv)), all keys from 0.
+    for (Value kv : {tile.getKey(), tile.getValue()}) {
+      tensor::ExtractSliceOp outer;
+      for (auto sl = kv.getDefiningOp<tensor::ExtractSliceOp>(); sl;
+           sl = sl.getSource().getDefiningOp<tensor::ExtractSliceOp>())
+        if (!forall->isAncestor(sl.getSource().getParentRegion()->getParentOp()))
+          outer = sl;
+      if (!outer)
+        return fail("the K and V tiles must be slices of K and V");
+      SmallVector<OpFoldResult> o = outer.getMixedOffsets();
+      bool okHead = false;
+      auto hv = llvm::dyn_cast_if_present<Value>(qOffs[1]);
+      auto kh = llvm::dyn_cast_if_present<Value>(o[1]);
+      int64_t H = cast<RankedTensorType>(p.query.getType()).getDimSize(1);
+      int64_t Hkv = cast<RankedTensorType>(p.key.getType()).getDimSize(1);
+      if (!ShapedType::isDynamic(H) && H == Hkv)
+        okHead = o[1] == qOffs[1];
+      else if (kh && hv)
+        if (Operation *d = kh.getDefiningOp())
+          okHead = isa<affine::AffineApplyOp, arith::DivUIOp>(d) &&
+                   d->getOperand(0) == hv;
+      if (o[0] != qOffs[0] || !okHead ||
+          (keyLoop ? false : !isConstantIntValue(o[2], 0)))
+        return fail("the K and V tiles must be the tile's batch and K/V "
+                    "head (h / (H / Hkv))");
+    }
     p.causal = tile.getCausal();
     p.window = tile.getWindowAttr();
     p.softcap = tile.getSoftcapAttr();
@@ -221,23 +264,108 @@ struct TxMapAttentionToGPUPass
     double dflt = 1.0 / std::sqrt(static_cast<double>(D));
     if (static_cast<float>(dflt) == static_cast<float>(p.scale))
       p.scale = dflt;
+    // The state the loop ends with (acc, max, sum): the loop's results, or
+    // the tile op's when there is no key loop; it must start at the initial
+    // state (0, -inf, 0).
+    ValueRange finalState = keyLoop ? ValueRange(keyLoop.getResults())
+                                    : ValueRange(tile->getResults());
+    ValueRange initState = keyLoop ? ValueRange(keyLoop.getInitArgs())
+                                   : ValueRange(tile.getDpsInits());
+    const double negInf = -std::numeric_limits<double>::infinity();
+    const double wants[3] = {0.0, negInf, 0.0};
+    for (int k = 0; k < 3; ++k) {
+      Value v = initState[k];
+      double want = wants[k];
+      auto fill = v.getDefiningOp<linalg::FillOp>();
+      APFloat c(0.0);
+      if (!fill ||
+          !matchPattern(fill.getInputs()[0], m_ConstantFloat(&c)) ||
+          c.convertToDouble() != want)
+        return fail("the tile's state must start at acc = 0, max = -inf, "
+                    "sum = 0 (linalg.fill); a tile that continues another "
+                    "state has no GPU kernel");
+    }
+    if (keyLoop) {
+      // The loop carries exactly the tile op's state.
+      auto yield = cast<scf::YieldOp>(keyLoop.getBody()->getTerminator());
+      if (keyLoop.getNumResults() != 3 ||
+          keyLoop.getRegionIterArgs().size() != 3)
+        return fail("the key loop must carry the (acc, max, sum) state only");
+      (void)yield;
+    }
     int resO = -1, resL = -1;
     for (auto [i, op] : llvm::enumerate(forall.getTerminator().getYieldingOps())) {
       auto ins = dyn_cast<tensor::ParallelInsertSliceOp>(op);
       if (!ins)
         return fail("expected tensor.parallel_insert_slice in the forall's "
                     "terminator");
+      // The result tile sits at the tile's (batch, head, first row).
+      for (int d = 0; d < 3; ++d)
+        if (ins.getMixedOffsets()[d] != qOffs[d])
+          return fail("result " + Twine(i) + " of the forall is not written "
+                      "at the tile's (batch, head, row)");
+      Value src = ins.getSource();
+      while (auto c = src.getDefiningOp<tensor::CastOp>())
+        src = c.getSource();
+      auto g = src.getDefiningOp<linalg::GenericOp>();
       StringRef kind = epilogueKind(ins.getSource());
-      if (kind == "output")
-        resO = i;
-      else if (kind == "lse")
-        resL = i;
-      else
+      // The epilogue's inputs: (acc, sum) for O, (max, sum) for the LSE.
+      bool okIns = g && g.getNumDpsInputs() == 2 &&
+                   g.getDpsInputs()[1] == finalState[2] &&
+                   g.getDpsInputs()[0] ==
+                       finalState[kind == "lse" ? 1 : 0];
+      // ... and computes what emitAttentionEpilogue emits (constants aside).
+      if (okIns) {
+        SmallVector<StringRef> names;
+        for (Operation &o : g.getRegion().front())
+          if (!isa<arith::ConstantOp>(o))
+            names.push_back(o.getName().getStringRef());
+        SmallVector<StringRef> want =
+            kind == "lse"
+                ? SmallVector<StringRef>{"arith.cmpf", "math.log",
+                                         "arith.addf", "arith.select",
+                                         "linalg.yield"}
+                : SmallVector<StringRef>{"arith.divf", "arith.cmpf",
+                                         "arith.select"};
+        if (kind == "output") {
+          if (!p.elementType().isF32())
+            want.push_back("arith.truncf");
+          want.push_back("linalg.yield");
+        }
+        okIns = names == want;
+      }
+      if ((kind != "output" && kind != "lse") || !okIns)
         return fail("result " + Twine(i) + " of the forall is not an "
-                    "attention epilogue (tx.attention_epilogue)");
+                    "attention epilogue (a linalg.generic tagged "
+                    "tx.attention_epilogue of the tile's final state)");
+      int &slot = kind == "output" ? resO : resL;
+      if (slot >= 0)
+        return fail("results " + Twine(slot) + " and " + Twine(i) +
+                    " of the forall are both the attention " + kind);
+      slot = i;
     }
     if (resO < 0)
       return fail("the forall does not produce the attention output");
+    // The forall covers all of (B, H, Sq) (normalized form: ceil-div).
+    {
+      SmallVector<OpFoldResult> ubs = forall.getMixedUpperBound();
+      SmallVector<OpFoldResult> steps2 = forall.getMixedStep();
+      int64_t tiles[3] = {1, hT, qT};
+      for (int d = 0; d < 3; ++d) {
+        std::optional<int64_t> ub = getConstantIntValue(ubs[d]);
+        int64_t whole = cast<RankedTensorType>(p.query.getType()).getDimSize(d);
+        bool normalized = isConstantIntValue(steps2[d], 1) && tiles[d] > 1;
+        bool ok = ShapedType::isDynamic(whole)
+                      ? (!normalized && isSizeOf(ubs[d], p.query, d))
+                      : (ub && *ub == (normalized
+                                            ? (whole + tiles[d] - 1) / tiles[d]
+                                            : whole));
+        if (!ok)
+          return fail("the forall must cover all of (B, H, Sq) of Q (upper "
+                      "bound " +
+                      Twine(d) + ")");
+      }
+    }
     p.outType = cast<RankedTensorType>(forall.getResult(resO).getType());
     if (resL >= 0)
       p.lseType = cast<RankedTensorType>(forall.getResult(resL).getType());
@@ -252,6 +380,72 @@ struct TxMapAttentionToGPUPass
         return failure();
       cfg = *c;
       fromTiling = true;
+      // The strategy must be one the table makes for this problem on this
+      // chip (with its choices forced): a hand-written or stale strategy
+      // (another chip, another element type or head dim) is refused here,
+      // not miscompiled or left to LLVM's instruction selection.
+      AttentionTarget target;
+      target.sm = sm;
+      target.wgmma = wgmma && cfg.wgmma;
+      target.maxSharedMemory = maxSharedMemory;
+      target.numSms = cfg.decode ? cfg.numSms : 132;
+      if (cfg.wgmma && !wgmma)
+        return fail("its tx.gpu_strategy asks for the wgmma family, which "
+                    "needs an sm_90a chip (wgmma=true; this mapping targets "
+                    "sm = " +
+                    Twine(int64_t(sm)) + " without wgmma)");
+      if ((cfg.mma || cfg.decode) && sm < 80)
+        return fail("its tx.gpu_strategy asks for the " +
+                    Twine(cfg.decode ? "decode" : "mma") +
+                    " family, which needs sm_80 or newer (this mapping "
+                    "targets sm = " +
+                    Twine(int64_t(sm)) + ")");
+      AttentionChoices ch;
+      ch.warps = cfg.warps;
+      if (cfg.decode) {
+        ch.stages = cfg.decodeStages;
+        ch.kvSplits = cfg.kvSplits;
+        ch.decodeTileKeys = cfg.decodeTileKeys;
+        ch.decodeMaxRows = 32;
+      } else {
+        ch.decode = false;
+        ch.tensorCores = cfg.mma;
+        ch.kvTile = cfg.kvTile;
+        ch.exactQTile = cfg.qTile;
+        if (cfg.wgmma)
+          ch.stages = cfg.stages;
+        else if (cfg.mma)
+          ch.mmaRowTiles = cfg.mTiles;
+      }
+      if (failed(checkAttentionChoices(target, ch, diag)))
+        return failure();
+      FailureOr<std::optional<FlashConfig>> again =
+          chooseAttentionKernel(tile, p, target, ch);
+      if (failed(again))
+        return failure();
+      const FlashConfig *a = *again ? &**again : nullptr;
+      bool same = a && a->decode == cfg.decode && a->wgmma == cfg.wgmma &&
+                  a->mma == cfg.mma && a->warps == cfg.warps;
+      if (same && cfg.decode)
+        same = a->decodeStages == cfg.decodeStages &&
+               a->decodeTileKeys == cfg.decodeTileKeys &&
+               a->kvSplits == cfg.kvSplits;
+      else if (same)
+        same = a->qTile == cfg.qTile && a->kvTile == cfg.kvTile &&
+               (!cfg.mma || cfg.wgmma || a->mTiles == cfg.mTiles) &&
+               (!cfg.wgmma || a->stages == cfg.stages);
+      if (!same)
+        return fail(Twine("its tx.gpu_strategy is not a kernel of this "
+                          "problem (element type, head dims, mask, window) "
+                          "on this chip; the strategy ") +
+                    (a ? "makes family " +
+                             Twine(a->decode  ? "decode"
+                                   : a->wgmma ? "wgmma"
+                                   : a->mma   ? "mma"
+                                              : "simt") +
+                             " with these choices"
+                       : Twine("has no kernel for it")) +
+                    " (run tx-attention-strategy for this chip)");
       if (cfg.decode
               ? (hT != cfg.decodeG || qT != cfg.decodeSq ||
                  (kvT && kvT != cfg.decodeTileKeys))
@@ -315,11 +509,27 @@ struct TxMapAttentionToGPUPass
   }
 
   void runOnOperation() override {
+    if (sm < 50 || sm > 130 || maxSharedMemory < 1) {
+      mlir::emitError(getOperation().getLoc(), "tx-map-attention-to-gpu: ")
+          << "sm must be a compute capability in [50, 130] and "
+             "max-shared-memory positive, got sm = "
+          << int64_t(sm) << ", max-shared-memory = "
+          << int64_t(maxSharedMemory);
+      return signalPassFailure();
+    }
     // Tiled attention: every scf.forall that holds a tx.online_attention.
     SmallVector<std::pair<scf::ForallOp, OnlineAttentionOp>> tiles;
     bool bad = false;
     getOperation().walk([&](OnlineAttentionOp tile) {
       auto forall = tile->getParentOfType<scf::ForallOp>();
+      if (forall && forall.getRank() == 1 &&
+          forall->getParentOfType<scf::ForallOp>()) {
+        forall.emitError("tx-map-attention-to-gpu: split-KV tiling "
+                         "(tx-tile-attention kv-splits > 1) has no GPU "
+                         "kernel; the decode family splits the keys itself");
+        bad = true;
+        return;
+      }
       if (!forall) {
         tile.emitError("tx-map-attention-to-gpu: a tx.online_attention "
                        "outside an scf.forall of query tiles has no GPU "
@@ -339,6 +549,35 @@ struct TxMapAttentionToGPUPass
       tiles.push_back({forall, tile});
     });
     if (bad)
+      return signalPassFailure();
+    // A forall that carries a strategy but no tile op (decomposed by
+    // tx-tile-attention decompose=true), or a strategy that is not a
+    // dictionary.
+    WalkResult strat = getOperation().walk([&](scf::ForallOp f) {
+      Attribute a = f->getAttr(kGpuStrategyAttr);
+      if (!a)
+        return WalkResult::advance();
+      if (!isa<DictionaryAttr>(a)) {
+        f.emitError("tx-map-attention-to-gpu: ")
+            << kGpuStrategyAttr << " must be a dictionary";
+        return WalkResult::interrupt();
+      }
+      auto fam = cast<DictionaryAttr>(a).getAs<StringAttr>("family");
+      if (fam && fam.getValue() == "softmax")
+        return WalkResult::advance();
+      bool hasTile = false;
+      for (auto &[g, t] : tiles)
+        hasTile |= g == f;
+      if (!hasTile) {
+        f.emitError("tx-map-attention-to-gpu: this scf.forall carries a ")
+            << kGpuStrategyAttr
+            << " but holds no tx.online_attention (decomposed? tile with "
+               "tx-tile-attention decompose=false for the GPU)";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (strat.wasInterrupted())
       return signalPassFailure();
     for (auto [forall, tile] : tiles)
       if (failed(mapForall(forall, tile)))

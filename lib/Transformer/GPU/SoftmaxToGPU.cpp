@@ -190,50 +190,109 @@ static DictionaryAttr planToAttr(Builder &b, const SoftmaxPlan &p) {
   return b.getDictionaryAttr(a);
 }
 
-static FailureOr<KernelConfig> configFromAttr(DictionaryAttr d) {
+/// A configuration from its dictionary, checked against what the kernel
+/// builder supports for rows of `n` (-1: dynamic) elements of `bits` bits;
+/// `fail` gets a message naming the key.
+static FailureOr<KernelConfig>
+configFromAttr(DictionaryAttr d, StringRef which, int64_t n, unsigned bits,
+               llvm::function_ref<void(const Twine &)> fail) {
   KernelConfig c;
-  auto i = [&](StringRef n, int64_t &out) {
-    auto v = d.getAs<IntegerAttr>(n);
-    if (v)
-      out = v.getInt();
-    return static_cast<bool>(v);
-  };
-  auto bl = [&](StringRef n, bool &out) {
-    auto v = d.getAs<BoolAttr>(n);
-    if (v)
-      out = v.getValue();
-    return static_cast<bool>(v);
-  };
-  if (!i("vector_width", c.vectorWidth) ||
-      !i("threads_per_row", c.threadsPerRow) || !i("block_size", c.blockSize) ||
-      !i("cached", c.cached) || !bl("peel", c.peel) ||
-      !i("grid_ctas", c.gridCtas) || !bl("prefetch", c.prefetch) ||
-      !i("unroll", c.unroll) || !i("smem_row_bytes", c.smemRowBytes))
+  auto bad = [&](const Twine &msg) -> FailureOr<KernelConfig> {
+    fail("'" + which + "." + msg);
     return failure();
-  if (c.vectorWidth < 1 || c.threadsPerRow < 1 || c.blockSize < 32 ||
-      c.blockSize > 1024 || c.blockSize % c.threadsPerRow != 0 ||
-      c.cached < 0 || c.unroll < 1 || c.gridCtas < 0 || c.smemRowBytes < 0)
-    return failure();
+  };
+  for (StringRef key : {"vector_width", "threads_per_row", "block_size",
+                        "cached", "grid_ctas", "unroll", "smem_row_bytes"})
+    if (!d.getAs<IntegerAttr>(key))
+      return bad(key + "' is missing or not an integer");
+  for (StringRef key : {"peel", "prefetch"})
+    if (!d.getAs<BoolAttr>(key))
+      return bad(key + "' is missing or not a bool");
+  auto i = [&](StringRef key) { return d.getAs<IntegerAttr>(key).getInt(); };
+  c.vectorWidth = i("vector_width");
+  c.threadsPerRow = i("threads_per_row");
+  c.blockSize = i("block_size");
+  c.cached = i("cached");
+  c.gridCtas = i("grid_ctas");
+  c.unroll = i("unroll");
+  c.smemRowBytes = i("smem_row_bytes");
+  c.peel = d.getAs<BoolAttr>("peel").getValue();
+  c.prefetch = d.getAs<BoolAttr>("prefetch").getValue();
+  bool scalar = which == "scalar";
+  if (scalar ? c.vectorWidth != 1
+             : (c.vectorWidth < 2 || !llvm::isPowerOf2_64(c.vectorWidth) ||
+                c.vectorWidth * bits > 128))
+    return bad(Twine("vector_width' must be ") +
+               (scalar ? "1" : "a power of two of at most 16 bytes"));
+  if (c.blockSize < 32 || c.blockSize > 1024 ||
+      !llvm::isPowerOf2_64(c.blockSize))
+    return bad("block_size' must be a power of two in [32, 1024]");
+  if (!(c.threadsPerRow == c.blockSize ||
+        (c.threadsPerRow >= 2 && c.threadsPerRow <= 32 &&
+         llvm::isPowerOf2_64(c.threadsPerRow))))
+    return bad("threads_per_row' must be a power of two in [2, 32] or "
+               "block_size");
+  if (c.cached < 0 || c.cached > 64 ||
+      (c.cached > 0 &&
+       (n < 0 || static_cast<int64_t>(llvm::divideCeil(
+                     llvm::divideCeil(n, c.vectorWidth), c.threadsPerRow)) !=
+                     c.cached)))
+    return bad("cached' must be 0 or the vectors per thread of a static "
+               "row (at most 64)");
+  if (c.unroll < 1 || c.unroll > 16)
+    return bad("unroll' must be in [1, 16]");
+  if (c.gridCtas < 0 || c.gridCtas > (int64_t(1) << 31) - 1 ||
+      (c.gridCtas > 0 && c.threadsPerRow > 32))
+    return bad("grid_ctas' must be 0, or a CTA count for rows on warps");
+  if (c.smemRowBytes != 0 &&
+      (c.cached != 0 || c.gridCtas != 0 || c.threadsPerRow != c.blockSize ||
+       n < 0 ||
+       c.smemRowBytes != n / c.vectorWidth * c.vectorWidth * (bits / 8) ||
+       c.smemRowBytes + 1024 + 16 > 232448))
+    return bad("smem_row_bytes' must be 0 or the bytes of a streamed row "
+               "of a CTA-per-row kernel that fits in shared memory");
+  if (c.peel && (scalar || c.cached != 0 || n < 0 ||
+                 n % c.vectorWidth == 0 || c.threadsPerRow < c.vectorWidth))
+    return bad("peel' is only for streamed vector rows whose N is not a "
+               "multiple of the vector width");
+  if (!c.peel && !scalar && n >= 0 && n % c.vectorWidth != 0)
+    return bad("peel' must be set: N is not a multiple of the vector width");
   return c;
 }
 
-static FailureOr<SoftmaxPlan> planFromAttr(DictionaryAttr d) {
+static FailureOr<SoftmaxPlan>
+planFromAttr(DictionaryAttr d, int64_t n, unsigned bits,
+             llvm::function_ref<void(const Twine &)> fail) {
   SoftmaxPlan p;
-  auto fam = d.getAs<StringAttr>("family");
-  auto sc = d.getAs<DictionaryAttr>("scalar");
-  if (!fam || fam.getValue() != "softmax" || !sc)
+  auto bad = [&](const Twine &msg) -> FailureOr<SoftmaxPlan> {
+    fail(msg);
     return failure();
-  FailureOr<KernelConfig> s = configFromAttr(sc);
+  };
+  auto fam = d.getAs<StringAttr>("family");
+  if (!fam || fam.getValue() != "softmax")
+    return bad("'family' must be \"softmax\"");
+  auto sc = d.getAs<DictionaryAttr>("scalar");
+  if (!sc)
+    return bad("'scalar' (a dictionary) is missing");
+  FailureOr<KernelConfig> s = configFromAttr(sc, "scalar", n, bits, fail);
   if (failed(s))
     return failure();
   p.scalar = *s;
-  if (auto vd = d.getAs<DictionaryAttr>("vector")) {
-    FailureOr<KernelConfig> v = configFromAttr(vd);
-    if (failed(v))
+  if (Attribute v = d.get("vector")) {
+    auto vd = dyn_cast<DictionaryAttr>(v);
+    if (!vd)
+      return bad("'vector' must be a dictionary");
+    FailureOr<KernelConfig> vc = configFromAttr(vd, "vector", n, bits, fail);
+    if (failed(vc))
       return failure();
     p.hasVector = true;
-    p.vec = *v;
+    p.vec = *vc;
   }
+  auto rpc = d.getAs<IntegerAttr>("rows_per_cta");
+  if (!rpc || rpc.getInt() != p.rowsPerCta())
+    return bad("'rows_per_cta' must be " + Twine(p.rowsPerCta()) +
+               " (block_size / threads_per_row of the " +
+               (p.hasVector ? "vector" : "scalar") + " kernel)");
   return p;
 }
 
@@ -367,11 +426,26 @@ struct TxMapSoftmaxToGPUPass
       forall.emitError("tx-map-softmax-to-gpu: ") << msg;
       return failure();
     };
-    FailureOr<SoftmaxPlan> plan = planFromAttr(attr);
-    if (failed(plan))
-      return fail(Twine("malformed ") + kGpuStrategyAttr);
     // scf.forall (%r) = (0) to (R) step (rows per CTA) { tx.softmax on
-    // rows [%r, %r + k) of a [R, N] tensor; parallel_insert_slice }.
+    // rows [%r, %r + k) of a [R, N] tensor, all N columns;
+    // parallel_insert_slice at [%r, 0] }.
+    auto slice = tile.getInput().getDefiningOp<tensor::ExtractSliceOp>();
+    if (!slice || forall->isAncestor(slice.getSource().getParentRegion()
+                                         ->getParentOp()) ||
+        slice.getSourceType().getRank() != 2)
+      return fail("the tile must be rows of a [R, N] tensor defined outside "
+                  "the forall");
+    auto srcTy = slice.getSourceType();
+    int64_t n = srcTy.getDimSize(1);
+    if (ShapedType::isDynamic(n))
+      n = -1;
+    FailureOr<SoftmaxPlan> plan = planFromAttr(
+        attr, n, srcTy.getElementType().getIntOrFloatBitWidth(),
+        [&](const Twine &m) {
+          (void)fail(Twine(kGpuStrategyAttr) + ": " + m);
+        });
+    if (failed(plan))
+      return failure();
     std::optional<int64_t> step =
         forall.getRank() == 1 ? getConstantIntValue(forall.getMixedStep()[0])
                               : std::nullopt;
@@ -381,23 +455,26 @@ struct TxMapSoftmaxToGPUPass
     if (*step != plan->rowsPerCta())
       return fail("the row tile " + Twine(*step) + " differs from the " +
                   "strategy's rows per CTA " + Twine(plan->rowsPerCta()));
-    auto slice = tile.getInput().getDefiningOp<tensor::ExtractSliceOp>();
-    if (!slice || forall->isAncestor(slice.getSource().getParentRegion()
-                                         ->getParentOp()) ||
-        slice.getSourceType().getRank() != 2 ||
-        llvm::dyn_cast_if_present<Value>(slice.getMixedOffsets()[0]) !=
-            forall.getInductionVar(0))
-      return fail("the tile must be rows [r, r + k) of a [R, N] tensor "
-                  "defined outside the forall");
+    Value iv = forall.getInductionVar(0);
+    if (tile.getNormalizedDim() != 1 ||
+        llvm::dyn_cast_if_present<Value>(slice.getMixedOffsets()[0]) != iv ||
+        !isConstantIntValue(slice.getMixedOffsets()[1], 0) ||
+        !isSizeOf(slice.getMixedSizes()[1], slice.getSource(), 1) ||
+        !isSizeOf(forall.getMixedUpperBound()[0], slice.getSource(), 0))
+      return fail("the forall must run over all R rows of the [R, N] input "
+                  "and its tile be a softmax over whole rows [r, r + k) "
+                  "(dim 1)");
     auto term = forall.getTerminator();
     auto yielding = term.getYieldingOps();
     auto ins = yielding.empty() ? tensor::ParallelInsertSliceOp()
                                 : dyn_cast<tensor::ParallelInsertSliceOp>(
                                       *yielding.begin());
     if (forall.getNumResults() != 1 || !ins ||
-        ins.getSource() != tile.getResult())
+        ins.getSource() != tile.getResult() ||
+        llvm::dyn_cast_if_present<Value>(ins.getMixedOffsets()[0]) != iv ||
+        !isConstantIntValue(ins.getMixedOffsets()[1], 0))
       return fail("the forall must write the tile's softmax into its one "
-                  "result");
+                  "result at rows [r, r + k)");
     Value in = slice.getSource();
     auto ty = cast<RankedTensorType>(in.getType());
     Location loc = tile.getLoc();
@@ -427,9 +504,7 @@ struct TxMapSoftmaxToGPUPass
       auto attr = forall ? forall->getAttrOfType<DictionaryAttr>(
                                kGpuStrategyAttr)
                          : DictionaryAttr();
-      auto fam = attr ? attr.getAs<StringAttr>("family") : StringAttr();
-      if (fam && fam.getValue() == "softmax" &&
-          op->getParentOp() == forall.getOperation())
+      if (attr && op->getParentOp() == forall.getOperation())
         tiles.push_back({forall, op, attr});
       else if (op->hasAttr(kGpuStrategyAttr))
         untiled.push_back(op);
@@ -440,11 +515,14 @@ struct TxMapSoftmaxToGPUPass
     for (SoftmaxOp op : untiled) {
       // Statically empty: nothing to compute (tx-tile-softmax leaves it).
       auto ty = op.getType();
-      if (llvm::is_contained(ty.getShape(), 0)) {
+      if (llvm::is_contained(ty.getShape(), 0) &&
+          op.getNormalizedDim() == ty.getRank() - 1) {
         OpBuilder b(op);
         op.replaceAllUsesWith(
-            tensor::EmptyOp::create(b, op.getLoc(), ty.getShape(),
-                                    ty.getElementType())
+            tensor::EmptyOp::create(
+                b, op.getLoc(),
+                tensor::getMixedSizes(b, op.getLoc(), op.getInput()),
+                ty.getElementType())
                 .getResult());
         op.erase();
         continue;

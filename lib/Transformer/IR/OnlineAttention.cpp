@@ -304,8 +304,10 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
   }
   // The diagonal (causal, window): query i of the tile is query m0 + i, so
   // it sees key j iff j <= i + (Sk - Sq + m0) (+ the window's sides).
+  // (tx.online_attention needs the operand whenever it is causal or has a
+  // window, even one that hides nothing, [-1, -1].)
   Value causalOffset;
-  if (keyBand(getCausal(), getWindowAttr()).bounded()) {
+  if (getCausal() || getWindowAttr()) {
     AffineExpr s0, s1, s2;
     bindSymbols(b.getContext(), s0, s1, s2);
     causalOffset = getValueOrCreateConstantIndexOp(

@@ -277,6 +277,12 @@ struct TxTileSoftmaxPass
       return op.emitError("tx-tile-softmax: ")
              << kGpuStrategyAttr << " needs rows_per_cta >= 1";
     auto ty = op.getType();
+    if (op.getNormalizedDim() != ty.getRank() - 1)
+      return op.emitError("tx-tile-softmax: ")
+             << kGpuStrategyAttr
+             << " on a softmax along dimension " << op.getNormalizedDim()
+             << " of " << ty.getRank()
+             << ": the GPU kernels take the innermost dimension only";
     // Statically empty: tx-map-softmax-to-gpu writes nothing.
     if (llvm::is_contained(ty.getShape(), 0))
       return success();

@@ -1,0 +1,30 @@
+// tx.softmax's GPU path (tx-softmax-strategy -> tx-tile-softmax
+// from-strategy=true -> tx-map-softmax-to-gpu) on inputs it must refuse or
+// handle without a kernel: each diagnostic is located, never a crash.
+// RUN: not tx-opt %s --split-input-file --tx-tile-softmax="from-strategy=true" --tx-map-softmax-to-gpu -o /dev/null 2>&1 | FileCheck %s
+
+// A strategy on a softmax along a non-innermost dimension (hand-edited).
+// CHECK: map-softmax-to-gpu-errors.mlir:[[@LINE+2]]:8: error: tx-tile-softmax: tx.gpu_strategy on a softmax along dimension 0 of 2: the GPU kernels take the innermost dimension only
+func.func @dim0(%x: tensor<64x1024xf16>) -> tensor<64x1024xf16> {
+  %y = tx.softmax %x dim = 0 {tx.gpu_strategy = {family = "softmax", rows_per_cta = 1 : i64, scalar = {block_size = 128 : i64, cached = 8 : i64, grid_ctas = 0 : i64, peel = false, prefetch = true, smem_row_bytes = 0 : i64, threads_per_row = 128 : i64, unroll = 4 : i64, vector_width = 1 : i64}}} : tensor<64x1024xf16>
+  return %y : tensor<64x1024xf16>
+}
+
+// -----
+
+// rows_per_cta that is not the kernel's block_size / threads_per_row.
+// CHECK: map-softmax-to-gpu-errors.mlir:[[@LINE+2]]:8: error: tx-map-softmax-to-gpu: tx.gpu_strategy: 'rows_per_cta' must be 1 (block_size / threads_per_row of the scalar kernel)
+func.func @rows(%x: tensor<64x1024xf16>) -> tensor<64x1024xf16> {
+  %y = tx.softmax %x dim = -1 {tx.gpu_strategy = {family = "softmax", rows_per_cta = 8 : i64, scalar = {block_size = 128 : i64, cached = 8 : i64, grid_ctas = 0 : i64, peel = false, prefetch = true, smem_row_bytes = 0 : i64, threads_per_row = 128 : i64, unroll = 4 : i64, vector_width = 1 : i64}}} : tensor<64x1024xf16>
+  return %y : tensor<64x1024xf16>
+}
+
+// -----
+
+// A vector width wider than 16 bytes.
+// CHECK: map-softmax-to-gpu-errors.mlir:[[@LINE+2]]:8: error: tx-map-softmax-to-gpu: tx.gpu_strategy: 'vector.vector_width' must be a power of two of at most 16 bytes
+func.func @vw(%x: tensor<64x1024xf16>) -> tensor<64x1024xf16> {
+  %y = tx.softmax %x dim = -1 {tx.gpu_strategy = {family = "softmax", rows_per_cta = 1 : i64, scalar = {block_size = 128 : i64, cached = 8 : i64, grid_ctas = 0 : i64, peel = false, prefetch = true, smem_row_bytes = 0 : i64, threads_per_row = 128 : i64, unroll = 4 : i64, vector_width = 1 : i64}, vector = {block_size = 128 : i64, cached = 1 : i64, grid_ctas = 0 : i64, peel = false, prefetch = true, smem_row_bytes = 0 : i64, threads_per_row = 128 : i64, unroll = 4 : i64, vector_width = 16 : i64}}} : tensor<64x1024xf16>
+  return %y : tensor<64x1024xf16>
+}
+
