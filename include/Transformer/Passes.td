@@ -939,7 +939,8 @@ def TxTileAttention : Pass<"tx-tile-attention", "::mlir::func::FuncOp"> {
     "::mlir::tx::TxDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
     "::mlir::tensor::TensorDialect", "::mlir::scf::SCFDialect",
-    "::mlir::affine::AffineDialect", "::mlir::cf::ControlFlowDialect"
+    "::mlir::affine::AffineDialect", "::mlir::cf::ControlFlowDialect",
+    "::mlir::bufferization::BufferizationDialect"
   ];
 }
 

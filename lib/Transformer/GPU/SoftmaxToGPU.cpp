@@ -14,6 +14,7 @@
 #include "Transformer/TilingUtils.h"
 #include "Transformer/TxOps.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -482,16 +483,60 @@ struct TxMapSoftmaxToGPUPass
     auto memTy = MemRefType::get(ty.getShape(), ty.getElementType());
     Value inM = bufferization::ToBufferOp::create(b, loc, memTy, in,
                                                   /*read_only=*/true);
-    SmallVector<Value> dynSizes;
-    for (int64_t i = 0; i < 2; ++i)
-      if (ty.isDynamicDim(i))
-        dynSizes.push_back(tensor::DimOp::create(b, loc, in, i));
-    Value outM = memref::AllocOp::create(b, loc, memTy, dynSizes);
+    // The output buffer. When the forall's result is only viewed back to
+    // the op's shape (tx-tile-softmax's tensor.expand_shape for rank > 2,
+    // collapse_shape for rank 1), the buffer is allocated in the op's shape
+    // and the kernels write an [R, N] view of it, as the old direct lowering
+    // did: a memref.expand_shape of a dynamic [R, N] result crashes
+    // upstream's expand-strided-metadata (LLVM 22.1.8).
+    Value result = forall.getResult(0);
+    Operation *back = result.hasOneUse() ? *result.getUsers().begin() : nullptr;
+    auto expandBack = dyn_cast_or_null<tensor::ExpandShapeOp>(back);
+    auto collapseBack = dyn_cast_or_null<tensor::CollapseShapeOp>(back);
+    if (collapseBack && collapseBack.getResultType().getRank() != 1)
+      collapseBack = {};
+    Value outM, outWhole;
+    if (expandBack) {
+      auto oTy = expandBack.getResultType();
+      SmallVector<Value> dyn;
+      for (auto [i, sz] : llvm::enumerate(expandBack.getMixedOutputShape()))
+        if (oTy.isDynamicDim(i))
+          dyn.push_back(getValueOrCreateConstantIndexOp(b, loc, sz));
+      outWhole = memref::AllocOp::create(
+          b, loc, MemRefType::get(oTy.getShape(), oTy.getElementType()), dyn);
+      outM = memref::CollapseShapeOp::create(
+          b, loc, outWhole, expandBack.getReassociationIndices());
+    } else if (collapseBack) {
+      auto oTy = collapseBack.getResultType();
+      SmallVector<Value> dyn;
+      if (oTy.isDynamicDim(0))
+        dyn.push_back(tensor::DimOp::create(b, loc, in, 1));
+      outWhole = memref::AllocOp::create(
+          b, loc, MemRefType::get(oTy.getShape(), oTy.getElementType()), dyn);
+      outM = memref::ExpandShapeOp::create(
+          b, loc, memTy, outWhole, collapseBack.getReassociationIndices(),
+          SmallVector<OpFoldResult>{b.getIndexAttr(1),
+                                    memref::getMixedSize(b, loc, outWhole, 0)});
+    } else {
+      SmallVector<Value> dynSizes;
+      for (int64_t i = 0; i < 2; ++i)
+        if (ty.isDynamicDim(i))
+          dynSizes.push_back(tensor::DimOp::create(b, loc, in, i));
+      outM = memref::AllocOp::create(b, loc, memTy, dynSizes);
+    }
     emitSoftmaxKernels(b, loc, inM, outM, ty.getElementType(), *plan);
-    Value result = bufferization::ToTensorOp::create(
-        b, loc, forall.getResult(0).getType(), outM, /*restrict=*/true,
-        /*writable=*/true);
-    forall.getResult(0).replaceAllUsesWith(result);
+    if (outWhole) {
+      Value res = bufferization::ToTensorOp::create(
+          b, loc, back->getResult(0).getType(), outWhole, /*restrict=*/true,
+          /*writable=*/true);
+      back->getResult(0).replaceAllUsesWith(res);
+      back->erase();
+    } else {
+      Value res = bufferization::ToTensorOp::create(
+          b, loc, result.getType(), outM, /*restrict=*/true,
+          /*writable=*/true);
+      result.replaceAllUsesWith(res);
+    }
     forall.erase();
     return success();
   }
@@ -518,11 +563,16 @@ struct TxMapSoftmaxToGPUPass
       if (llvm::is_contained(ty.getShape(), 0) &&
           op.getNormalizedDim() == ty.getRank() - 1) {
         OpBuilder b(op);
+        // (An allocation, not tensor.empty: two identical tensor.empty
+        // results would be merged by CSE, and upstream's
+        // buffer-results-to-out-params crashes on a function returning one
+        // buffer twice, LLVM 22.1.8.)
+        SmallVector<Value> dyn;
+        for (int64_t i = 0; i < ty.getRank(); ++i)
+          if (ty.isDynamicDim(i))
+            dyn.push_back(tensor::DimOp::create(b, op.getLoc(), op.getInput(), i));
         op.replaceAllUsesWith(
-            tensor::EmptyOp::create(
-                b, op.getLoc(),
-                tensor::getMixedSizes(b, op.getLoc(), op.getInput()),
-                ty.getElementType())
+            bufferization::AllocTensorOp::create(b, op.getLoc(), ty, dyn)
                 .getResult());
         op.erase();
         continue;

@@ -21,6 +21,7 @@
 #include "Transformer/TxOps.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/IR/PatternMatch.h"
@@ -357,7 +358,14 @@ struct TxTileAttentionPass
     SmallVector<OpFoldResult> oShape = {sz.B, sz.H, sz.Sq, sz.Dv};
     if (isZero(sz.B) || isZero(sz.H) || isZero(sz.Sq) || isZero(sz.Dv) ||
         isZero(sz.Sk)) {
-      Value out = tensor::EmptyOp::create(b, loc, oShape, elt);
+      // (An allocation, not tensor.empty: identical tensor.empty results
+      // would be merged by CSE, and upstream's buffer-results-to-out-params
+      // crashes on a function returning one buffer twice, LLVM 22.1.8.)
+      SmallVector<int64_t> oStatic;
+      SmallVector<Value> oDyn;
+      dispatchIndexOpFoldResults(oShape, oDyn, oStatic);
+      Value out = bufferization::AllocTensorOp::create(
+          b, loc, RankedTensorType::get(oStatic, elt), oDyn);
       if (isZero(sz.Sk)) {
         Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(elt, 0.0));
         out = linalg::FillOp::create(b, loc, zero, out).getResult(0);
