@@ -13,6 +13,21 @@ func.func @softmax_dyn_bf16(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
   %0 = tx.softmax %x dim = -1 : tensor<?x?xbf16>
   return %0 : tensor<?x?xbf16>
 }
+// Softmax of rank 3 and 1: the GPU path views the operand as [R, N] (the
+// leading dims collapsed, or one row) and writes the result through the same
+// view of a buffer of the op's shape.
+func.func @softmax_rank3_dyn_f16(%x: tensor<?x?x?xf16>) -> tensor<?x?x?xf16> {
+  %0 = tx.softmax %x dim = -1 : tensor<?x?x?xf16>
+  return %0 : tensor<?x?x?xf16>
+}
+func.func @softmax_rank3_f32(%x: tensor<2x3x77xf32>) -> tensor<2x3x77xf32> {
+  %0 = tx.softmax %x dim = 2 : tensor<2x3x77xf32>
+  return %0 : tensor<2x3x77xf32>
+}
+func.func @softmax_rank1_dyn_f32(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %0 = tx.softmax %x dim = 0 : tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
 func.func @attn_dyn_f32(%q: tensor<?x?x?x?xf32>, %k: tensor<?x?x?x?xf32>, %v: tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32> {
   %0 = tx.attention %q, %k, %v : tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32> -> tensor<?x?x?x?xf32>
   return %0 : tensor<?x?x?x?xf32>

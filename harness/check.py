@@ -372,6 +372,16 @@ class Runner:
                 x = rand(shape, dt, g)
                 x[0, 0] = 1e4 if dt != torch.float16 else 6e4
                 self.softmax(C, "softmax_dyn_" + NAMES[dt], "softmax %dx%d" % shape, x)
+        # Rank 3 and rank 1 softmax (the GPU path's [R, N] view of the
+        # operand and of the result buffer), dynamic and static.
+        for shape in ((2, 5, 300), (7, 3, 1000), (1, 1, 8)):
+            x = rand(shape, torch.float16, g)
+            self.softmax(C, "softmax_rank3_dyn_f16", "softmax rank 3 %dx%dx%d" % shape, x)
+        self.softmax(C, "softmax_rank3_f32", "softmax rank 3 2x3x77",
+                     rand((2, 3, 77), torch.float32, g))
+        for n in (1, 77, 5000):
+            self.softmax(C, "softmax_rank1_dyn_f32", "softmax rank 1 %d" % n,
+                         rand((n,), torch.float32, g))
         # A1: fully masked query row -> exactly 0; f32 and f16; causal+mask;
         # only the first key tile masked is not zeroed.
         for dt in (torch.float32, torch.float16):
