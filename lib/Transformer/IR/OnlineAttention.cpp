@@ -104,6 +104,73 @@ kvHeadTile(Operation *op, Value query, Value key, Value value, OpBuilder &b,
          << ") a head tile must be 1, H / Hkv or the whole H";
 }
 
+/// The tiles of one attention tile: Q rows [m0, m0 + ms) of heads
+/// [h0, h0 + hs) of batches [b0, b0 + bs) (`bhm` offsets and sizes), the
+/// K/V rows [n0, n0 + ns) of their K/V heads (kvHeadTile), and the mask's
+/// [rows, keys] block (its broadcast dims of 1 kept). The slice ops are
+/// appended to `slices`; `mask` may be null.
+struct AttentionTiles {
+  Value q, k, v, mask;
+  OpFoldResult d, dv; // head dims of Q/K and of V
+};
+static FailureOr<AttentionTiles>
+sliceAttentionTile(Operation *op, OpBuilder &b, Value query, Value key,
+                   Value value, Value mask, ArrayRef<OpFoldResult> offsets,
+                   ArrayRef<OpFoldResult> sizes, OpFoldResult n0,
+                   OpFoldResult ns, SmallVectorImpl<Operation *> &slices) {
+  Location loc = op->getLoc();
+  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
+  OpFoldResult b0 = offsets[0], h0 = offsets[1], m0 = offsets[2];
+  OpFoldResult bs = sizes[0], hs = sizes[1], ms = sizes[2];
+  FailureOr<std::pair<OpFoldResult, OpFoldResult>> kvh =
+      kvHeadTile(op, query, key, value, b, h0, hs);
+  if (failed(kvh))
+    return failure();
+  auto [kh0, khs] = *kvh;
+  auto slice = [&](Value t, ArrayRef<OpFoldResult> offs,
+                   ArrayRef<OpFoldResult> szs) -> Value {
+    SmallVector<OpFoldResult> strides(offs.size(), one);
+    auto shape = cast<RankedTensorType>(t.getType()).getShape();
+    auto s = tensor::ExtractSliceOp::create(
+        b, loc, t, zeroDimSafe(b, loc, offs, shape), szs, strides);
+    slices.push_back(s);
+    return s.getResult();
+  };
+  AttentionTiles t;
+  t.d = tensor::getMixedSize(b, loc, query, 3);
+  t.dv = tensor::getMixedSize(b, loc, value, 3);
+  t.q = slice(query, {b0, h0, m0, zero}, {bs, hs, ms, t.d});
+  t.k = slice(key, {b0, kh0, n0, zero}, {bs, khs, ns, t.d});
+  t.v = slice(value, {b0, kh0, n0, zero}, {bs, khs, ns, t.dv});
+  if (mask) {
+    auto mTy = cast<RankedTensorType>(mask.getType());
+    bool bcastB = mTy.getDimSize(0) == 1, bcastH = mTy.getDimSize(1) == 1;
+    t.mask = slice(mask, {bcastB ? zero : b0, bcastH ? zero : h0, m0, n0},
+                   {bcastB ? one : bs, bcastH ? one : hs, ms, ns});
+  }
+  return t;
+}
+
+/// The position of a result tile: (B, H, Sq) offsets and sizes, plus all
+/// of Dv for the output or accumulator (result 0).
+static void attentionResultTile(OpBuilder &b, Operation *op, Value value,
+                                unsigned resultNumber,
+                                ArrayRef<OpFoldResult> offsets,
+                                ArrayRef<OpFoldResult> sizes,
+                                SmallVector<OpFoldResult> &resultOffsets,
+                                SmallVector<OpFoldResult> &resultSizes) {
+  resultOffsets.assign(offsets.begin(), offsets.begin() + 3);
+  resultSizes.assign(sizes.begin(), sizes.begin() + 3);
+  if (resultNumber == 0) {
+    resultOffsets.push_back(b.getIndexAttr(0));
+    resultSizes.push_back(tensor::getMixedSize(b, op->getLoc(), value, 3));
+  }
+  resultOffsets = zeroDimSafe(
+      b, op->getLoc(), resultOffsets,
+      cast<RankedTensorType>(op->getResult(resultNumber).getType())
+          .getShape());
+}
+
 //===----------------------------------------------------------------------===//
 // TilingInterface
 //===----------------------------------------------------------------------===//
@@ -132,34 +199,23 @@ OnlineAttentionOp::getTiledImplementation(OpBuilder &b,
                n0 = offsets[3];
   OpFoldResult bs = sizes[0], hs = sizes[1], ms = sizes[2], ns = sizes[3];
 
-  FailureOr<std::pair<OpFoldResult, OpFoldResult>> kvh =
-      kvHeadTile(*this, getQuery(), getKey(), getValue(), b, h0, hs);
-  if (failed(kvh))
-    return failure();
-  auto [kh0, khs] = *kvh;
-
   SmallVector<Operation *> slices;
-  auto slice = [&](Value t, ArrayRef<OpFoldResult> offs,
+  FailureOr<AttentionTiles> t =
+      sliceAttentionTile(*this, b, getQuery(), getKey(), getValue(),
+                         getMask(), offsets, sizes, n0, ns, slices);
+  if (failed(t))
+    return failure();
+  Value q = t->q, k = t->k, v = t->v, mask = t->mask;
+  OpFoldResult dv = t->dv;
+  auto slice = [&](Value x, ArrayRef<OpFoldResult> offs,
                    ArrayRef<OpFoldResult> szs) -> Value {
     SmallVector<OpFoldResult> strides(offs.size(), one);
-    auto shape = cast<RankedTensorType>(t.getType()).getShape();
+    auto shape = cast<RankedTensorType>(x.getType()).getShape();
     auto s = tensor::ExtractSliceOp::create(
-        b, loc, t, zeroDimSafe(b, loc, offs, shape), szs, strides);
+        b, loc, x, zeroDimSafe(b, loc, offs, shape), szs, strides);
     slices.push_back(s);
     return s.getResult();
   };
-  OpFoldResult d = tensor::getMixedSize(b, loc, getQuery(), 3);
-  OpFoldResult dv = tensor::getMixedSize(b, loc, getValue(), 3);
-  Value q = slice(getQuery(), {b0, h0, m0, zero}, {bs, hs, ms, d});
-  Value k = slice(getKey(), {b0, kh0, n0, zero}, {bs, khs, ns, d});
-  Value v = slice(getValue(), {b0, kh0, n0, zero}, {bs, khs, ns, dv});
-  Value mask;
-  if (Value m = getMask()) {
-    auto mTy = cast<RankedTensorType>(m.getType());
-    bool bcastB = mTy.getDimSize(0) == 1, bcastH = mTy.getDimSize(1) == 1;
-    mask = slice(m, {bcastB ? zero : b0, bcastH ? zero : h0, m0, n0},
-                 {bcastB ? one : bs, bcastH ? one : hs, ms, ns});
-  }
   Value causalOffset;
   if (Value c = getCausalOffset()) {
     // Key j of the tile is key n0 + j of the op, query i is m0 + i: visible
@@ -185,16 +241,8 @@ LogicalResult OnlineAttentionOp::getResultTilePosition(
     OpBuilder &b, unsigned resultNumber, ArrayRef<OpFoldResult> offsets,
     ArrayRef<OpFoldResult> sizes, SmallVector<OpFoldResult> &resultOffsets,
     SmallVector<OpFoldResult> &resultSizes) {
-  resultOffsets.assign(offsets.begin(), offsets.begin() + 3);
-  resultSizes.assign(sizes.begin(), sizes.begin() + 3);
-  if (resultNumber == 0) {
-    resultOffsets.push_back(b.getIndexAttr(0));
-    resultSizes.push_back(tensor::getMixedSize(b, getLoc(), getValue(), 3));
-  }
-  resultOffsets = zeroDimSafe(
-      b, getLoc(), resultOffsets,
-      cast<RankedTensorType>(getOperation()->getResult(resultNumber).getType())
-          .getShape());
+  attentionResultTile(b, getOperation(), getValue(), resultNumber, offsets,
+                      sizes, resultOffsets, resultSizes);
   return success();
 }
 
@@ -258,39 +306,19 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
                                     ArrayRef<OpFoldResult> offsets,
                                     ArrayRef<OpFoldResult> sizes) {
   Location loc = getLoc();
-  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
-  OpFoldResult b0 = offsets[0], h0 = offsets[1], m0 = offsets[2];
+  OpFoldResult zero = b.getIndexAttr(0);
+  OpFoldResult m0 = offsets[2];
   OpFoldResult bs = sizes[0], hs = sizes[1], ms = sizes[2];
-  FailureOr<std::pair<OpFoldResult, OpFoldResult>> kvh =
-      kvHeadTile(*this, getQuery(), getKey(), getValue(), b, h0, hs);
-  if (failed(kvh))
-    return failure();
-  auto [kh0, khs] = *kvh;
-
-  SmallVector<Operation *> slices;
-  auto slice = [&](Value t, ArrayRef<OpFoldResult> offs,
-                   ArrayRef<OpFoldResult> szs) -> Value {
-    SmallVector<OpFoldResult> strides(offs.size(), one);
-    auto shape = cast<RankedTensorType>(t.getType()).getShape();
-    auto s = tensor::ExtractSliceOp::create(
-        b, loc, t, zeroDimSafe(b, loc, offs, shape), szs, strides);
-    slices.push_back(s);
-    return s.getResult();
-  };
-  OpFoldResult d = tensor::getMixedSize(b, loc, getQuery(), 3);
-  OpFoldResult dv = tensor::getMixedSize(b, loc, getValue(), 3);
   OpFoldResult sq = tensor::getMixedSize(b, loc, getQuery(), 2);
   OpFoldResult sk = tensor::getMixedSize(b, loc, getKey(), 2);
-  Value q = slice(getQuery(), {b0, h0, m0, zero}, {bs, hs, ms, d});
-  Value k = slice(getKey(), {b0, kh0, zero, zero}, {bs, khs, sk, d});
-  Value v = slice(getValue(), {b0, kh0, zero, zero}, {bs, khs, sk, dv});
-  Value mask;
-  if (Value m = getMask()) {
-    auto mTy = cast<RankedTensorType>(m.getType());
-    bool bcastB = mTy.getDimSize(0) == 1, bcastH = mTy.getDimSize(1) == 1;
-    mask = slice(m, {bcastB ? zero : b0, bcastH ? zero : h0, m0, zero},
-                 {bcastB ? one : bs, bcastH ? one : hs, ms, sk});
-  }
+  SmallVector<Operation *> slices;
+  FailureOr<AttentionTiles> t =
+      sliceAttentionTile(*this, b, getQuery(), getKey(), getValue(),
+                         getMask(), offsets, sizes, zero, sk, slices);
+  if (failed(t))
+    return failure();
+  Value q = t->q, k = t->k, v = t->v, mask = t->mask;
+  OpFoldResult d = t->d, dv = t->dv;
   // Scale: the attribute, 1/sqrt(D) for a static D, else the tile of Q
   // pre-scaled by rsqrt(D) at run time.
   double scale = 1.0;
@@ -340,16 +368,8 @@ LogicalResult AttentionOp::getResultTilePosition(
     OpBuilder &b, unsigned resultNumber, ArrayRef<OpFoldResult> offsets,
     ArrayRef<OpFoldResult> sizes, SmallVector<OpFoldResult> &resultOffsets,
     SmallVector<OpFoldResult> &resultSizes) {
-  resultOffsets.assign(offsets.begin(), offsets.begin() + 3);
-  resultSizes.assign(sizes.begin(), sizes.begin() + 3);
-  if (resultNumber == 0) {
-    resultOffsets.push_back(b.getIndexAttr(0));
-    resultSizes.push_back(tensor::getMixedSize(b, getLoc(), getValue(), 3));
-  }
-  resultOffsets = zeroDimSafe(
-      b, getLoc(), resultOffsets,
-      cast<RankedTensorType>(getOperation()->getResult(resultNumber).getType())
-          .getShape());
+  attentionResultTile(b, getOperation(), getValue(), resultNumber, offsets,
+                      sizes, resultOffsets, resultSizes);
   return success();
 }
 
