@@ -235,7 +235,9 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     layout: each warp owns 16 or 32 query rows (`mma-row-tiles`); Q,
     K and V tiles stay in f16 in shared memory (rows padded by 16 bytes
     against ldmatrix bank conflicts), copied with `nvgpu.device_async_copy`
-    (cp.async, zero-filled past Sq/Sk); Q's A fragments are loaded once
+    (cp.async, zero-filled past Sq/Sk; a tile whose rows are all in range
+    is copied by unpredicated `nvvm.cp.async.shared.global`, one per 16
+    bytes at constant offsets); Q's A fragments are loaded once
     (`nvgpu.ldmatrix` x4) and kept in registers; S = Q K^T per 8-key block;
     the row max/sum are reduced over the 4 threads of a quad; P is converted
     to f16 in registers and two 8-key S fragments form the A fragment of
@@ -266,7 +268,9 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     registers and V from shared memory, N-major (imm-trans-b = 1). Q, K and
     V sit in shared memory in wgmma's 128-byte swizzled canonical layout
     (rows of 64 elements; 16-byte chunk c of row r at chunk c ^ (r % 8);
-    1 KiB atoms aligned to 1 KiB), copied by cp.async and published to the
+    1 KiB atoms aligned to 1 KiB), copied by cp.async (whole tiles
+    unpredicated, at constant offsets; the last tile of a range zero-fills
+    past its limit) and published to the
     async proxy with `fence.proxy.async`; K/V tiles are double-buffered
     (tile t+1 is copied while tile t is computed). wgmma, its fences and
     its commit/wait are inline PTX (`llvm.inline_asm`), the form upstream

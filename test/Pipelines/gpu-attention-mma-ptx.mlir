@@ -23,6 +23,10 @@
 // SM75: .target sm_75
 // F16-NOT: .local
 // F16-DAG: cp.async.cg.shared.global
+// Whole tiles: one unpredicated cp.async per 16 bytes at constant offsets;
+// the last tile of a row range: the predicated, zero-filling form.
+// D128-DAG: cp.async.cg.shared.global [%rd{{[0-9]+}}+{{[0-9]+}}], [%rd{{[0-9]+}}+{{[0-9]+}}], 16;
+// D128-DAG: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, %r{{[0-9]+}};
 // F16-DAG: cp.async.wait
 // F16-DAG: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // F16-DAG: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32

@@ -30,6 +30,12 @@
 // RUN: FileCheck %s --check-prefix=MMA < %t.sm90.ptx/f16_d64_causal_kernel.ptx
 // RUN: tx-opt %s --tx-gpu-pipeline="format=isa chip=sm_90a attention-wgmma=false" | %python %tx_src/scripts/extract_ptx.py %t.off.ptx
 // RUN: FileCheck %s --check-prefix=MMA < %t.off.ptx/f16_d128_kernel.ptx
+// Copies of whole tiles (every row below the limit) are one cp.async each at
+// constant offsets, without the zero-fill size operand; the last tile of a
+// row range keeps the predicated, zero-filling form.
+// RUN: FileCheck %s --check-prefix=COPIES < %t.ptx/f16_d128_kernel.ptx
+// COPIES-DAG: cp.async.cg.shared.global [%rd{{[0-9]+}}+{{[0-9]+}}], [%rd{{[0-9]+}}+{{[0-9]+}}], 16;
+// COPIES-DAG: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, %r{{[0-9]+}};
 // D64: .target sm_90a
 // D64-NOT: .local
 // D64-DAG: cp.async.cg.shared.global

@@ -364,6 +364,14 @@ private:
   Value wgmmaDesc(Value addr);
   Value descPlus(Value desc, int64_t bytes);
 
+  /// `count` 16-byte cp.async.cg copies, `stepRows` rows apart: copy i
+  /// reads buf[i0, i1, row + i * stepRows, col ..] (innermost dimension
+  /// contiguous, every row readable) into the shared byte address
+  /// s0 + i * sStepBytes. Constant and loop-invariant offsets, so each copy
+  /// is one instruction.
+  void stridedCopies(Value buf, Value i0, Value i1, Value row, Value col,
+                     int64_t stepRows, Value s0, int64_t sStepBytes,
+                     int64_t count);
   /// Inline PTX with side effects and `nOut` f32 results (wgmma and its
   /// fences/commit/wait, which must share one statement).
   SmallVector<Value> inlinePtx(StringRef text, StringRef constraints,

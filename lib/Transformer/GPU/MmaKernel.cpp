@@ -99,8 +99,31 @@ void FlashKernelBuilder::asyncTile(Value buf, Value i0, Value i1, Value row0, Va
   int64_t total = rows * chunksPerRow;
   auto tokTy = nvgpu::DeviceAsyncTokenType::get(b.getContext());
   Value lastRow = sub(rowLimit, cst(1));
+  const int64_t threads = cfg.warps * 32, step = threads / chunksPerRow;
+  std::optional<scf::IfOp> ifFull;
+  OpBuilder::InsertionGuard gd(b);
+  if (!flagBuf && !rowStart && total % threads == 0 &&
+      threads % chunksPerRow == 0) {
+    // A tile whose rows are all below rowLimit: the thread's copies are
+    // `step` rows apart in both memories, one cp.async each, no predicate
+    // (see asyncTileSwizzled).
+    ifFull = scf::IfOp::create(
+        b, loc, cmpi(arith::CmpIPredicate::ule, add(row0, cst(rows)), rowLimit),
+        /*withElseRegion=*/true);
+    b.setInsertionPointToStart(ifFull->thenBlock());
+    int64_t rowBytes = cast<MemRefType>(view.getType()).getShape()[1] *
+                       cfg.eltBytes;
+    Value r0 = divui(tid, chunksPerRow);
+    Value col = mul(remui(tid, chunksPerRow), perCopy);
+    Value s0 = toI64(
+        add(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, view),
+            mul(add(mul(r0, rowBytes / cfg.eltBytes), col), cfg.eltBytes)));
+    stridedCopies(buf, i0, i1, add(row0, r0), col, step, s0, step * rowBytes,
+                  total / threads);
+    b.setInsertionPointToStart(ifFull->elseBlock());
+  }
   scf::ForOp::create(
-      b, loc, tid, cst(total), cst(cfg.warps * 32), ValueRange{},
+      b, loc, tid, cst(total), cst(threads), ValueRange{},
       [&](OpBuilder &, Location, Value c, ValueRange) {
         Value r = arith::DivUIOp::create(b, loc, c, cst(chunksPerRow));
         Value col = mul(arith::RemUIOp::create(b, loc, c, cst(chunksPerRow)),
@@ -120,6 +143,33 @@ void FlashKernelBuilder::asyncTile(Value buf, Value i0, Value i1, Value row0, Va
             b.getUnitAttr());
         scf::YieldOp::create(b, loc);
       });
+}
+
+void FlashKernelBuilder::stridedCopies(Value buf, Value i0, Value i1,
+                                       Value row, Value col, int64_t stepRows,
+                                       Value s0, int64_t sStepBytes,
+                                       int64_t count) {
+  // Global byte address of copy 0 (the innermost dimension is contiguous:
+  // 16-byte chunks), then a loop-invariant row step.
+  const int64_t eb = cfg.eltBytes;
+  auto md = memref::ExtractStridedMetadataOp::create(b, loc, buf);
+  ValueRange st = md.getStrides();
+  Value g0 = add(add(md.getOffset(), mul(i0, st[0])),
+                 add(mul(i1, st[1]), add(mul(row, st[2]), col)));
+  g0 = toI64(add(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buf),
+                 mul(g0, eb)));
+  Value gStep = toI64(mul(st[2], stepRows * eb));
+  auto ptr = [&](unsigned space, Value a) {
+    return LLVM::IntToPtrOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext(), space), a);
+  };
+  for (int64_t i = 0; i < count; ++i) {
+    Value si = arith::AddIOp::create(b, loc, s0, i64c(i * sStepBytes));
+    Value gi = arith::AddIOp::create(
+        b, loc, g0, arith::MulIOp::create(b, loc, gStep, i64c(i)));
+    NVVM::CpAsyncOp::create(b, loc, ptr(3, si), ptr(1, gi), 16,
+                            NVVM::LoadCacheModifierKind::CG, Value());
+  }
 }
 
 void FlashKernelBuilder::ifThen(Value cond, llvm::function_ref<void()> body) {

@@ -53,10 +53,41 @@ void FlashKernelBuilder::asyncTileSwizzled(Value buf, Value i0, Value i1, Value 
   };
   if (total % threads == 0 && threads % cpr == 0) {
     // Unrolled: every thread copies the same chunk column of rows
-    // tid / cpr + i * (threads / cpr).
+    // tid / cpr + i * step.
+    const int64_t step = threads / cpr;
     Value r0 = divui(tid, cpr), ch = remui(tid, cpr);
-    for (int64_t i = 0; i < total / threads; ++i)
-      copy(add(r0, i * (threads / cpr)), ch);
+    auto predicated = [&] {
+      for (int64_t i = 0; i < total / threads; ++i)
+        copy(add(r0, i * step), ch);
+    };
+    if (flagBuf || rowStart || step % 8 != 0) {
+      predicated();
+      return;
+    }
+    // A tile whose rows are all below rowLimit (every tile but the last
+    // of a row range): no predicate and no clamp, and the thread's copies
+    // are `step` rows apart in both memories (the same swizzled column:
+    // step is a multiple of 8), so each is one cp.async at a constant
+    // shared offset and a loop-invariant global one. (Through memref
+    // indices, the clamp and the stage index made each copy seven 64-bit
+    // address instructions; H200: 1.00-1.10x the kernel's speed,
+    // bench/RESULTS.md session 11.)
+    auto ifFull = scf::IfOp::create(
+        b, loc, cmpi(arith::CmpIPredicate::ule, add(row0, cst(rows)), rowLimit),
+        /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard gd(b);
+    b.setInsertionPointToStart(ifFull.elseBlock());
+    predicated();
+    b.setInsertionPointToStart(ifFull.thenBlock());
+    const int64_t eb = cfg.eltBytes;
+    Value sRow = add(add(viewRow0, mul(divui(ch, 8), rows)), r0);
+    Value sCol =
+        mul(arith::XOrIOp::create(b, loc, remui(ch, 8), remui(r0, 8)), 8);
+    Value s0 = toI64(
+        add(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, view),
+            mul(add(mul(sRow, 64), sCol), eb)));
+    stridedCopies(buf, i0, i1, add(row0, r0), mul(ch, 8), step, s0,
+                  step * 64 * eb, total / threads);
     return;
   }
   scf::ForOp::create(b, loc, tid, cst(total), cst(threads), ValueRange{},
