@@ -332,9 +332,14 @@ struct TxTileAttentionPass
         int64_t Hkv = op.getKey().getType().getDimSize(1);
         auto tk = strategy.getAs<IntegerAttr>("tile_keys");
         if (ShapedType::isDynamic(H) || ShapedType::isDynamic(Sq) ||
-            ShapedType::isDynamic(Hkv) || Hkv < 1 || Sq < 1 || !tk)
+            ShapedType::isDynamic(Hkv) || Hkv < 1 || Sq < 1)
           return op.emitError("tx-tile-attention: the decode strategy needs "
-                              "static H, Hkv and Sq and tile_keys");
+                              "static H, Hkv and Sq (>= 1), got ")
+                 << op.getQuery().getType() << " and "
+                 << op.getKey().getType();
+        if (!tk || tk.getInt() < 1)
+          return op.emitError("tx-tile-attention: the decode strategy needs "
+                              "'tile_keys' (>= 1), the keys per step");
         hT = H / Hkv;
         qT = Sq;
         kvT = tk.getInt();

@@ -1,0 +1,75 @@
+// A tx.gpu_strategy written by hand (or by a tuner) on tx.attention, taken by
+// tx-tile-attention from-strategy=true and tx-map-attention-to-gpu: every
+// dictionary no kernel can run is refused with a located error naming the
+// missing or inconsistent key.
+// RUN: not tx-opt %s --split-input-file --tx-tile-attention="from-strategy=true decompose=false" --tx-map-attention-to-gpu="sm=90" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s
+
+// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.gpu_strategy: missing 'family' (simt, mma, wgmma or decode)
+func.func @no_family(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x2x64x64xf16> {
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = {kv_tile = 64 : i64, q_tile = 64 : i64, warps = 4 : i64}} : tensor<1x2x64x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x2x64x64xf16>
+  return %o : tensor<1x2x64x64xf16>
+}
+
+// -----
+
+// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.gpu_strategy: unknown family 'tma'; expected simt, mma, wgmma or decode
+func.func @bad_family(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x2x64x64xf16> {
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "tma", kv_tile = 64 : i64, q_tile = 64 : i64, warps = 4 : i64}} : tensor<1x2x64x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x2x64x64xf16>
+  return %o : tensor<1x2x64x64xf16>
+}
+
+// -----
+
+// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.gpu_strategy: the mma family needs m_tiles
+func.func @mma_no_m_tiles(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x2x64x64xf16> {
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "mma", kv_tile = 64 : i64, q_tile = 64 : i64, warps = 4 : i64}} : tensor<1x2x64x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x2x64x64xf16>
+  return %o : tensor<1x2x64x64xf16>
+}
+
+// -----
+
+// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.gpu_strategy: the wgmma family needs stages
+func.func @wgmma_no_stages(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x2x64x64xf16> {
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "wgmma", kv_tile = 64 : i64, q_tile = 64 : i64, warps = 4 : i64}} : tensor<1x2x64x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x2x64x64xf16>
+  return %o : tensor<1x2x64x64xf16>
+}
+
+// -----
+
+// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.gpu_strategy: q_tile must be 16 * m_tiles * warps
+func.func @mma_q_tile(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x2x64x64xf16> {
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "mma", kv_tile = 64 : i64, q_tile = 64 : i64, warps = 4 : i64, m_tiles = 2 : i64}} : tensor<1x2x64x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x2x64x64xf16>
+  return %o : tensor<1x2x64x64xf16>
+}
+
+// -----
+
+// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.gpu_strategy: q_tile must be a multiple of warps, at most 16 rows each
+func.func @simt_rows(%q: tensor<1x2x64x64xf32>, %k: tensor<1x2x128x64xf32>, %v: tensor<1x2x128x64xf32>) -> tensor<1x2x64x64xf32> {
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "simt", kv_tile = 64 : i64, q_tile = 64 : i64, warps = 2 : i64}} : tensor<1x2x64x64xf32>, tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32> -> tensor<1x2x64x64xf32>
+  return %o : tensor<1x2x64x64xf32>
+}
+
+// -----
+
+// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.gpu_strategy: 'q_tile' (>= 1) and 'kv_tile' (a multiple of 32) are needed
+func.func @kv_tile(%q: tensor<1x2x64x64xf32>, %k: tensor<1x2x128x64xf32>, %v: tensor<1x2x128x64xf32>) -> tensor<1x2x64x64xf32> {
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "simt", kv_tile = 48 : i64, q_tile = 32 : i64, warps = 4 : i64}} : tensor<1x2x64x64xf32>, tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32> -> tensor<1x2x64x64xf32>
+  return %o : tensor<1x2x64x64xf32>
+}
+
+// -----
+
+// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-tile-attention: the decode strategy needs 'tile_keys' (>= 1), the keys per step
+func.func @decode_keys(%q: tensor<1x8x1x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x8x1x64xf16> {
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "decode", warps = 4 : i64}} : tensor<1x8x1x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x8x1x64xf16>
+  return %o : tensor<1x8x1x64xf16>
+}
+
+// -----
+
+// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-tile-attention: the decode strategy needs static H, Hkv and Sq (>= 1), got 'tensor<1x8x?x64xf16>' and 'tensor<1x2x128x64xf16>'
+func.func @decode_dynamic(%q: tensor<1x8x?x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x8x?x64xf16> {
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "decode", warps = 4 : i64, kv_splits = 2 : i64, num_sms = 132 : i64, stages = 3 : i64, tile_keys = 16 : i64}} : tensor<1x8x?x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x8x?x64xf16>
+  return %o : tensor<1x8x?x64xf16>
+}
