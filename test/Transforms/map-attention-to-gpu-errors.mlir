@@ -95,6 +95,8 @@ func.func @decomposed(%q: tensor<1x2x64x32xf32>, %k: tensor<1x2x64x32xf32>, %v: 
 // RUN: not tx-opt %s --split-input-file --tx-attention-strategy="sm=-3" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SMS
 // SM: error: tx-map-attention-to-gpu: sm must be a compute capability in [50, 130] and max-shared-memory positive, got sm = 1000, max-shared-memory = 232448
 // SMS: error: tx-attention-to-gpu: sm must be a compute capability in [50, 130] (sm_90 -> 90), got -3
+// RUN: not tx-opt %s --split-input-file --tx-attention-strategy="max-shared-memory=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SMEM
+// SMEM: error: tx-attention-to-gpu: max-shared-memory must be positive, got 0
 func.func @options(%q: tensor<1x1x8x32xf32>, %k: tensor<1x1x8x32xf32>, %v: tensor<1x1x8x32xf32>) -> tensor<1x1x8x32xf32> {
   %o = tx.attention %q, %k, %v : tensor<1x1x8x32xf32>, tensor<1x1x8x32xf32>, tensor<1x1x8x32xf32> -> tensor<1x1x8x32xf32>
   return %o : tensor<1x1x8x32xf32>

@@ -2,6 +2,9 @@
 // from-strategy=true -> tx-map-softmax-to-gpu) on inputs it must refuse or
 // handle without a kernel: each diagnostic is located, never a crash.
 // RUN: not tx-opt %s --split-input-file --tx-tile-softmax="from-strategy=true" --tx-map-softmax-to-gpu -o /dev/null 2>&1 | FileCheck %s
+// The tiling step left out: a strategy but no row tiles.
+// RUN: not tx-opt %s --split-input-file --tx-softmax-strategy --tx-map-softmax-to-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNTILED
+// UNTILED: error: tx-map-softmax-to-gpu: this tx.softmax has a tx.gpu_strategy but is not tiled; run tx-tile-softmax from-strategy=true first (tx-softmax-to-gpu runs the whole path)
 
 // A strategy on a softmax along a non-innermost dimension (hand-edited).
 // CHECK: map-softmax-to-gpu-errors.mlir:[[@LINE+2]]:8: error: tx-tile-softmax: tx.gpu_strategy on a softmax along dimension 0 of 2: the GPU kernels take the innermost dimension only

@@ -520,14 +520,17 @@ struct TxMapAttentionToGPUPass
     // Tiled attention: every scf.forall that holds a tx.online_attention.
     SmallVector<std::pair<scf::ForallOp, OnlineAttentionOp>> tiles;
     bool bad = false;
+    llvm::SmallPtrSet<Operation *, 4> splitReported; // one error per forall
     getOperation().walk([&](OnlineAttentionOp tile) {
       auto forall = tile->getParentOfType<scf::ForallOp>();
       if (forall && forall.getRank() == 1 &&
           forall->getParentOfType<scf::ForallOp>()) {
+        bad = true;
+        if (!splitReported.insert(forall).second)
+          return;
         forall.emitError("tx-map-attention-to-gpu: split-KV tiling "
                          "(tx-tile-attention kv-splits > 1) has no GPU "
                          "kernel; the decode family splits the keys itself");
-        bad = true;
         return;
       }
       if (!forall) {
