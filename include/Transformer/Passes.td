@@ -114,7 +114,8 @@ def TxSoftmaxToGPU : Pass<"tx-softmax-to-gpu", "::mlir::func::FuncOp"> {
     "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
     "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect",
     "::mlir::bufferization::BufferizationDialect",
-    "::mlir::tensor::TensorDialect", "::mlir::tx::TxDialect"
+    "::mlir::tensor::TensorDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::tx::TxDialect"
   ];
 }
 
@@ -181,7 +182,8 @@ def TxMapSoftmaxToGPU : Pass<"tx-map-softmax-to-gpu", "::mlir::func::FuncOp"> {
     "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
     "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect",
     "::mlir::bufferization::BufferizationDialect",
-    "::mlir::tensor::TensorDialect"
+    "::mlir::tensor::TensorDialect",
+    "::mlir::LLVM::LLVMDialect"
   ];
 }
 

@@ -1,7 +1,8 @@
 // REQUIRES: ptxas
 // The fast softmax in PTX: 128-bit global loads and stores (ld.global.v4 for
-// 4 x f32 and for 8 x f16 as 4 x b32), shfl.sync reductions, ex2, and no
-// local-memory spills in ptxas -v.
+// 4 x f32 and for 8 x f16 as 4 x b32), shfl.sync reductions, exp as
+// ex2.approx.ftz (one MUFU.EX2; never the non-ftz form, which ptxas expands
+// with a range test and scalings), and no local-memory spills in ptxas -v.
 // RUN: tx-opt %s --tx-gpu-pipeline="format=isa" | %python %tx_src/scripts/extract_ptx.py %t.ptx
 // RUN: FileCheck %s --check-prefix=F32 < %t.ptx/f32_kernel.ptx
 // RUN: FileCheck %s --check-prefix=F16 < %t.ptx/f16_kernel.ptx
@@ -9,10 +10,13 @@
 // RUN: %cuda_toolkit/bin/ptxas -arch=sm_90 -v %t.ptx/f16_kernel.ptx -o %t.f16.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // F32: ld.global.v4.b32
 // F32: shfl.sync.bfly.b32
-// F32: ex2.approx.f32
+// F32-NOT: ex2.approx.f32
+// F32: ex2.approx.ftz.f32
+// F32-NOT: ex2.approx.f32
 // F32: st.global.v4.b32
 // F16: ld.global.v4.b32
 // F16: cvt.f32.f16
+// F16: ex2.approx.ftz.f32
 // F16: shfl.sync.bfly.b32
 // F16: st.global.v4.b32
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads

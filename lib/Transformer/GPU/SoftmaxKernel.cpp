@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -263,11 +264,31 @@ private:
 
   /// exp(v) for a scalar or a vector, as exp2(v * log2(e)) (one multiply and
   /// the hardware ex2; as FlashAttention folds log2(e) into its scale).
+  /// exp(v) = 2^(v log2 e), the power by PTX ex2.approx.ftz.f32 (one
+  /// MUFU.EX2; math.exp2 became the non-ftz ex2.approx.f32, which ptxas
+  /// expands with a range test and two scalings around the MUFU). Results
+  /// below 2^-126 flush to 0: an f16/bf16 output rounds them to 0 anyway,
+  /// an f32 one is off by less than 1.2e-38. H200: 1.01-1.06x on the
+  /// longest rows, bench/RESULTS.md session 11.
   Value exp(Value v) {
     Value l2e = fcst(1.4426950408889634f);
-    if (auto vt = dyn_cast<VectorType>(v.getType()))
+    auto vt = dyn_cast<VectorType>(v.getType());
+    if (vt)
       l2e = vector::BroadcastOp::create(b, loc, vt, l2e);
-    return math::Exp2Op::create(b, loc, arith::MulFOp::create(b, loc, v, l2e));
+    Value x = arith::MulFOp::create(b, loc, v, l2e);
+    auto ex2 = [&](Value s) {
+      return LLVM::CallIntrinsicOp::create(
+                 b, loc, f32, b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f32"),
+                 ValueRange{s})
+          .getResult(0);
+    };
+    if (!vt)
+      return ex2(x);
+    SmallVector<Value> parts;
+    for (int64_t i = 0; i < vt.getNumElements(); ++i)
+      parts.push_back(
+          ex2(vector::ExtractOp::create(b, loc, x, ArrayRef<int64_t>{i})));
+    return vector::FromElementsOp::create(b, loc, vt, parts);
   }
 
   /// s * exp(m - M), or s when m == M (so that m == M == -inf gives s, not
