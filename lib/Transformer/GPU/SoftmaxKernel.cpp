@@ -262,10 +262,9 @@ private:
     return vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, v);
   }
 
-  /// exp(v) for a scalar or a vector, as exp2(v * log2(e)) (one multiply and
-  /// the hardware ex2; as FlashAttention folds log2(e) into its scale).
-  /// exp(v) = 2^(v log2 e), the power by PTX ex2.approx.ftz.f32 (one
-  /// MUFU.EX2; math.exp2 became the non-ftz ex2.approx.f32, which ptxas
+  /// exp(v) for a scalar or a vector, as 2^(v log2 e) (one multiply, as
+  /// FlashAttention folds log2(e) into its scale), the power by PTX
+  /// ex2.approx.ftz.f32 per element (one MUFU.EX2; math.exp2 became the non-ftz ex2.approx.f32, which ptxas
   /// expands with a range test and two scalings around the MUFU). Results
   /// below 2^-126 flush to 0: an f16/bf16 output rounds them to 0 anyway,
   /// an f32 one is off by less than 1.2e-38. H200: 1.01-1.06x on the

@@ -70,7 +70,7 @@ void FlashKernelBuilder::asyncTileSwizzled(Value buf, Value i0, Value i1, Value 
     // step is a multiple of 8), so each is one cp.async at a constant
     // shared offset and a loop-invariant global one. (Through memref
     // indices, the clamp and the stage index made each copy seven 64-bit
-    // address instructions; H200: 1.00-1.10x the kernel's speed,
+    // address instructions; H200: 1.04-1.17x the kernel's speed,
     // bench/RESULTS.md session 11.)
     auto ifFull = scf::IfOp::create(
         b, loc, cmpi(arith::CmpIPredicate::ule, add(row0, cst(rows)), rowLimit),
