@@ -598,6 +598,94 @@ class Runner:
         self.decode(F, tag)
         self.softcap(F, tag)
         self.window(F, tag)
+        self.lengths(F, tag)
+
+    def lengths(self, F, tag):
+        """Per-sequence lengths (issue #19) through every kernel family:
+        kv_lengths (and q_lengths) of 0, 1, partial tiles and Sk; decode
+        (Sq 1 and 4, GQA), prefill (causal GQA D128, D64 bf16), f32 with a
+        window and an additive mask, an i1 mask, the LSE result. The K/V rows
+        past kv_lengths and the Q rows past q_lengths hold NaN/Inf (never
+        read into a result); the reference is PyTorch float64 with the
+        equivalent dense keep-mask, computed before the garbage is written."""
+        g, dev = self.gen, DEVICE
+        f16, f32, bf16 = torch.float16, torch.float32, torch.bfloat16
+
+        def visible(sq, sk, kl, ql, causal=False, window=None):
+            """bool [B, 1, Sq, Sk]: tx's per-sequence visibility."""
+            i = torch.arange(sq, device=dev)[None, :, None]
+            j = torch.arange(sk, device=dev)[None, None, :]
+            lk = kl.to(dev).long()[:, None, None]
+            lq = ql.to(dev).long()[:, None, None]
+            ok = (j < lk) & (i < lq)
+            d = j - (i + lk - lq)
+            if causal:
+                ok &= d <= 0
+            if window is not None:
+                if window[0] >= 0:
+                    ok &= d >= -window[0]
+                if window[1] >= 0:
+                    ok &= d <= window[1]
+            return ok[:, None]
+
+        def garbage(q, k, v, kl, ql):
+            for b in range(q.shape[0]):
+                k[b, :, int(kl[b]):] = float("nan")
+                v[b, :, int(kl[b]):] = float("inf")
+                q[b, :, int(ql[b]):] = float("nan")
+
+        def case(fn, name, q, k, v, kl, ql=None, causal=False, window=None, mask=None,
+                 with_q=True):
+            name = name + tag
+            if not self.wanted(name):
+                return
+            qlx = ql if ql is not None else torch.full_like(kl, q.shape[2])
+            vis = visible(q.shape[2], k.shape[2], kl, qlx, causal, window)
+            m = vis
+            if mask is not None:
+                m = (mask & vis) if mask.dtype == torch.bool else \
+                    mask.masked_fill(~vis, float("-inf"))
+            exp = ref_attention(q, k, v, m)
+            garbage(q, k, v, kl, qlx)
+            lens = [kl.to(dev, torch.int32)]
+            if with_q:
+                lens.append(qlx.to(dev, torch.int32))
+            args = [q, k, v] + ([mask] if mask is not None else []) + lens
+            self.run(F, fn, name, args, (q.shape[0], q.shape[1], q.shape[2], v.shape[3]),
+                     q.dtype, lambda: exp, False)
+
+        T = lambda *x: torch.tensor(x, dtype=torch.int32)
+        case("len_dec_gqa_f16", "lengths decode GQA 32/8 f16 Sk3000 kv (3000, 0, 1, 1234, 64)",
+             *rand_qkv(g, 5, 32, 8, 1, 3000, 128, 128, f16), T(3000, 0, 1, 1234, 64),
+             causal=True, with_q=False)
+        case("len_dec_sq4_bf16", "lengths decode Sq4 causal bf16 Sk2100 kv (2100, 3, 700) q (4, 2, 0)",
+             *rand_qkv(g, 3, 32, 8, 4, 2100, 128, 128, bf16), T(2100, 3, 700), T(4, 2, 0),
+             causal=True)
+        case("len_prefill_gqa_f16", "lengths prefill causal GQA 8/2 f16 D128 S500 kv=q (500, 1, 257, 0)",
+             *rand_qkv(g, 4, 8, 2, 500, 500, 128, 128, f16), T(500, 1, 257, 0),
+             T(500, 1, 257, 0), causal=True)
+        case("len_prefill_d64_bf16", "lengths bf16 D64 Sq300 Sk400 kv (129, 400) q (300, 65)",
+             *rand_qkv(g, 2, 4, 4, 300, 400, 64, 64, bf16), T(129, 400), T(300, 65))
+        q, k, v = rand_qkv(g, 2, 2, 2, 90, 130, 64, 64, f32)
+        am = rand((2, 2, 90, 130), f32, g, -2, 2)
+        am[..., 40:50] = float("-inf")
+        case("len_window_add_f32", "lengths f32 window [16, 0] additive mask kv (100, 33) q (90, 20)",
+             q, k, v, T(100, 33), T(90, 20), window=(16, 0), mask=am)
+        q, k, v = rand_qkv(g, 3, 4, 2, 77, 260, 64, 64, f16)
+        km = torch.rand((3, 4, 77, 260), generator=g, device=dev) > 0.3
+        case("len_keep_f16", "lengths i1 mask GQA f16 Sq77 Sk260 kv (260, 64, 5)",
+             q, k, v, T(260, 64, 5), mask=km, with_q=False)
+        # The LSE result: -inf exactly for rows past q_lengths and Lk = 0.
+        name = "lengths LSE causal f16 D128 S200 kv (200, 0, 77) q (200, 5, 70)" + tag
+        if self.wanted(name):
+            q, k, v = rand_qkv(g, 3, 4, 4, 200, 200, 128, 128, f16)
+            kl, ql = T(200, 0, 77), T(200, 5, 70)
+            vis = visible(200, 200, kl, ql, causal=True)
+            ref_l, ref_o = ref_lse(q, k, vis), ref_attention(q, k, v, vis)
+            garbage(q, k, v, kl, ql)
+            self.lse_call(F, "len_lse_f16", name,
+                          [q, k, v, kl.to(dev), ql.to(dev)], (3, 4, 200, 128), f16,
+                          lambda: ref_l, lambda: ref_o)
 
     def window(self, F, tag):
         """Sliding windows (issue #19) through every kernel family: one- and

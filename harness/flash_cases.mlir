@@ -337,3 +337,35 @@ func.func @window_add_d128_f16(%q: tensor<?x4x?x128xf16>, %k: tensor<?x4x?x128xf
   %0 = tx.attention %q, %k, %v mask(%m : tensor<?x4x?x?xf16>) window = [200, 0] : tensor<?x4x?x128xf16>, tensor<?x4x?x128xf16>, tensor<?x4x?x128xf16> -> tensor<?x4x?x128xf16>
   return %0 : tensor<?x4x?x128xf16>
 }
+// Per-sequence lengths (issue #19): kv_lengths / q_lengths (i32 [B]) through
+// every kernel family: the split-KV decode kernel (static H, Hkv, Sq), the
+// tensor-core kernels (f16/bf16, D 64/128), CUDA cores (f32, and bf16 on
+// sm_90), with causal, windows, masks, GQA and the LSE result.
+func.func @len_dec_gqa_f16(%q: tensor<?x32x1x128xf16>, %k: tensor<?x8x?x128xf16>, %v: tensor<?x8x?x128xf16>, %kl: tensor<?xi32>) -> tensor<?x32x1x128xf16> {
+  %0 = tx.attention %q, %k, %v kv_lengths(%kl : tensor<?xi32>) causal : tensor<?x32x1x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16> -> tensor<?x32x1x128xf16>
+  return %0 : tensor<?x32x1x128xf16>
+}
+func.func @len_dec_sq4_bf16(%q: tensor<?x32x4x128xbf16>, %k: tensor<?x8x?x128xbf16>, %v: tensor<?x8x?x128xbf16>, %kl: tensor<?xi32>, %ql: tensor<?xi32>) -> tensor<?x32x4x128xbf16> {
+  %0 = tx.attention %q, %k, %v kv_lengths(%kl : tensor<?xi32>) q_lengths(%ql : tensor<?xi32>) causal : tensor<?x32x4x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16> -> tensor<?x32x4x128xbf16>
+  return %0 : tensor<?x32x4x128xbf16>
+}
+func.func @len_prefill_gqa_f16(%q: tensor<?x8x?x128xf16>, %k: tensor<?x2x?x128xf16>, %v: tensor<?x2x?x128xf16>, %kl: tensor<?xi32>, %ql: tensor<?xi32>) -> tensor<?x8x?x128xf16> {
+  %0 = tx.attention %q, %k, %v kv_lengths(%kl : tensor<?xi32>) q_lengths(%ql : tensor<?xi32>) causal : tensor<?x8x?x128xf16>, tensor<?x2x?x128xf16>, tensor<?x2x?x128xf16> -> tensor<?x8x?x128xf16>
+  return %0 : tensor<?x8x?x128xf16>
+}
+func.func @len_prefill_d64_bf16(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x4x?x64xbf16>, %v: tensor<?x4x?x64xbf16>, %kl: tensor<?xi32>, %ql: tensor<?xi32>) -> tensor<?x4x?x64xbf16> {
+  %0 = tx.attention %q, %k, %v kv_lengths(%kl : tensor<?xi32>) q_lengths(%ql : tensor<?xi32>) : tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16> -> tensor<?x4x?x64xbf16>
+  return %0 : tensor<?x4x?x64xbf16>
+}
+func.func @len_window_add_f32(%q: tensor<?x2x?x64xf32>, %k: tensor<?x2x?x64xf32>, %v: tensor<?x2x?x64xf32>, %m: tensor<?x2x?x?xf32>, %kl: tensor<?xi32>, %ql: tensor<?xi32>) -> tensor<?x2x?x64xf32> {
+  %0 = tx.attention %q, %k, %v mask(%m : tensor<?x2x?x?xf32>) kv_lengths(%kl : tensor<?xi32>) q_lengths(%ql : tensor<?xi32>) window = [16, 0] : tensor<?x2x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x64xf32> -> tensor<?x2x?x64xf32>
+  return %0 : tensor<?x2x?x64xf32>
+}
+func.func @len_keep_f16(%q: tensor<?x4x?x64xf16>, %k: tensor<?x2x?x64xf16>, %v: tensor<?x2x?x64xf16>, %m: tensor<?x4x?x?xi1>, %kl: tensor<?xi32>) -> tensor<?x4x?x64xf16> {
+  %0 = tx.attention %q, %k, %v mask(%m : tensor<?x4x?x?xi1>) kv_lengths(%kl : tensor<?xi32>) : tensor<?x4x?x64xf16>, tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16> -> tensor<?x4x?x64xf16>
+  return %0 : tensor<?x4x?x64xf16>
+}
+func.func @len_lse_f16(%q: tensor<?x4x?x128xf16>, %k: tensor<?x4x?x128xf16>, %v: tensor<?x4x?x128xf16>, %kl: tensor<?xi32>, %ql: tensor<?xi32>) -> (tensor<?x4x?x128xf16>, tensor<?x4x?xf32>) {
+  %0, %1 = tx.attention %q, %k, %v kv_lengths(%kl : tensor<?xi32>) q_lengths(%ql : tensor<?xi32>) causal : tensor<?x4x?x128xf16>, tensor<?x4x?x128xf16>, tensor<?x4x?x128xf16> -> tensor<?x4x?x128xf16>, tensor<?x4x?xf32>
+  return %0, %1 : tensor<?x4x?x128xf16>, tensor<?x4x?xf32>
+}

@@ -24,8 +24,8 @@ struct AttentionSizes {
 /// Reads the sizes of `op` (tensor.dim on its operands where dynamic) at the
 /// builder's insertion point and emits a `cf.assert` for every shape rule the
 /// verifier could not decide statically: equal B, D, Hkv and Sk across
-/// Q/K/V, Hkv > 0 unless H == 0, H a multiple of Hkv, and the mask's
-/// [B|1, H|1, Sq, Sk]. A violation at run time aborts with the rule's
+/// Q/K/V, Hkv > 0 unless H == 0, H a multiple of Hkv, the mask's
+/// [B|1, H|1, Sq, Sk], and B entries in kv_lengths / q_lengths. A violation at run time aborts with the rule's
 /// message, never wrong numbers. G never divides by zero.
 AttentionSizes emitAttentionSizesAndChecks(OpBuilder &b, AttentionOp op);
 
@@ -34,7 +34,9 @@ AttentionSizes emitAttentionSizesAndChecks(OpBuilder &b, AttentionOp op);
 /// already emitted them passes false).
 AttentionSizes emitAttentionSizesAndChecks(OpBuilder &b, Location loc,
                                            Value query, Value key, Value value,
-                                           Value mask, bool checks);
+                                           Value mask, bool checks,
+                                           Value kvLengths = Value(),
+                                           Value qLengths = Value());
 
 /// The last step of every attention lowering, for one element: `acc / sum`,
 /// or 0 when `sum` is 0 (a row that saw no key), rounded once to `elt`.

@@ -765,6 +765,31 @@ def TxCheckDims : Pass<"tx-check-dims"> {
   let dependentDialects = ["::mlir::tx::TxDialect"];
 }
 
+def TxCheckAttentionLengths : Pass<"tx-check-attention-lengths",
+                                   "::mlir::func::FuncOp"> {
+  let summary = "Run-time range checks of tx.attention's per-sequence lengths";
+  let description = [{
+    Before each `tx.attention` with `kv_lengths` or `q_lengths` (i32 `[B]`),
+    emits a loop over the batch that reads every length and a `cf.assert`
+    that it lies in `[0, Sk]` (`kv_lengths`) or `[0, Sq]` (`q_lengths`), with
+    a message that names the operand ("tx.attention: kv_lengths has an entry
+    outside [0, Sk]"). A compiled library returns that message as its error
+    (`tx-host-checks-to-errors`, docs/ABI.md); under `mlir-runner` it aborts.
+    The lowerings themselves clamp each length into range, so a bad length
+    never reads outside the tensors even without this pass.
+
+    `tx-cpu-pipeline` runs it first. `tx-gpu-pipeline` does not: there the
+    lengths live in device memory, which host code cannot read without a
+    synchronizing copy on every call (and none is allowed while a CUDA graph
+    is captured); the Python package checks them before a GPU call instead
+    (`tx.load`, outside graph capture).
+  }];
+  let dependentDialects = ["::mlir::cf::ControlFlowDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def TxCheckLowered : Pass<"tx-check-lowered", "::mlir::ModuleOp"> {
   let summary = "Fail unless the module is fully lowered to the LLVM dialect";
   let description = [{

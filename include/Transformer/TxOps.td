@@ -72,7 +72,8 @@ def Tx_SoftmaxOp : Tx_Op<"softmax", [
 //===----------------------------------------------------------------------===//
 
 def Tx_AttentionOp : Tx_Op<"attention", [
-    Pure, DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface, ["reifyResultShapes"]>,
+    Pure, AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface, ["reifyResultShapes"]>,
     DeclareOpInterfaceMethods<TilingInterface, [
         "getLoopIteratorTypes", "getIterationDomain", "getTiledImplementation",
         "getResultTilePosition"]>]> {
@@ -97,6 +98,8 @@ def Tx_AttentionOp : Tx_Op<"attention", [
     | `key` (K) | `[B, Hkv, Sk, D]` |
     | `value` (V) | `[B, Hkv, Sk, Dv]` |
     | `mask` (optional) | `[B or 1, H or 1, Sq, Sk]` |
+    | `kv_lengths` (optional) | `[B]`, `i32` |
+    | `q_lengths` (optional) | `[B]`, `i32` |
     | result (O) | `[B, H, Sq, Dv]` |
     | `lse` (optional second result) | `[B, H, Sq]`, `f32` |
 
@@ -135,6 +138,23 @@ def Tx_AttentionOp : Tx_Op<"attention", [
       window are hidden keys (below). On the GPU the flash kernels do not
       visit key tiles outside the window, so the cost grows with the window,
       not with `Sk`.
+    - **Per-sequence lengths** (`kv_lengths`, `q_lengths`; optional, `i32
+      [B]`): a batch of sequences of different lengths padded to one `Sq` /
+      `Sk`, as FlashAttention's `cache_seqlens` / varlen and FlashInfer
+      serve it. For batch `b` only keys `j < Lk = kv_lengths[b]` (default
+      `Sk`) and query rows `i < Lq = q_lengths[b]` (default `Sq`) exist:
+      a key `j >= Lk` is hidden from every query, and a query row `i >= Lq`
+      sees no key (its output is 0, its log-sum-exp `-inf`). `causal` and
+      `window` align bottom-right per sequence, with `off = Lk - Lq` in
+      place of `Sk - Sq` (so with `Lq == Lk` a prefill row `i` sees keys
+      `j <= i`, and a decode row (`Sq == 1`) sees all `Lk` keys). The K/V
+      rows (and mask entries) past `Lk` are never read by the GPU kernels
+      and may hold anything (a KV cache's unused slots). Each length must
+      lie in `[0, Sk]` (`[0, Sq]`): the CPU pipeline checks this at run time
+      (a failed call names the operand, `docs/ABI.md`); the Python package
+      checks it before a GPU call (outside CUDA-graph capture); the
+      compiled GPU code itself clamps a length into range, so a bad length
+      never reads outside the tensors.
     - `mask`: either an `i1` keep-mask (`true` = the key is visible) or an
       additive mask with Q's element type, added to `S` in `f32`. Its first two
       dimensions broadcast: a static `1` applies to every batch / head.
@@ -170,8 +190,9 @@ def Tx_AttentionOp : Tx_Op<"attention", [
       exactly at the maximum), so huge but equal logits (Q = K = V = 60000 in
       f16) and huge finite masks give the right answer, never 0 or NaN.
 
-    The optional clauses are written in this order: `mask(...)`, `scale`,
-    `softcap`, `window`, `causal`.
+    The optional clauses are written in this order: `mask(...)`,
+    `kv_lengths(...)`, `q_lengths(...)`, `scale`, `softcap`, `window`,
+    `causal`.
 
     **Tiling** (`TilingInterface`): the iteration domain is `(B, H, Sq)`, all
     parallel. A tile of query rows becomes FlashAttention-2's tile: a
@@ -180,7 +201,11 @@ def Tx_AttentionOp : Tx_Op<"attention", [
     shifted by the tile's first row) from the initial state (0, -inf, 0),
     then `O = acc / sum` (0 for a row that sees no key) rounded once, and
     `lse = max + log(sum)` when requested, each a `linalg.generic` tagged
-    `tx.attention_epilogue`. So `transform.structured.tile_using_forall`
+    `tx.attention_epilogue`. With per-sequence lengths the batch tile must
+    be 1: the tile reads `Lk` and `Lq` of its batch (`tensor.extract`,
+    clamped into range), its K/V (and mask) slices hold keys `[0, Lk)` only,
+    the diagonal offset is `Lk - Lq + m0`, and the `tx.online_attention`
+    gets `row_limit = Lq - m0`. So `transform.structured.tile_using_forall`
     with tile sizes `[1, 1, q_tile]` gives the grid of a flash kernel, and
     tiling the `tx.online_attention`'s key dimension (`tile_using_for`
     `[0, 0, 0, kv_tile]`) its key loop; `tx-tile-attention` does both, and
@@ -203,6 +228,11 @@ def Tx_AttentionOp : Tx_Op<"attention", [
     %o4 = tx.attention %q, %k, %v softcap = 50.0 causal
         : tensor<1x8x256x256xbf16>, tensor<1x4x256x256xbf16>,
           tensor<1x4x256x256xbf16> -> tensor<1x8x256x256xbf16>
+    // Decoding a batch of 8 sequences of different lengths against one
+    // padded KV cache.
+    %o6 = tx.attention %q, %k, %v kv_lengths(%lens : tensor<8xi32>) causal
+        : tensor<8x32x1x128xf16>, tensor<8x8x8192x128xf16>,
+          tensor<8x8x8192x128xf16> -> tensor<8x32x1x128xf16>
     // Mistral-style sliding window: each query sees itself and the 4096
     // keys before it.
     %o5 = tx.attention %q, %k, %v window = [4096, 0]
@@ -213,6 +243,8 @@ def Tx_AttentionOp : Tx_Op<"attention", [
   let arguments = (ins Tx_FloatTensor:$query, Tx_FloatTensor:$key,
                        Tx_FloatTensor:$value,
                        Optional<RankedTensorOf<[I1, F16, BF16, F32]>>:$mask,
+                       Optional<RankedTensorOf<[I32]>>:$kv_lengths,
+                       Optional<RankedTensorOf<[I32]>>:$q_lengths,
                        OptionalAttr<F32Attr>:$scale, UnitAttr:$causal,
                        OptionalAttr<F32Attr>:$softcap,
                        OptionalAttr<DenseI64ArrayAttr>:$window);
@@ -221,6 +253,8 @@ def Tx_AttentionOp : Tx_Op<"attention", [
   let assemblyFormat = [{
     $query `,` $key `,` $value
     (`mask` `(` $mask^ `:` type($mask) `)`)?
+    (`kv_lengths` `(` $kv_lengths^ `:` type($kv_lengths) `)`)?
+    (`q_lengths` `(` $q_lengths^ `:` type($q_lengths) `)`)?
     (`scale` `=` $scale^)? (`softcap` `=` $softcap^)?
     (`window` `=` $window^)? (`causal` $causal^)?
     attr-dict
@@ -286,6 +320,7 @@ def Tx_OnlineAttentionOp : Tx_Op<"online_attention", [
              (-inf where causal and j > i + causal_offset)
              (-inf where window = [l, r] and j < i + causal_offset - l
               (l >= 0) or j > i + causal_offset + r (r >= 0))
+             (-inf where i >= row_limit)
     m_new  = max(max[b,h,i], max_j s[j])
     m_safe = (m_new == -inf) ? 0 : m_new
     p[j]   = exp(s[j] - m_safe)
@@ -316,6 +351,10 @@ def Tx_OnlineAttentionOp : Tx_Op<"online_attention", [
       `[m0, ...)` and keys `[n0, ...)` gets `causal_offset + m0 - n0`.
     - `mask`: a static `1` in its first two dimensions broadcasts; other
       sizes must equal `B` / `H`.
+    - `row_limit` (optional `index`): query rows `i >= row_limit` see no key
+      (their state is left as it is); a tile of rows `[m0, ...)` gets
+      `row_limit - m0`. It carries `tx.attention`'s `q_lengths` into the
+      tiles.
 
     Destination-passing style: `acc`, `max`, `sum` are the inits
     (`DestinationStyleOpInterface`); the results have their types.
@@ -344,6 +383,7 @@ def Tx_OnlineAttentionOp : Tx_Op<"online_attention", [
                        Tx_FloatTensor:$value,
                        Optional<RankedTensorOf<[I1, F16, BF16, F32]>>:$mask,
                        Optional<Index>:$causal_offset,
+                       Optional<Index>:$row_limit,
                        Tx_F32Tensor:$acc, Tx_F32Tensor:$max, Tx_F32Tensor:$sum,
                        F32Attr:$scale, UnitAttr:$causal,
                        OptionalAttr<F32Attr>:$softcap,
@@ -356,6 +396,7 @@ def Tx_OnlineAttentionOp : Tx_Op<"online_attention", [
     `scale` `=` $scale (`softcap` `=` $softcap^)?
     (`window` `=` $window^)? (`causal` $causal^)?
     (`causal_offset` `(` $causal_offset^ `)`)?
+    (`row_limit` `(` $row_limit^ `)`)?
     `outs` `(` $acc `,` $max `,` $sum `)` attr-dict
     `:` type($query) `,` type($key) `,` type($value)
     `->` type($acc) `,` type($max) `,` type($sum)

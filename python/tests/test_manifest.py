@@ -29,7 +29,12 @@ class RealManifest(unittest.TestCase):
         self.assertIn("format=", m.pipeline)
         self.assertEqual(list(m.functions),
                          ["attn", "attn_mask", "attn_bias", "softmax", "softmax_dyn", "pair",
-                          "attn_lse", "zeros_like"])
+                          "attn_lse", "zeros_like", "attn_lengths"])
+        op = m.functions["attn_lengths"].ops[0]
+        self.assertEqual(op.operands, {"query": 0, "key": 1, "value": 2, "mask": None,
+                                       "kv_lengths": 3, "q_lengths": 4})
+        self.assertEqual([a.role for a in m.functions["attn_lengths"].arguments][3:],
+                         ["kv_lengths", "q_lengths"])
 
     def test_static_gqa_attention(self):
         f = self.m.functions["attn"]
@@ -44,7 +49,8 @@ class RealManifest(unittest.TestCase):
                          ("result", "f16", (1, 8, 16, 64), (1, 8, 16, 64)))
         op = f.op
         self.assertEqual((op.op, op.causal, op.scale, op.mask), ("tx.attention", True, None, "none"))
-        self.assertEqual(op.operands, {"query": 0, "key": 1, "value": 2, "mask": None})
+        self.assertEqual(op.operands, {"query": 0, "key": 1, "value": 2, "mask": None,
+                                       "kv_lengths": None, "q_lengths": None})
         self.assertEqual(op.results, (0,))
         self.assertRegex(op.loc, r"pkg\.mlir:5:")
         self.assertEqual(f.signature(), "attn(q: f16[1, 8, 16, 64], k: f16[1, 2, 16, 64], "

@@ -341,6 +341,23 @@ class Errors(unittest.TestCase):
         q0, k0, v0, m0 = self.attn_args(sk=0)
         self.assertEqual(tuple(self.lib.attn_mask(q0, k0, v0, m0).shape), (2, 4, 5, 3))
 
+    def test_lengths(self):
+        """kv_lengths / q_lengths: one entry per batch (a shape rule), and
+        values in [0, Sk] / [0, Sq] (checked on the tensor before the call:
+        the compiled GPU code clamps them and cannot report them)."""
+        h = torch.float16
+        q, k, v = rnd(2, 4, 5, 32, dtype=h), rnd(2, 2, 7, 32, dtype=h), rnd(2, 2, 7, 32, dtype=h)
+        i32 = lambda *x: torch.tensor(x, dtype=torch.int32)
+        self.raises(tx.ShapeError, "attn_lengths: argument 'kv_len' (kv_lengths): has 3 "
+                    "entries, expected one per batch, B = 2 (q's)",
+                    "attn_lengths", q, k, v, i32(1, 2, 3), i32(5, 0))
+        self.raises(tx.ArgumentError, "attn_lengths: argument 'kv_len' (kv_lengths): entry 1 "
+                    "is 8, outside [0, Sk = 7]", "attn_lengths", q, k, v, i32(7, 8), i32(5, 0))
+        self.raises(tx.ArgumentError, "attn_lengths: argument 'q_len' (q_lengths): entry 0 "
+                    "is -1, outside [0, Sq = 5]", "attn_lengths", q, k, v, i32(7, 0), i32(-1, 5))
+        self.lib.attn_lengths(q, k, v, i32(7, 0), i32(5, 0))
+        self.assertEqual(len(self.f.calls), 1)
+
     def test_explicit_scale_allows_d0(self):
         q, k, v = rnd(1, 1, 2, 32), rnd(1, 1, 3, 32), rnd(1, 1, 3, 16)
         self.assertEqual(tuple(self.lib.attn_bias(q, k, v, rnd(1, 1, 2, 3)).shape), (1, 1, 2, 16))
@@ -523,7 +540,7 @@ class RealLibraryOnStubDriver(unittest.TestCase):
         self.assertTrue(line, p.stdout + p.stderr)
         r = json.loads(line[0][len("RESULT "):])
         self.assertEqual(r["unsupported"], {})
-        self.assertEqual(sorted(r["modes"]), ["attn", "attn_bias", "attn_lse", "attn_mask", "pair",
+        self.assertEqual(sorted(r["modes"]), ["attn", "attn_bias", "attn_lengths", "attn_lse", "attn_mask", "pair",
                                               "softmax", "softmax_dyn", "zeros_like"])
         self.assertTrue(set(r["modes"].values()) <= {"stream", "sync"}, r["modes"])
         self.assertEqual(r["argtypes"]["attn_mask"], 5 + (r["modes"]["attn_mask"] == "stream"))

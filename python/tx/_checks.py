@@ -81,6 +81,12 @@ def op_rules(fn):
                 "query length is {S[$m][2]}, expected Sq = {S[$q][2]} ({A[$q]}'s)")
             add(m, (k,), "S[$m][3] == S[$k][2]",
                 "key length is {S[$m][3]}, expected Sk = {S[$k][2]} ({A[$k]}'s)")
+        for key in ("kv_lengths", "q_lengths"):
+            li = o.get(key)
+            if li is not None and q is not None:
+                rules.append(Rule(li, "S[%d][0] == S[%d][0]" % (li, q),
+                                  "has {S[%d][0]} entries, expected one per batch, B = "
+                                  "{S[%d][0]} ({A[%d]}'s)" % (li, q, q)))
         if op.scale is None:
             add(q, (), "S[$q][3] > 0",
                 "head dim D is 0, but the default scale 1/sqrt(D) needs D > 0 "

@@ -88,7 +88,39 @@ def build_entry(fn, cfunc, mode, *, torch, device_index, device, stream, runtime
                             "has dynamic sizes); pass out=" % (fn.name, ", ".join(bad)),
                             fn.name, "out")
 
+    # Per-sequence lengths of tx.attention (kv_lengths / q_lengths): their
+    # values must lie in [0, Sk] / [0, Sq]. The compiled GPU code clamps
+    # them (it never reads outside the tensors) but cannot report them, so
+    # they are checked here, on the device, before the call: one reduction
+    # and one synchronization, skipped while a CUDA graph is captured (no
+    # synchronization is allowed then).
+    length_checks = []
+    for op in fn.ops:
+        if op.op != "tx.attention":
+            continue
+        for key, src, bound in (("kv_lengths", "key", "Sk"), ("q_lengths", "query", "Sq")):
+            i, j = op.operands.get(key), op.operands.get(src)
+            if i is not None and j is not None:
+                length_checks.append((i, j, key, bound))
+
+    def check_lengths(args):
+        cuda = getattr(torch, "cuda", None)
+        if cuda is not None and cuda.is_available() and cuda.is_current_stream_capturing():
+            return
+        for i, j, key, bound in length_checks:
+            lens, n = args[i], args[j].shape[2]
+            if lens.numel() == 0:
+                continue
+            bad = (lens < 0) | (lens > n)
+            if bool(bad.any()):
+                b = int(bad.nonzero()[0, 0])
+                raise ArgumentError(
+                    "%s: argument '%s' (%s): entry %d is %d, outside [0, %s = %d]"
+                    % (fn.name, names[i], key, b, int(lens[b]), bound, n),
+                    fn.name, names[i])
+
     env = {
+        "_check_lengths": check_lengths,
         "_DEV": device_index, "_DEVICE": device, "_empty": torch.empty,
         "_empty_like": torch.empty_like,
         "_chk": chk, "_diagnose": chk.diagnose, "_check_out": chk.check_out,
@@ -123,6 +155,8 @@ def build_entry(fn, cfunc, mode, *, torch, device_index, device, stream, runtime
     w("        _ok = False")
     w("    if not _ok:")
     w("        _diagnose(%s)" % args_tuple)
+    if length_checks:
+        w("    _check_lengths(%s)" % args_tuple)
     # Results: allocated (like an argument when a result has its shape and
     # dtype: torch.empty_like is the cheapest allocation), or out= checked
     # inline (single result) with the generic check_out as the fallback that

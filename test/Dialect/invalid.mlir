@@ -296,3 +296,27 @@ func.func @attention_window_bad_right(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x
   %0 = tx.attention %q, %k, %v window = [4, -2] causal : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
   return %0 : tensor<1x4x16x64xf32>
 }
+
+// -----
+
+func.func @attention_kv_lengths_shape(%q: tensor<2x4x16x64xf32>, %k: tensor<2x4x16x64xf32>, %v: tensor<2x4x16x64xf32>, %kl: tensor<3xi32>) -> tensor<2x4x16x64xf32> {
+  // expected-error @+1 {{'tx.attention' op kv_lengths must have shape [B] = [2] (one length per batch), got 'tensor<3xi32>'}}
+  %0 = tx.attention %q, %k, %v kv_lengths(%kl : tensor<3xi32>) : tensor<2x4x16x64xf32>, tensor<2x4x16x64xf32>, tensor<2x4x16x64xf32> -> tensor<2x4x16x64xf32>
+  return %0 : tensor<2x4x16x64xf32>
+}
+
+// -----
+
+func.func @attention_q_lengths_rank(%q: tensor<2x4x16x64xf32>, %k: tensor<2x4x16x64xf32>, %v: tensor<2x4x16x64xf32>, %ql: tensor<2x1xi32>) -> tensor<2x4x16x64xf32> {
+  // expected-error @+1 {{'tx.attention' op q_lengths must have shape [B] = [2] (one length per batch), got 'tensor<2x1xi32>'}}
+  %0 = tx.attention %q, %k, %v q_lengths(%ql : tensor<2x1xi32>) : tensor<2x4x16x64xf32>, tensor<2x4x16x64xf32>, tensor<2x4x16x64xf32> -> tensor<2x4x16x64xf32>
+  return %0 : tensor<2x4x16x64xf32>
+}
+
+// -----
+
+func.func @attention_lengths_i64(%q: tensor<2x4x16x64xf32>, %k: tensor<2x4x16x64xf32>, %v: tensor<2x4x16x64xf32>, %kl: tensor<2xi64>) -> tensor<2x4x16x64xf32> {
+  // expected-error @+1 {{'tx.attention' op operand #3 must be ranked tensor of 32-bit signless integer values, but got 'tensor<2xi64>'}}
+  %0 = tx.attention %q, %k, %v kv_lengths(%kl : tensor<2xi64>) : tensor<2x4x16x64xf32>, tensor<2x4x16x64xf32>, tensor<2x4x16x64xf32> -> tensor<2x4x16x64xf32>
+  return %0 : tensor<2x4x16x64xf32>
+}

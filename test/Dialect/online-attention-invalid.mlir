@@ -181,7 +181,7 @@ func.func @scale_inf(%q: tensor<2x4x16x64xf32>, %k: tensor<2x4x32x64xf32>, %v: t
 // The results have the inits' types.
 func.func @result_types(%q: tensor<2x4x16x64xf32>, %k: tensor<2x4x32x64xf32>, %v: tensor<2x4x32x8xf32>, %acc: tensor<2x4x16x8xf32>, %m: tensor<2x4x16xf32>, %l: tensor<2x4x16xf32>) {
   // expected-error @+1 {{'tx.online_attention' op expected type of operand #4 ('tensor<2x4x16xf32>') to match type of corresponding result ('tensor<2x4x8xf32>')}}
-  %0:3 = "tx.online_attention"(%q, %k, %v, %acc, %m, %l) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 1, 1>, scale = 1.250000e-01 : f32}> : (tensor<2x4x16x64xf32>, tensor<2x4x32x64xf32>, tensor<2x4x32x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16xf32>, tensor<2x4x16xf32>) -> (tensor<2x4x16x8xf32>, tensor<2x4x8xf32>, tensor<2x4x16xf32>)
+  %0:3 = "tx.online_attention"(%q, %k, %v, %acc, %m, %l) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 1, 1, 1>, scale = 1.250000e-01 : f32}> : (tensor<2x4x16x64xf32>, tensor<2x4x32x64xf32>, tensor<2x4x32x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16xf32>, tensor<2x4x16xf32>) -> (tensor<2x4x16x8xf32>, tensor<2x4x8xf32>, tensor<2x4x16xf32>)
   return
 }
 

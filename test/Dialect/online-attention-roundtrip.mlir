@@ -44,3 +44,13 @@ func.func @dynamic_additive(%q: tensor<?x?x?x?xbf16>, %k: tensor<?x?x?x?xbf16>, 
       -> tensor<?x?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>
   return %0#2 : tensor<?x?x?xf32>
 }
+
+// row_limit: rows >= the limit see no key (tx.attention's q_lengths).
+// CHECK-LABEL: func.func @row_limit
+// CHECK: tx.online_attention %{{.*}}, %{{.*}}, %{{.*}} scale = 1.250000e-01 causal causal_offset(%{{.*}}) row_limit(%{{.*}}) outs(
+func.func @row_limit(%q: tensor<1x2x4x8xf16>, %k: tensor<1x1x6x8xf16>, %v: tensor<1x1x6x8xf16>, %acc: tensor<1x2x4x8xf32>, %mx: tensor<1x2x4xf32>, %sm: tensor<1x2x4xf32>, %c: index, %r: index) -> tensor<1x2x4x8xf32> {
+  %0:3 = tx.online_attention %q, %k, %v scale = 0.125 causal causal_offset(%c) row_limit(%r) outs(%acc, %mx, %sm)
+      : tensor<1x2x4x8xf16>, tensor<1x1x6x8xf16>, tensor<1x1x6x8xf16>
+      -> tensor<1x2x4x8xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>
+  return %0#0 : tensor<1x2x4x8xf32>
+}

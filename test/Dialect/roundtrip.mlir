@@ -126,3 +126,15 @@ func.func @online_attention_window(%q: tensor<1x2x4x8xf16>, %k: tensor<1x1x6x8xf
   %0:3 = tx.online_attention %q, %k, %v scale = 0.125 window = [3, 1] causal_offset(%c) outs(%acc, %mx, %sm) : tensor<1x2x4x8xf16>, tensor<1x1x6x8xf16>, tensor<1x1x6x8xf16> -> tensor<1x2x4x8xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>
   return %0#0 : tensor<1x2x4x8xf32>
 }
+
+// Per-sequence lengths (i32 [B]), with a mask and the other clauses.
+// CHECK-LABEL: func.func @attention_lengths
+// CHECK: tx.attention %{{.*}}, %{{.*}}, %{{.*}} kv_lengths(%{{.*}} : tensor<2xi32>) causal : tensor<2x4x1x64xf16>
+// CHECK: tx.attention %{{.*}}, %{{.*}}, %{{.*}} mask(%{{.*}} : tensor<1x1x1x128xi1>) kv_lengths(%{{.*}} : tensor<2xi32>) q_lengths(%{{.*}} : tensor<?xi32>) scale = 5.000000e-01 window = [8, 0] : tensor<2x4x1x64xf16>
+// CHECK: tx.attention %{{.*}}, %{{.*}}, %{{.*}} q_lengths(%{{.*}} : tensor<?xi32>) : tensor<2x4x1x64xf16>
+func.func @attention_lengths(%q: tensor<2x4x1x64xf16>, %k: tensor<2x2x128x64xf16>, %v: tensor<2x2x128x64xf16>, %kl: tensor<2xi32>, %ql: tensor<?xi32>, %m: tensor<1x1x1x128xi1>) -> tensor<2x4x1x64xf16> {
+  %0 = tx.attention %q, %k, %v kv_lengths(%kl : tensor<2xi32>) causal : tensor<2x4x1x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16> -> tensor<2x4x1x64xf16>
+  %1 = tx.attention %q, %k, %v mask(%m : tensor<1x1x1x128xi1>) kv_lengths(%kl : tensor<2xi32>) q_lengths(%ql : tensor<?xi32>) scale = 0.5 window = [8, 0] : tensor<2x4x1x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16> -> tensor<2x4x1x64xf16>
+  %2 = tx.attention %q, %k, %v q_lengths(%ql : tensor<?xi32>) : tensor<2x4x1x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16> -> tensor<2x4x1x64xf16>
+  return %2 : tensor<2x4x1x64xf16>
+}

@@ -16,7 +16,7 @@
 // CHECK-NEXT:   "sync": "_mlir_ciface_gqa",
 // CHECK-NEXT:   "on_stream": "_mlir_ciface_gqa_on_stream"
 // CHECK-NEXT: },
-// CHECK-NEXT: "loc": "{{.*}}emit-manifest.mlir:[[@LINE+31]]:1",
+// CHECK-NEXT: "loc": "{{.*}}emit-manifest.mlir:[[@LINE+33]]:1",
 // CHECK:        "index": 0,
 // CHECK-NEXT:   "name": "query",
 // CHECK-NEXT:   "role": "query",
@@ -36,7 +36,7 @@
 // CHECK-NEXT:   "shape_from": [{"arg":0,"dim":0},32,{"arg":0,"dim":2},128]
 // CHECK:      "ops": [
 // CHECK:        "op": "tx.attention",
-// CHECK-NEXT:   "loc": "{{.*}}emit-manifest.mlir:[[@LINE+13]]:8",
+// CHECK-NEXT:   "loc": "{{.*}}emit-manifest.mlir:[[@LINE+15]]:8",
 // CHECK-NEXT:   "causal": true,
 // CHECK-NEXT:   "scale": 0.125,
 // CHECK-NEXT:   "mask": "i1",
@@ -44,7 +44,9 @@
 // CHECK-NEXT:     "query": 0,
 // CHECK-NEXT:     "key": 1,
 // CHECK-NEXT:     "value": 2,
-// CHECK-NEXT:     "mask": 3
+// CHECK-NEXT:     "mask": 3,
+// CHECK-NEXT:     "kv_lengths": null,
+// CHECK-NEXT:     "q_lengths": null
 // CHECK-NEXT:   },
 // CHECK-NEXT:   "results": [0]
 func.func @gqa(%query: tensor<?x32x?x128xf16>, %kc: tensor<?x8x?x128xf16>,

@@ -125,6 +125,7 @@ struct FlashConfig {
 struct AttentionProblem {
   Location loc;
   Value query, key, value, mask;
+  Value kvLengths, qLengths;       // i32 [B] per-sequence lengths, or null
   double scale = 1.0;              // static scale of Q K^T
   bool causal = false;             // bottom-right aligned
   DenseI64ArrayAttr window;        // [left, right], -1 = unbounded

@@ -29,8 +29,13 @@ SmallVector<Value> FlashKernelBuilder::build() {
     maskBatchBcast = mTy.getDimSize(0) == 1;
     maskHeadBcast = mTy.getDimSize(1) == 1;
   }
-  AttentionSizes sz = emitAttentionSizesAndChecks(b, loc, prob.query, prob.key,
-                                                  prob.value, prob.mask, checks);
+  if (prob.kvLengths)
+    kvLens = toBuf(prob.kvLengths);
+  if (prob.qLengths)
+    qLens = toBuf(prob.qLengths);
+  AttentionSizes sz = emitAttentionSizesAndChecks(
+      b, loc, prob.query, prob.key, prob.value, prob.mask, checks,
+      prob.kvLengths, prob.qLengths);
   auto val = [&](OpFoldResult f) {
     return getValueOrCreateConstantIndexOp(b, loc, f);
   };
@@ -38,6 +43,7 @@ SmallVector<Value> FlashKernelBuilder::build() {
   H = val(sz.H);
   Sq = val(sz.Sq);
   Sk = val(sz.Sk);
+  skAll = Sk;
   G = val(sz.G);
 
   RankedTensorType oTy = prob.outType;
@@ -86,8 +92,14 @@ SmallVector<Value> FlashKernelBuilder::build() {
           b, loc, lTy, lseOut, /*restrict=*/true, /*writable=*/true));
     return r;
   };
+  // The kernel bodies replace Sk by a batch's key count; restore it after.
+  auto restore = [&] {
+    Sk = skAll;
+    rowLimit = Value();
+  };
   if (cfg.decode) {
     emitDecode();
+    restore();
     return results();
   }
 
@@ -101,8 +113,28 @@ SmallVector<Value> FlashKernelBuilder::build() {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(ifAny.thenBlock());
     emitLaunch(blocks, nQT);
+    restore();
   }
   return results();
+}
+
+Value FlashKernelBuilder::emitBatchLengths(Value bi) {
+  auto length = [&](Value lens, Value bound) -> Value {
+    Value l = memref::LoadOp::create(b, loc, lens, ValueRange{bi});
+    l = arith::IndexCastOp::create(b, loc, b.getIndexType(), l);
+    return minsi(maxsi(l, cst(0)), bound);
+  };
+  if (kvLens)
+    Sk = length(kvLens, skAll);
+  if (qLens)
+    rowLimit = length(qLens, Sq);
+  return sub(Sk, rowLimit ? rowLimit : Sq);
+}
+
+Value FlashKernelBuilder::deadRow(Value i) {
+  if (!rowLimit)
+    return Value();
+  return cmpi(arith::CmpIPredicate::sge, i, rowLimit);
 }
 
 Value FlashKernelBuilder::fcst(double v) {

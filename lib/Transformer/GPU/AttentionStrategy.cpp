@@ -28,6 +28,8 @@ AttentionProblem AttentionProblem::fromOp(AttentionOp op) {
   p.key = op.getKey();
   p.value = op.getValue();
   p.mask = op.getMask();
+  p.kvLengths = op.getKvLengths();
+  p.qLengths = op.getQLengths();
   int64_t D = op.getQuery().getType().getDimSize(3);
   p.scale = op.getStaticScale().value_or(
       1.0 / std::sqrt(static_cast<double>(D)));

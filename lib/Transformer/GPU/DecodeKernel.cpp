@@ -115,6 +115,9 @@ void FlashKernelBuilder::emitDecode() {
     Value bhk = arith::DivUIOp::create(b, loc, bid, nSplit);
     Value kh = arith::RemUIOp::create(b, loc, bhk, Hkv);
     Value bi = arith::DivUIOp::create(b, loc, bhk, Hkv);
+    // Causal: key j visible to row i iff j <= i + shift (Sk - Sq, or
+    // Lk - Lq of the batch; kv_lengths also replace Sk in this kernel).
+    Value shift = emitBatchLengths(bi);
     auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
                                          gpu::AddressSpace::Workgroup);
     Value base = gpu::DynamicSharedMemoryOp::create(
@@ -145,7 +148,6 @@ void FlashKernelBuilder::emitDecode() {
     // This warp's tiles: warp, warp + W, ... (nLocal of them).
     Value nLocal = ceilDiv(maxsi(sub(nT, warp), zero), cst(W));
     Value skLast = sub(Sk, one);
-    Value shift = sub(Sk, Sq); // causal: key j visible iff j <= i + shift
     Value mb = mask && !maskBatchBcast ? bi : zero;
     auto tileStart = [&](Value u) {
       return add(kBegin, mul(add(warp, mul(u, W)), TK));
@@ -269,6 +271,10 @@ void FlashKernelBuilder::emitDecode() {
               }
             }
             Value ok = valid;
+            if (rowLimit) // rows past q_lengths see no key
+              ok = arith::AndIOp::create(
+                  b, loc, ok,
+                  cmpi(arith::CmpIPredicate::slt, cst(i), rowLimit));
             if (prob.causal)
               ok = arith::AndIOp::create(
                   b, loc, ok,

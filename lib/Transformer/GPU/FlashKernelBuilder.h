@@ -172,6 +172,14 @@ private:
   };
   Cta emitCta(Value blocks, Value nQT);
 
+  /// Inside a kernel, for batch `bi`: replaces `Sk` by the batch's key
+  /// count min(max(kv_lengths[bi], 0), Sk) and sets `rowLimit` to its
+  /// query count (q_lengths, clamped into [0, Sq]); no-op without lengths.
+  /// Returns the diagonal's offset Lk - Lq (Sk - Sq without lengths).
+  Value emitBatchLengths(Value bi);
+  /// i1: query row `i` lies past the batch's q_lengths (null without).
+  Value deadRow(Value i);
+
   void emitLaunch(Value blocks, Value nQT);
 
   // ---- split-KV decode kernels --------------------------------------------
@@ -422,6 +430,11 @@ private:
   Value lseOut; // log-sum-exp result [B, H, Sq] (f32), when requested
   Value flagsW, flagsR; // key visibility flags (cfg.keyFlags)
   Value B, H, Sq, Sk, G, tid;
+  // Per-sequence lengths (tx.attention's kv_lengths / q_lengths): the i32
+  // [B] buffers, the host's Sk while a kernel body replaces `Sk` by its
+  // batch's key count Lk, and the batch's query count Lq (null without
+  // q_lengths; rows >= Lq see no key and store 0 / -inf).
+  Value kvLens, qLens, skAll, rowLimit;
   bool keepMask = false, maskBatchBcast = false, maskHeadBcast = false;
 };
 

@@ -107,6 +107,33 @@ struct TxMapAttentionToGPUPass
     return v;
   }
 
+  /// The per-batch lengths tensor of a length the tiling read:
+  /// `minsi(maxsi(index_cast(tensor.extract %lens[%b]), 0), bound)` with %b
+  /// the forall's batch variable and %lens defined outside it
+  /// (tx.attention's tiling, OnlineAttention.cpp). Null otherwise.
+  static Value clampedLength(Value v, scf::ForallOp forall) {
+    auto mn = v.getDefiningOp<arith::MinSIOp>();
+    if (!mn)
+      return Value();
+    for (Value x : mn->getOperands()) {
+      auto mx = x.getDefiningOp<arith::MaxSIOp>();
+      if (!mx)
+        continue;
+      for (Value y : mx->getOperands()) {
+        auto cast = y.getDefiningOp<arith::IndexCastOp>();
+        auto ex = cast ? cast.getIn().getDefiningOp<tensor::ExtractOp>()
+                       : tensor::ExtractOp();
+        if (!ex || ex.getIndices().size() != 1 ||
+            ex.getIndices()[0] != forall.getInductionVar(0))
+          continue;
+        Value t = ex.getTensor();
+        if (!forall->isAncestor(t.getParentRegion()->getParentOp()))
+          return t;
+      }
+    }
+    return Value();
+  }
+
   /// The epilogue op ("output" or "lse") that produces `v`, through casts.
   static StringRef epilogueKind(Value v) {
     while (auto c = v.getDefiningOp<tensor::CastOp>())
@@ -251,6 +278,33 @@ struct TxMapAttentionToGPUPass
           (keyLoop ? false : !isConstantIntValue(o[2], 0)))
         return fail("the K and V tiles must be the tile's batch and K/V "
                     "head (h / (H / Hkv))");
+      // All keys, or the batch's kv_lengths[b] keys (per-sequence lengths).
+      OpFoldResult keys = outer.getMixedSizes()[2];
+      if (!isSizeOf(keys, p.key, 2) && !isSizeOf(keys, p.value, 2)) {
+        auto kv = llvm::dyn_cast_if_present<Value>(keys);
+        Value lens = kv ? clampedLength(kv, forall) : Value();
+        if (!lens || (p.kvLengths && p.kvLengths != lens))
+          return fail("the K and V tiles must hold all Sk keys, or the "
+                      "first kv_lengths[b] of them (clamped into [0, Sk]) "
+                      "as tx.attention's tiling reads them");
+        p.kvLengths = lens;
+      }
+    }
+    if (Value r = tile.getRowLimit()) {
+      // rows past q_lengths[b]: row_limit = Lq - m0, Lq as clampedLength.
+      Value lens;
+      if (auto ap = r.getDefiningOp<affine::AffineApplyOp>())
+        for (Value x : ap.getMapOperands())
+          if (Value l = clampedLength(x, forall))
+            lens = l;
+      if (!lens)
+        if (Value l = clampedLength(r, forall))
+          lens = l;
+      if (!lens)
+        return fail("the tile's row_limit must be q_lengths[b] (clamped "
+                    "into [0, Sq]) less the tile's first row, as "
+                    "tx.attention's tiling makes it");
+      p.qLengths = lens;
     }
     p.causal = tile.getCausal();
     p.window = tile.getWindowAttr();

@@ -60,7 +60,9 @@ void FlashKernelBuilder::emitKeyVisibility(Value kt, Value flagBuf, Value q0, Va
               Value i = add(q0, r);
               Value ok = inBand(
                   arith::AndIOp::create(
-                      b, loc, keyOk, cmpi(arith::CmpIPredicate::ult, i, Sq)),
+                      b, loc, keyOk,
+                      cmpi(arith::CmpIPredicate::slt, i,
+                           rowLimit ? rowLimit : Sq)),
                   j, i, shift);
               Value mv = memref::LoadOp::create(
                   b, loc, mask, ValueRange{mb, mh, minsi(i, sqLast), jc});
@@ -413,6 +415,9 @@ void FlashKernelBuilder::storeMmaOutput(const MmaCtx &cx, ValueRange results, Va
   for (int64_t r = 0; r < 2 * MT; ++r) {
     int64_t mt = r / 2, hh = r % 2;
     Value l = quadAllReduce(results[2 * MT + r], /*isMax=*/false);
+    Value dead = deadRow(rowG[r]); // past q_lengths: 0 (and lse -inf)
+    if (dead)
+      l = select(dead, fzero, l);
     Value none =
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, fzero);
     Value inv = select(none, fzero, arith::DivFOp::create(b, loc, fone, l));
@@ -436,6 +441,9 @@ void FlashKernelBuilder::storeMmaOutput(const MmaCtx &cx, ValueRange results, Va
           b, loc, results[4 * MT + mt * DT + dt],
           ArrayRef<int64_t>{hh});
       Value y = arith::MulFOp::create(b, loc, row, invVec);
+      if (dead) // (0 * NaN: a padding row of Q may hold anything)
+        y = select(dead,
+                   vector::BroadcastOp::create(b, loc, vec(2, f32), fzero), y);
       y = arith::TruncFOp::create(b, loc, vec(2, elt), y);
       vector::StoreOp::create(b, loc, y, out,
                               ValueRange{bi, h, rowG[r], add(col2, dt * 8)},

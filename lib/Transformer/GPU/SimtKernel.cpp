@@ -50,14 +50,21 @@ FlashKernelBuilder::Cta FlashKernelBuilder::emitCta(Value blocks, Value nQT) {
       b, loc,
       MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                       MemRefLayoutAttrInterface(), wg));
-  c.shift = sub(Sk, Sq); // key j is on row i's diagonal iff j == i + shift
+  // Key j is on row i's diagonal iff j == i + shift (Sk - Sq, or Lk - Lq
+  // of the batch with per-sequence lengths, which also replace Sk here).
+  c.shift = emitBatchLengths(c.bi);
+  Value rows = rowLimit ? rowLimit : Sq;
   Value kvEnd = Sk;
   if (band.right) {
     // The last key the CTA's last row sees.
-    Value lastRow = sub(minsi(add(c.q0, cfg.qTile), Sq), one);
+    Value lastRow = sub(minsi(add(c.q0, cfg.qTile), rows), one);
     kvEnd = minsi(
         maxsi(add(add(lastRow, c.shift), cst(*band.right + 1)), zero), Sk);
   }
+  // A CTA whose rows all lie past the batch's q_lengths visits no key.
+  if (rowLimit)
+    kvEnd = select(cmpi(arith::CmpIPredicate::slt, c.q0, rowLimit), kvEnd,
+                   zero);
   c.kvEnd = kvEnd;
   Value nEnd = arith::CeilDivUIOp::create(b, loc, kvEnd, cst(cfg.kvTile));
   c.kvStart = zero;
@@ -282,10 +289,13 @@ void FlashKernelBuilder::emitLaunch(Value blocks, Value nQT) {
   Value fone = fcst(1.0);
   for (int64_t r = 0; r < R; ++r) {
     Value l = warpAllReduce(kvLoop.getResult(R + r), /*isMax=*/false);
+    Value i = add(iW, r);
+    Value dead = deadRow(i); // past q_lengths: stores 0 (and lse -inf)
+    if (dead)
+      l = select(dead, fzero, l);
     Value none =
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, fzero);
     Value inv = select(none, fzero, arith::DivFOp::create(b, loc, fone, l));
-    Value i = add(iW, r);
     auto ifRow =
         scf::IfOp::create(b, loc, cmpi(arith::CmpIPredicate::ult, i, Sq), false);
     OpBuilder::InsertionGuard g(b);
@@ -297,6 +307,8 @@ void FlashKernelBuilder::emitLaunch(Value blocks, Value nQT) {
     for (int64_t t = 0; t < T; ++t) {
       Value y =
           arith::MulFOp::create(b, loc, kvLoop.getResult(2 * R + r * T + t), inv);
+      if (dead) // (0 * NaN: a padding row of Q may hold anything)
+        y = select(dead, fzero, y);
       if (elt != f32)
         y = arith::TruncFOp::create(b, loc, elt, y);
       Value c = add(lane, 32 * t);

@@ -214,6 +214,10 @@ struct TxEmitManifestPass
         noteRole(att.getValue(), "value");
         if (att.getMask())
           noteRole(att.getMask(), "mask");
+        if (att.getKvLengths())
+          noteRole(att.getKvLengths(), "kv_lengths");
+        if (att.getQLengths())
+          noteRole(att.getQLengths(), "q_lengths");
       }
     }
 
@@ -341,6 +345,8 @@ struct TxEmitManifestPass
           operand("key", att.getKey());
           operand("value", att.getValue());
           operand("mask", att.getMask());
+          operand("kv_lengths", att.getKvLengths());
+          operand("q_lengths", att.getQLengths());
         });
       }
       llvm::json::Array results;

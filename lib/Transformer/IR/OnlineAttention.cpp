@@ -226,12 +226,21 @@ OnlineAttentionOp::getTiledImplementation(OpBuilder &b,
         b, loc, s0 + s1 - s2, {c, m0, n0});
     causalOffset = getValueOrCreateConstantIndexOp(b, loc, off);
   }
+  Value rowLimit;
+  if (Value r = getRowLimit()) {
+    // Query i of the tile is query m0 + i: visible rows m0 + i < r.
+    AffineExpr s0, s1;
+    bindSymbols(b.getContext(), s0, s1);
+    rowLimit = getValueOrCreateConstantIndexOp(
+        b, loc, affine::makeComposedFoldedAffineApply(b, loc, s0 - s1, {r, m0}));
+  }
   Value acc = slice(getAcc(), {b0, h0, m0, zero}, {bs, hs, ms, dv});
   Value mx = slice(getMax(), {b0, h0, m0}, {bs, hs, ms});
   Value sm = slice(getSum(), {b0, h0, m0}, {bs, hs, ms});
 
   auto tiled = OnlineAttentionOp::create(
-      b, loc, acc.getType(), mx.getType(), sm.getType(), q, k, v, mask, causalOffset, acc, mx, sm, getScaleAttr(),
+      b, loc, acc.getType(), mx.getType(), sm.getType(), q, k, v, mask,
+      causalOffset, rowLimit, acc, mx, sm, getScaleAttr(),
       getCausalAttr(), getSoftcapAttr(), getWindowAttr());
   return TilingResult{{tiled.getOperation()},
                       SmallVector<Value>(tiled->getResults()), slices};
@@ -311,10 +320,34 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
   OpFoldResult bs = sizes[0], hs = sizes[1], ms = sizes[2];
   OpFoldResult sq = tensor::getMixedSize(b, loc, getQuery(), 2);
   OpFoldResult sk = tensor::getMixedSize(b, loc, getKey(), 2);
+  // Per-sequence lengths: the tile's batch b0 has keys [0, Lk) and query
+  // rows [0, Lq), each clamped into [0, Sk] / [0, Sq] (the CPU pipeline
+  // checks the range at run time; the clamp keeps every slice in bounds).
+  OpFoldResult keys = sk, rows = sq;
+  if (getKvLengths() || getQLengths()) {
+    if (!isConstantIntValue(bs, 1))
+      return emitOpError("tiling a tx.attention with kv_lengths or q_lengths "
+                         "needs a batch tile of 1 (each tile reads the "
+                         "lengths of its batch)");
+    auto lengthOf = [&](Value lens, OpFoldResult bound) -> OpFoldResult {
+      Value b0 = getValueOrCreateConstantIndexOp(b, loc, offsets[0]);
+      Value l = tensor::ExtractOp::create(b, loc, lens, ValueRange{b0});
+      l = arith::IndexCastOp::create(b, loc, b.getIndexType(), l);
+      l = arith::MaxSIOp::create(b, loc, l,
+                                 arith::ConstantIndexOp::create(b, loc, 0));
+      return OpFoldResult(arith::MinSIOp::create(
+          b, loc, l, getValueOrCreateConstantIndexOp(b, loc, bound))
+                              .getResult());
+    };
+    if (getKvLengths())
+      keys = lengthOf(getKvLengths(), sk);
+    if (getQLengths())
+      rows = lengthOf(getQLengths(), sq);
+  }
   SmallVector<Operation *> slices;
   FailureOr<AttentionTiles> t =
       sliceAttentionTile(*this, b, getQuery(), getKey(), getValue(),
-                         getMask(), offsets, sizes, zero, sk, slices);
+                         getMask(), offsets, sizes, zero, keys, slices);
   if (failed(t))
     return failure();
   Value q = t->q, k = t->k, v = t->v, mask = t->mask;
@@ -331,25 +364,30 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
     q = scaleQuery(b, loc, q, math::RsqrtOp::create(b, loc, dF));
   }
   // The diagonal (causal, window): query i of the tile is query m0 + i, so
-  // it sees key j iff j <= i + (Sk - Sq + m0) (+ the window's sides).
+  // it sees key j iff j <= i + (Sk - Sq + m0) (+ the window's sides), with
+  // Lk - Lq in place of Sk - Sq under per-sequence lengths.
   // (tx.online_attention needs the operand whenever it is causal or has a
   // window, even one that hides nothing, [-1, -1].)
-  Value causalOffset;
-  if (getCausal() || getWindowAttr()) {
-    AffineExpr s0, s1, s2;
-    bindSymbols(b.getContext(), s0, s1, s2);
+  Value causalOffset, rowLimit;
+  AffineExpr s0, s1, s2;
+  bindSymbols(b.getContext(), s0, s1, s2);
+  if (getCausal() || getWindowAttr())
     causalOffset = getValueOrCreateConstantIndexOp(
         b, loc,
         affine::makeComposedFoldedAffineApply(b, loc, s0 - s1 + s2,
-                                              {sk, sq, m0}));
-  }
+                                              {keys, rows, m0}));
+  if (getQLengths())
+    rowLimit = getValueOrCreateConstantIndexOp(
+        b, loc, affine::makeComposedFoldedAffineApply(b, loc, s0 - s1,
+                                                      {rows, m0}));
   Value acc = filledF32(b, loc, {bs, hs, ms, dv}, 0.0);
   Value mx = filledF32(b, loc, {bs, hs, ms},
                        -std::numeric_limits<double>::infinity());
   Value sm = filledF32(b, loc, {bs, hs, ms}, 0.0);
   auto tile = OnlineAttentionOp::create(
       b, loc, acc.getType(), mx.getType(), sm.getType(), q, k, v, mask,
-      causalOffset, acc, mx, sm, b.getF32FloatAttr(static_cast<float>(scale)),
+      causalOffset, rowLimit, acc, mx, sm,
+      b.getF32FloatAttr(static_cast<float>(scale)),
       getCausalAttr(), getSoftcapAttr(), getWindowAttr());
   Type elt = getQuery().getType().getElementType();
   auto [out, lse] =
@@ -463,6 +501,7 @@ OnlineAttentionOp::decomposeOperation(OpBuilder &b) {
   }
   maps.push_back(id4);
   Value causalOffset = getCausalOffset();
+  Value rowLimit = getRowLimit();
   s = linalg::GenericOp::create(
           b, loc, s.getType(), ins, s, maps,
           ArrayRef<IteratorType>{par, par, par, par},
@@ -488,6 +527,13 @@ OnlineAttentionOp::decomposeOperation(OpBuilder &b) {
               Value j = linalg::IndexOp::create(nb, nl, 3);
               x = applyKeyBand(nb, nl, x, i, j, causalOffset,
                                keyBand(getCausal(), getWindowAttr()), negInf);
+            }
+            if (rowLimit) {
+              // Rows past the limit (tx.attention's q_lengths) see no key.
+              Value i = linalg::IndexOp::create(nb, nl, 2);
+              Value live = arith::CmpIOp::create(
+                  nb, nl, arith::CmpIPredicate::slt, i, rowLimit);
+              x = arith::SelectOp::create(nb, nl, live, x, negInf);
             }
             linalg::YieldOp::create(nb, nl, x);
           })

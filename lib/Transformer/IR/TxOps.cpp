@@ -236,6 +236,19 @@ LogicalResult AttentionOp::verify() {
       return failure();
   }
 
+  // Per-sequence lengths: i32 [B].
+  for (auto [len, name] : {std::pair<Value, StringRef>{getKvLengths(),
+                                                       "kv_lengths"},
+                           {getQLengths(), "q_lengths"}}) {
+    if (!len)
+      continue;
+    auto lTy = cast<RankedTensorType>(len.getType());
+    if (lTy.getRank() != 1 || !compatible(lTy.getDimSize(0), q[0]))
+      return emitOpError() << name << " must have shape [B] = "
+                           << shapeStr({q[0]}) << " (one length per batch), got "
+                           << lTy;
+  }
+
   // Scale.
   if (auto scale = getScaleAttr()) {
     double s = scale.getValueAsDouble();

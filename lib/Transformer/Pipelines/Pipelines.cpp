@@ -479,6 +479,7 @@ void mlir::tx::buildTxCPUPipeline(OpPassManager &pm,
   bool tiled = options.attention == "tiled";
   bool tiledSoftmax = options.softmax == "tiled";
   pm.addPass(createTxCheckDims());
+  pm.addNestedPass<func::FuncOp>(createTxCheckAttentionLengths());
   if (tiled) {
     TxTileAttentionOptions tile;
     tile.qTile = options.attentionQTile;

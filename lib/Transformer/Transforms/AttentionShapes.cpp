@@ -16,13 +16,16 @@ AttentionSizes mlir::tx::emitAttentionSizesAndChecks(OpBuilder &b,
                                                      AttentionOp op) {
   return emitAttentionSizesAndChecks(b, op.getLoc(), op.getQuery(),
                                      op.getKey(), op.getValue(), op.getMask(),
-                                     /*checks=*/true);
+                                     /*checks=*/true, op.getKvLengths(),
+                                     op.getQLengths());
 }
 
 AttentionSizes mlir::tx::emitAttentionSizesAndChecks(OpBuilder &b,
                                                      Location loc, Value query,
                                                      Value key, Value value,
-                                                     Value mask, bool checks) {
+                                                     Value mask, bool checks,
+                                                     Value kvLengths,
+                                                     Value qLengths) {
   SmallVector<OpFoldResult> qs = tensor::getMixedSizes(b, loc, query);
   SmallVector<OpFoldResult> ks = tensor::getMixedSizes(b, loc, key);
   SmallVector<OpFoldResult> vs = tensor::getMixedSizes(b, loc, value);
@@ -83,6 +86,12 @@ AttentionSizes mlir::tx::emitAttentionSizesAndChecks(OpBuilder &b,
     assertEq(ms[2], sz.Sq, "tx.attention: mask query length differs from Sq");
     assertEq(ms[3], sz.Sk, "tx.attention: mask key length differs from Sk");
   }
+  if (kvLengths)
+    assertEq(tensor::getMixedSize(b, loc, kvLengths, 0), sz.B,
+             "tx.attention: kv_lengths does not have B entries");
+  if (qLengths)
+    assertEq(tensor::getMixedSize(b, loc, qLengths, 0), sz.B,
+             "tx.attention: q_lengths does not have B entries");
   return sz;
 }
 

@@ -17,7 +17,13 @@
 #include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
 #include "mlir/Analysis/DataFlow/Utils.h"
 #include "mlir/Analysis/DataFlowFramework.h"
+#include "Transformer/TxOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/SetVector.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ShapedOpInterfaces.h"
@@ -26,6 +32,7 @@ namespace mlir {
 namespace tx {
 #define GEN_PASS_DEF_TXCHECKDIMS
 #define GEN_PASS_DEF_TXCHECKLOWERED
+#define GEN_PASS_DEF_TXCHECKATTENTIONLENGTHS
 #include "Transformer/Passes.h.inc"
 } // namespace tx
 } // namespace mlir
@@ -88,6 +95,46 @@ struct TxCheckDimsPass : public tx::impl::TxCheckDimsBase<TxCheckDimsPass> {
     });
     if (failedAny)
       signalPassFailure();
+  }
+};
+
+struct TxCheckAttentionLengthsPass
+    : public tx::impl::TxCheckAttentionLengthsBase<
+          TxCheckAttentionLengthsPass> {
+  void runOnOperation() override {
+    getOperation().walk([](tx::AttentionOp op) {
+      OpBuilder b(op);
+      Location loc = op.getLoc();
+      for (auto [lens, dim, name] :
+           {std::tuple<Value, int64_t, const char *>{
+                op.getKvLengths(), 2,
+                "tx.attention: kv_lengths has an entry outside [0, Sk]"},
+            {op.getQLengths(), 2,
+             "tx.attention: q_lengths has an entry outside [0, Sq]"}}) {
+        if (!lens)
+          continue;
+        Value bound = tensor::DimOp::create(
+            b, loc, lens == op.getKvLengths() ? op.getKey() : op.getQuery(),
+            dim);
+        Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+        Value one = arith::ConstantIndexOp::create(b, loc, 1);
+        Value n = tensor::DimOp::create(b, loc, lens, 0);
+        scf::ForOp::create(
+            b, loc, zero, n, one, ValueRange{},
+            [&](OpBuilder &nb, Location nl, Value i, ValueRange) {
+              Value l = tensor::ExtractOp::create(nb, nl, lens, ValueRange{i});
+              l = arith::IndexCastOp::create(nb, nl, nb.getIndexType(), l);
+              Value lo = arith::CmpIOp::create(
+                  nb, nl, arith::CmpIPredicate::sge, l,
+                  arith::ConstantIndexOp::create(nb, nl, 0));
+              Value hi = arith::CmpIOp::create(
+                  nb, nl, arith::CmpIPredicate::sle, l, bound);
+              cf::AssertOp::create(nb, nl,
+                                   arith::AndIOp::create(nb, nl, lo, hi), name);
+              scf::YieldOp::create(nb, nl);
+            });
+      }
+    });
   }
 };
 

@@ -250,17 +250,26 @@ struct AttentionLowering : OpRewritePattern<AttentionOp> {
       }
       ins.push_back(mask);
     }
+    // Per-sequence lengths, read per batch (dim 0).
+    int kvLenIdx = -1, qLenIdx = -1;
+    for (auto [len, idx] : {std::pair<Value, int *>{op.getKvLengths(), &kvLenIdx},
+                            {op.getQLengths(), &qLenIdx}}) {
+      if (!len)
+        continue;
+      *idx = ins.size();
+      ins.push_back(len);
+      maps.push_back(map(eDims, {d(0)}));
+    }
     maps.push_back(full);
     // Causal and window: key j is visible to query i iff it lies in the
-    // band around the diagonal i + (Sk - Sq).
+    // band around the diagonal i + (Sk - Sq) (Lk - Lq with lengths).
     KeyBand band = keyBand(op.getCausal(), op.getWindowAttr());
     bool causal = band.bounded();
+    Value skV = getValueOrCreateConstantIndexOp(b, loc, Sk);
+    Value sqV = getValueOrCreateConstantIndexOp(b, loc, Sq);
     Value skMinusSq;
-    if (causal) {
-      Value skV = getValueOrCreateConstantIndexOp(b, loc, Sk);
-      Value sqV = getValueOrCreateConstantIndexOp(b, loc, Sq);
+    if (causal)
       skMinusSq = arith::SubIOp::create(b, loc, skV, sqV);
-    }
     Value scored =
         linalg::GenericOp::create(
             b, loc, sInit.getType(), ins, emptyTensor(b, loc, sShape, f32), maps,
@@ -284,10 +293,39 @@ struct AttentionLowering : OpRewritePattern<AttentionOp> {
                       arith::AddFOp::create(nb_, nl, x, mv));
                 }
               }
-              if (causal) {
+              // A length clamped into [0, bound] (the CPU pipeline checks
+              // the range at run time).
+              auto length = [&](int idx, Value bound) -> Value {
+                Value l = arith::IndexCastOp::create(
+                    nb_, nl, nb_.getIndexType(), a[idx]);
+                l = arith::MaxSIOp::create(
+                    nb_, nl, l, arith::ConstantIndexOp::create(nb_, nl, 0));
+                return arith::MinSIOp::create(nb_, nl, l, bound);
+              };
+              Value kl = kvLenIdx >= 0 ? length(kvLenIdx, skV) : skV;
+              Value ql = qLenIdx >= 0 ? length(qLenIdx, sqV) : sqV;
+              if (causal || kvLenIdx >= 0 || qLenIdx >= 0) {
                 Value i = linalg::IndexOp::create(nb_, nl, di);
                 Value j = linalg::IndexOp::create(nb_, nl, dj);
-                x = applyKeyBand(nb_, nl, x, i, j, skMinusSq, band, negInf);
+                if (causal) {
+                  Value off = skMinusSq;
+                  if (kvLenIdx >= 0 || qLenIdx >= 0)
+                    off = arith::SubIOp::create(nb_, nl, kl, ql);
+                  x = applyKeyBand(nb_, nl, x, i, j, off, band, negInf);
+                }
+                // Keys past Lk and rows past Lq: hidden.
+                if (kvLenIdx >= 0)
+                  x = arith::SelectOp::create(
+                      nb_, nl,
+                      arith::CmpIOp::create(nb_, nl, arith::CmpIPredicate::slt,
+                                            j, kl),
+                      x, negInf);
+                if (qLenIdx >= 0)
+                  x = arith::SelectOp::create(
+                      nb_, nl,
+                      arith::CmpIOp::create(nb_, nl, arith::CmpIPredicate::slt,
+                                            i, ql),
+                      x, negInf);
               }
               linalg::YieldOp::create(nb_, nl, x);
             })

@@ -130,7 +130,8 @@ struct TxTileAttentionPass
           b, loc, whole.getAcc().getType(), whole.getMax().getType(),
           whole.getSum().getType(), whole.getQuery(),
           keySlice(whole.getKey(), 2), keySlice(whole.getValue(), 2),
-          keySlice(whole.getMask(), 3), causalOffset, whole.getAcc(),
+          keySlice(whole.getMask(), 3), causalOffset, whole.getRowLimit(),
+          whole.getAcc(),
           whole.getMax(), whole.getSum(), whole.getScaleAttr(),
           whole.getCausalAttr(), whole.getSoftcapAttr(),
           whole.getWindowAttr());
@@ -276,6 +277,20 @@ struct TxTileAttentionPass
             b, tl, d0.floorDiv(kvT) * kvT, {first});
         kvBegin = getValueOrCreateConstantIndexOp(b, tl, first);
       }
+    }
+
+    if (Value r = rowTile.getRowLimit()) {
+      // A tile whose rows all lie past the sequence's length (q_lengths)
+      // visits no key tile.
+      Location tl = rowTile.getLoc();
+      Value end = kvEnd ? kvEnd
+                        : getValueOrCreateConstantIndexOp(
+                              b, tl,
+                              tensor::getMixedSize(b, tl, rowTile.getKey(), 2));
+      Value zero = arith::ConstantIndexOp::create(b, tl, 0);
+      Value live =
+          arith::CmpIOp::create(b, tl, arith::CmpIPredicate::sgt, r, zero);
+      kvEnd = arith::SelectOp::create(b, tl, live, end, zero);
     }
 
     scf::SCFTilingOptions inner;

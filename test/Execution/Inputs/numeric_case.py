@@ -172,6 +172,11 @@ def attention_ref(a, q, k, v, mask, mshape, scale, lse=None):
     if lse is not None:
         lse[:] = [NEG_INF] * (B * H * Sq)
     for b in range(B):
+        # Per-sequence lengths: keys j >= Lk and rows i >= Lq do not exist;
+        # the diagonal is aligned bottom-right per sequence (off = Lk - Lq).
+        Lk = a.kv_lengths[b] if a.kv_lengths else Sk
+        Lq = a.q_lengths[b] if a.q_lengths else Sq
+        off = Lk - Lq
         for h in range(H):
             kh = h // G
             kbase = (b * Hkv + kh) * Sk
@@ -194,13 +199,15 @@ def attention_ref(a, q, k, v, mask, mshape, scale, lse=None):
                                 x = NEG_INF
                         else:
                             x = x + mv
-                    if a.causal and not (j <= i + Sk - Sq):
+                    if a.causal and not (j <= i + off):
                         x = NEG_INF
                     if a.window is not None:  # sliding window [left, right]
                         wl, wr = a.window
-                        if (wl >= 0 and j < i + Sk - Sq - wl) or \
-                           (wr >= 0 and j > i + Sk - Sq + wr):
+                        if (wl >= 0 and j < i + off - wl) or \
+                           (wr >= 0 and j > i + off + wr):
                             x = NEG_INF
+                    if j >= Lk or i >= Lq:
+                        x = NEG_INF
                     s.append(x)
                 obase = ((b * H + h) * Sq + i) * Dv
                 m = max(s) if s else NEG_INF
@@ -211,7 +218,8 @@ def attention_ref(a, q, k, v, mask, mshape, scale, lse=None):
                 if lse is not None:
                     lse[(b * H + h) * Sq + i] = m + math.log(l)
                 for e in range(Dv):
-                    out[obase + e] = math.fsum(pj * vr[e] for pj, vr in zip(p, vrows)) / l
+                    out[obase + e] = math.fsum(pj * vr[e] for pj, vr in zip(p, vrows)
+                                               if pj != 0.0) / l
     return out
 
 
@@ -467,6 +475,27 @@ def case_attention(a, rng):
                         mask[(bh * Sq + i) * Sk + j] = keep
                     elif not keep:
                         mask[(bh * Sq + i) * Sk + j] = NEG_INF
+    for name in ("kv_lengths", "q_lengths"):
+        lens = getattr(a, name)
+        if lens is not None and len(lens) != B:
+            sys.exit("--%s needs B = %d lengths" % (name.replace("_", "-"), B))
+    if a.garbage_padding:
+        # NaN / Inf in the K/V rows past kv_lengths and the Q rows past
+        # q_lengths (a KV cache's unused slots): hidden, never read into
+        # a visible result. Dropped from the reference (x - x).
+        for b in range(B):
+            Lk = a.kv_lengths[b] if a.kv_lengths else Sk
+            Lq = a.q_lengths[b] if a.q_lengths else Sq
+            for kh in range(Hkv):
+                for j in range(Lk, Sk):
+                    for d in range(D):
+                        k[((b * Hkv + kh) * Sk + j) * D + d] = NAN if d % 2 else float("inf")
+                    for e in range(Dv):
+                        v[((b * Hkv + kh) * Sk + j) * Dv + e] = NAN if e % 2 == 0 else float("-inf")
+            for h in range(H):
+                for i in range(Lq, Sq):
+                    for d in range(D):
+                        q[((b * H + h) * Sq + i) * D + d] = NAN
     lse = [] if a.lse else None
     ref = attention_ref(a, q, k, v, mask, mshape, scale, lse)
 
@@ -489,6 +518,14 @@ def case_attention(a, rng):
         consts.append(dense_bool(mask, mshape) if a.mask == "keep"
                       else dense_float(mask, dt, mshape))
         mask_text = " mask(%%m : %s)" % ttype(mshape, melt, mdd)
+    for name, arg in (("kv_lengths", "kl"), ("q_lengths", "ql")):
+        lens = getattr(a, name)
+        if lens is None:
+            continue
+        ldd = [True] if a.dynamic else None
+        args.append((arg, [B], "i32", ldd))
+        consts.append("dense<[%s]> : tensor<%dxi32>" % (", ".join(str(x) for x in lens), B))
+        mask_text += " %s(%%%s : %s)" % (name, arg, ttype([B], "i32", ldd))
     scale_text = " scale = %s" % fmt_f32_attr(a.scale) if a.scale is not None else ""
     if a.softcap is not None:
         scale_text += " softcap = %s" % fmt_f32_attr(a.softcap)
@@ -570,6 +607,14 @@ def main():
                    help="additive mask: fraction of -inf entries")
     t.add_argument("--masked-row", type=int, action="append", default=[],
                    help="query row that sees no key at all (output exactly 0)")
+    ints = lambda x: [int(v) for v in x.split(",")]
+    t.add_argument("--kv-lengths", type=ints, default=None,
+                   help="per-sequence key counts (B of them, i32 operand)")
+    t.add_argument("--q-lengths", type=ints, default=None,
+                   help="per-sequence query counts (B of them, i32 operand)")
+    t.add_argument("--garbage-padding", action="store_true",
+                   help="NaN/Inf in K/V rows past kv_lengths, NaN in Q rows "
+                        "past q_lengths")
     t.add_argument("--first-keys-masked", type=int, action="append", default=[],
                    help="query row whose keys 0-1 are masked, the rest kept")
 

@@ -40,3 +40,7 @@ func.func @zeros_like(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %f = linalg.fill ins(%z : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
   return %f : tensor<?x?xf32>
 }
+func.func @attn_lengths(%q: tensor<?x4x?x32xf16>, %k: tensor<?x2x?x32xf16>, %v: tensor<?x2x?x32xf16>, %kv_len: tensor<?xi32>, %q_len: tensor<?xi32>) -> tensor<?x4x?x32xf16> {
+  %o = tx.attention %q, %k, %v kv_lengths(%kv_len : tensor<?xi32>) q_lengths(%q_len : tensor<?xi32>) causal : tensor<?x4x?x32xf16>, tensor<?x2x?x32xf16>, tensor<?x2x?x32xf16> -> tensor<?x4x?x32xf16>
+  return %o : tensor<?x4x?x32xf16>
+}
