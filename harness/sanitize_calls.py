@@ -34,11 +34,14 @@ def softmax(fn, shape, dt):
     return ("cases", fn, "softmax %s %s" % ("x".join(map(str, shape)), fn), [(shape, dt)], shape, dt)
 
 
-def attn(lib, fn, b, h, hkv, sq, sk, d, dt, mask=None, dv=None, what=""):
+def attn(lib, fn, b, h, hkv, sq, sk, d, dt, mask=None, dv=None, what="", lengths=()):
+    """lengths: per-sequence length lists (kv_lengths, then q_lengths), i32."""
     dv = dv or d
     args = [((b, h, sq, d), dt), ((b, hkv, sk, d), dt), ((b, hkv, sk, dv), dt)]
     if mask is not None:
         args.append(((b, h, sq, sk) if mask[1] is None else mask[1], mask[0]))
+    for ls in lengths:
+        args.append((tuple(ls), torch.int32))
     name = "%s %s B%d H%d/%d Sq%d Sk%d D%d%s" % (lib, fn, b, h, hkv, sq, sk, d, (" " + what) if what else "")
     return (lib, fn, name, args, (b, h, sq, dv), dt)
 
@@ -100,10 +103,25 @@ def calls():
         c.append(attn(lib, "window_nan_d128_f16", 1, 4, 1, 64, 2000, 128, F16))
         c.append(attn(lib, "window_keep_causal_f16", 1, 4, 2, 200, 260, 64, F16, mask=(I1, None)))
         c.append(attn(lib, "window_add_d128_f16", 1, 4, 4, 150, 450, 128, F16, mask=(F16, None)))
+        # Per-sequence lengths (#19): 0, 1, partial tiles and full, rows past
+        # q_lengths, every family (decode, tensor cores, CUDA cores).
+        c.append(attn(lib, "len_dec_gqa_f16", 3, 32, 8, 1, 700, 128, F16, lengths=[(700, 0, 33)]))
+        c.append(attn(lib, "len_dec_sq4_bf16", 2, 32, 8, 4, 300, 128, BF16,
+                      lengths=[(300, 5), (4, 1)]))
+        c.append(attn(lib, "len_prefill_gqa_f16", 3, 8, 2, 200, 200, 128, F16,
+                      lengths=[(200, 1, 77), (200, 0, 77)]))
+        c.append(attn(lib, "len_prefill_d64_bf16", 2, 4, 4, 90, 150, 64, BF16,
+                      lengths=[(129, 150), (90, 33)]))
+        c.append(attn(lib, "len_window_add_f32", 2, 2, 2, 40, 70, 64, F32, mask=(F32, None),
+                      lengths=[(70, 13), (40, 9)]))
+        c.append(attn(lib, "len_keep_f16", 2, 4, 2, 77, 130, 64, F16, mask=(I1, None),
+                      lengths=[(130, 64)]))
     return c
 
 
 def make(shape, dt, gen):
+    if dt == torch.int32:  # per-sequence lengths: `shape` holds the values
+        return torch.tensor(shape, dtype=torch.int32).to(check.DEVICE)
     if dt == I1:
         x = torch.rand(shape, generator=gen) > 0.3
     else:

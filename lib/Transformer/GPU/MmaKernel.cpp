@@ -61,7 +61,7 @@ void FlashKernelBuilder::emitKeyVisibility(Value kt, Value flagBuf, Value q0, Va
               Value ok = inBand(
                   arith::AndIOp::create(
                       b, loc, keyOk,
-                      cmpi(arith::CmpIPredicate::slt, i,
+                      cmpi(arith::CmpIPredicate::ult, i,
                            rowLimit ? rowLimit : Sq)),
                   j, i, shift);
               Value mv = memref::LoadOp::create(
