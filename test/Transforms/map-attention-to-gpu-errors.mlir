@@ -101,3 +101,21 @@ func.func @options(%q: tensor<1x1x8x32xf32>, %k: tensor<1x1x8x32xf32>, %v: tenso
   %o = tx.attention %q, %k, %v : tensor<1x1x8x32xf32>, tensor<1x1x8x32xf32>, tensor<1x1x8x32xf32> -> tensor<1x1x8x32xf32>
   return %o : tensor<1x1x8x32xf32>
 }
+
+// -----
+
+// Per-sequence lengths: a tile reads the lengths of its one batch, so the
+// tiling itself refuses a batch tile of 2.
+// CHECK: map-attention-to-gpu-errors.mlir:[[@LINE+2]]:8: error: 'tx.attention' op tiling a tx.attention with kv_lengths or q_lengths needs a batch tile of 1 (each tile reads the lengths of its batch)
+func.func @lengths_two_batches(%q: tensor<2x2x64x64xf16>, %k: tensor<2x2x64x64xf16>, %v: tensor<2x2x64x64xf16>, %kl: tensor<2xi32>) -> tensor<2x2x64x64xf16> {
+  %o = tx.attention %q, %k, %v kv_lengths(%kl : tensor<2xi32>) : tensor<2x2x64x64xf16>, tensor<2x2x64x64xf16>, tensor<2x2x64x64xf16> -> tensor<2x2x64x64xf16>
+  return %o : tensor<2x2x64x64xf16>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %a = transform.structured.match ops{["tx.attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %tiled, %forall = transform.structured.tile_using_forall %a tile_sizes [2, 1, 32]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}

@@ -86,3 +86,32 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// Per-sequence lengths through a user's tiling: the kernel reads both
+// lengths of its batch inside the launch (32 rows, 64 keys per step,
+// mma.sync; the canonicalizer folds the buffer loads into tensor.extract).
+// CHECK-LABEL: func.func @user_tiles_lengths
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c32, %{{.*}} = %c1, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c32, %{{.*}} = %c1, %{{.*}} = %c1)
+// CHECK: tensor.extract %{{.*}}[%{{.*}}] : tensor<2xi32>
+// CHECK: tensor.extract %{{.*}}[%{{.*}}] : tensor<2xi32>
+// CHECK: nvgpu.mma.sync
+// DEFAULT-LABEL: func.func @user_tiles_lengths
+// DEFAULT: gpu.launch
+// DEFAULT: tensor.extract %{{.*}}[%{{.*}}] : tensor<2xi32>
+func.func @user_tiles_lengths(%q: tensor<2x4x128x64xf16>, %k: tensor<2x4x256x64xf16>, %v: tensor<2x4x256x64xf16>, %kl: tensor<2xi32>, %ql: tensor<2xi32>) -> tensor<2x4x128x64xf16> {
+  %o = tx.attention %q, %k, %v kv_lengths(%kl : tensor<2xi32>) q_lengths(%ql : tensor<2xi32>) causal : tensor<2x4x128x64xf16>, tensor<2x4x256x64xf16>, tensor<2x4x256x64xf16> -> tensor<2x4x128x64xf16>
+  return %o : tensor<2x4x128x64xf16>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %a = transform.structured.match ops{["tx.attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %tiled, %forall = transform.structured.tile_using_forall %a tile_sizes [1, 1, 32]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %step = transform.structured.match ops{["tx.online_attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t2, %loop = transform.structured.tile_using_for %step tile_sizes [0, 0, 0, 64]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
