@@ -117,7 +117,9 @@ void FlashKernelBuilder::emitDecode() {
     Value bi = arith::DivUIOp::create(b, loc, bhk, Hkv);
     // Causal: key j visible to row i iff j <= i + shift (Sk - Sq, or
     // Lk - Lq of the batch; kv_lengths also replace Sk in this kernel).
-    Value shift = emitBatchLengths(bi);
+    Value shift;
+    if (kvLens || qLens)
+      shift = emitBatchLengths(bi);
     auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
                                          gpu::AddressSpace::Workgroup);
     Value base = gpu::DynamicSharedMemoryOp::create(
@@ -148,6 +150,8 @@ void FlashKernelBuilder::emitDecode() {
     // This warp's tiles: warp, warp + W, ... (nLocal of them).
     Value nLocal = ceilDiv(maxsi(sub(nT, warp), zero), cst(W));
     Value skLast = sub(Sk, one);
+    if (!shift)
+      shift = sub(Sk, Sq);
     Value mb = mask && !maskBatchBcast ? bi : zero;
     auto tileStart = [&](Value u) {
       return add(kBegin, mul(add(warp, mul(u, W)), TK));
