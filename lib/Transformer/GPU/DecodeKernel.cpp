@@ -56,8 +56,13 @@ void FlashKernelBuilder::emitDecode() {
   } else {
     int64_t perSm = std::clamp<int64_t>(
         kSmemPerSm / (cfg.decodeSmemBytes() + 1024), 1, 64 / W);
-    Value want = arith::DivUIOp::create(b, loc, cst(perSm * cfg.numSms),
-                                        maxsi(bh, one));
+    // With per-sequence lengths the chunks of the padded Sk hold unequal
+    // work (a chunk past a sequence's length returns at once): four waves
+    // of finer chunks even it out (H200, 16 sequences of random lengths
+    // up to 8192: 126 -> 103 us, bench/RESULTS.md session 12).
+    int64_t waves = kvLens ? 4 : 1;
+    Value want = arith::DivUIOp::create(
+        b, loc, cst(waves * perSm * cfg.numSms), maxsi(bh, one));
     Value most = ceilDiv(Sk, cst(2 * cfg.decodeTileKeys * W));
     nSplit = maxsi(minsi(want, most), one);
   }
