@@ -34,18 +34,21 @@
 // SIMT: gpu.launch
 // SIMT: memref.load %{{.*}}[%{{.*}}] : memref<2xi32>
 // SIMT-NOT: mma.sync
+// SIMT-LABEL: func.func @decode
 func.func @prefill(%q: tensor<2x4x300x128xf16>, %k: tensor<2x2x300x128xf16>, %v: tensor<2x2x300x128xf16>, %kl: tensor<2xi32>, %ql: tensor<2xi32>) -> tensor<2x4x300x128xf16> {
   %o = tx.attention %q, %k, %v kv_lengths(%kl : tensor<2xi32>) q_lengths(%ql : tensor<2xi32>) causal : tensor<2x4x300x128xf16>, tensor<2x2x300x128xf16>, tensor<2x2x300x128xf16> -> tensor<2x4x300x128xf16>
   return %o : tensor<2x4x300x128xf16>
 }
 
-// The split-KV decode kernel (grouped-query packing) reads kv_lengths[b].
+// The split-KV decode kernel (grouped-query packing; f16 with 4 rows per
+// K/V head: on tensor cores) reads kv_lengths[b].
 // TILED-LABEL: func.func @decode
 // TILED: scf.forall (%[[DB:.*]], %{{.*}}, %{{.*}}) = (0, 0, 0) to (8, 32, 1) step (1, 4, 1)
 // TILED: tensor.extract %{{.*}}[%[[DB]]] : tensor<8xi32>
 // WGMMA-LABEL: func.func @decode
 // WGMMA: gpu.launch
 // WGMMA: memref.load %{{.*}}[%{{.*}}] : memref<8xi32>
+// WGMMA: nvgpu.mma.sync
 // WGMMA: memref.atomic_rmw
 func.func @decode(%q: tensor<8x32x1x128xf16>, %k: tensor<8x8x8192x128xf16>, %v: tensor<8x8x8192x128xf16>, %kl: tensor<8xi32>) -> tensor<8x32x1x128xf16> {
   %o = tx.attention %q, %k, %v kv_lengths(%kl : tensor<8xi32>) causal : tensor<8x32x1x128xf16>, tensor<8x8x8192x128xf16>, tensor<8x8x8192x128xf16> -> tensor<8x32x1x128xf16>

@@ -1,7 +1,8 @@
 // The split-KV decode kernels of tx-attention-to-gpu (issue #17): few query
 // rows per K/V head (G * Sq <= decode-max-rows, static) become a split-KV
 // kernel (one CTA per batch, K/V head and key chunk; each warp a cp.async
-// pipeline of its own over 16-key tiles, two lanes per key; the CTA's warps
+// pipeline of its own over 16-key tiles, two lanes per key, or tensor
+// cores for f16 with 4 or more rows; the CTA's warps
 // combined in shared memory; with several splits, the last CTA of each
 // (batch, K/V head) merges their parts), with a device workspace for the
 // parts and arrival counters.
@@ -34,8 +35,8 @@
 // (64 + 8 of padding) and 16 V rows of 64 f16, after Q (4 * 64 f32):
 // 1024 + 4 * (256 + 3 * (2304 + 2048)) = 54272 bytes.
 // CHECK: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c128{{(_[0-9]+)?}}, {{.*}} dynamic_shared_memory_size %c54272_i32
-// CHECK: nvgpu.device_async_copy {{.*}} to memref<16x72xf16, #gpu.address_space<workgroup>>
-// CHECK: nvgpu.device_async_copy {{.*}} to memref<16x64xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_copy {{.*}} to memref<16x72xbf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_copy {{.*}} to memref<16x64xbf16, #gpu.address_space<workgroup>>
 // CHECK: nvgpu.device_async_create_group
 // CHECK: scf.for
 // CHECK: nvvm.bar.warp.sync
@@ -65,7 +66,7 @@
 // SPLITS: arith.ceildivui %{{.*}}, %[[SEVEN]] : index
 // 2 warps, 4 stages of 32 keys: 1024 + 2 * (512 + 4 * (4608 + 4096)).
 // T32: dynamic_shared_memory_size %c71680_i32
-// T32: nvgpu.device_async_copy {{.*}} to memref<32x72xf16, #gpu.address_space<workgroup>>
+// T32: nvgpu.device_async_copy {{.*}} to memref<32x72xbf16, #gpu.address_space<workgroup>>
 // T32: nvgpu.device_async_wait %{{.*}} {numGroups = 3 : i32}
 // T32: gpu.terminator
 // ROWS: error: tx-attention-to-gpu: decode-max-rows must be in [1, 32], got 0
@@ -78,7 +79,36 @@
 // PIPE-NOT: gpu.binary @decode_gqa_kernel_0
 // PIPEOFF: gpu.binary @decode_gqa_kernel
 // PIPEOFF-NOT: gpu.binary @decode_gqa_kernel_0
-func.func @decode_gqa(%q: tensor<?x8x1x64xf16>, %k: tensor<?x2x?x64xf16>, %v: tensor<?x2x?x64xf16>) -> tensor<?x8x1x64xf16> {
+func.func @decode_gqa(%q: tensor<?x8x1x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) -> tensor<?x8x1x64xbf16> {
+  %0 = tx.attention %q, %k, %v : tensor<?x8x1x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x8x1x64xbf16>
+  return %0 : tensor<?x8x1x64xbf16>
+}
+
+// f16 with G * Sq >= 4 rows: Q K^T and P V on tensor cores (mma.sync
+// m16n8k16, the 4 packed rows of the M tile, 12 of 16 zero). Q as 16 rows
+// of 72 f16 (2304 bytes), V rows padded like K:
+// 2304 + 4 * (256 + 3 * (2304 + 2304)) = 58624 bytes.
+// CHECK-LABEL: func.func @decode_gqa_tc
+// CHECK: gpu.launch {{.*}} dynamic_shared_memory_size %c58624_i32
+// CHECK: nvgpu.device_async_copy {{.*}} to memref<16x72xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_copy {{.*}} to memref<16x72xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.ldmatrix
+// CHECK: scf.for
+// CHECK: nvgpu.mma.sync
+// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
+// CHECK: nvgpu.mma.sync
+// CHECK: memref.atomic_rmw addi
+// CHECK: } {tx.required_chip = "sm_80"}
+// A mask operand keeps the CUDA-core form (the two lanes of a key).
+// CHECK-LABEL: func.func @decode_gqa_keep
+// CHECK: gpu.shuffle  xor %{{.*}}, %c16_i32
+// CHECK-NOT: nvgpu.mma.sync
+// CHECK: } {tx.required_chip = "sm_80"}
+func.func @decode_gqa_tc(%q: tensor<?x8x1x64xf16>, %k: tensor<?x2x?x64xf16>, %v: tensor<?x2x?x64xf16>) -> tensor<?x8x1x64xf16> {
   %0 = tx.attention %q, %k, %v : tensor<?x8x1x64xf16>, tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16> -> tensor<?x8x1x64xf16>
+  return %0 : tensor<?x8x1x64xf16>
+}
+func.func @decode_gqa_keep(%q: tensor<?x8x1x64xf16>, %k: tensor<?x2x?x64xf16>, %v: tensor<?x2x?x64xf16>, %m: tensor<?x8x1x?xi1>) -> tensor<?x8x1x64xf16> {
+  %0 = tx.attention %q, %k, %v mask(%m : tensor<?x8x1x?xi1>) : tensor<?x8x1x64xf16>, tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16> -> tensor<?x8x1x64xf16>
   return %0 : tensor<?x8x1x64xf16>
 }

@@ -48,6 +48,8 @@ struct FlashConfig {
   int64_t numSms = 132;  // decode: SMs of the target, for kvSplits = 0
   int64_t decodeStages = 3; // decode: K/V tiles per warp in flight + 1
   int64_t decodeTileKeys = 16; // decode: keys per warp step (32 / lanes per key)
+  bool decodeTC = false; // decode: Q K^T and P V on tensor cores (mma.sync
+                         // m16n8k16, the G * Sq <= 16 packed rows as M)
   bool keyFlags = false; // tensor cores with a mask operand: per-tile key
                          // visibility flags in shared memory (see
                          // emitKeyVisibility)
@@ -86,12 +88,20 @@ struct FlashConfig {
   // memory holds each warp's partial state (m, l, O: P x (Dv + 2) f32).
   int64_t decodeRows() const { return decodeG * decodeSq; }
   int64_t decodeKStride() const { return D + 16 / eltBytes; }
-  int64_t decodeQBytes() const { return 4 * decodeRows() * D; }
+  // Tensor cores: Q as 16 rows of Q's type (rows >= G * Sq zero), V rows
+  // padded by 16 bytes as K's (ldmatrix without bank conflicts).
+  int64_t decodeVStride() const { return decodeTC ? Dv + 16 / eltBytes : Dv; }
+  int64_t decodeQBytes() const {
+    return decodeTC ? 16 * decodeKStride() * eltBytes
+                    : 4 * decodeRows() * D;
+  }
   int64_t decodePBytes() const { return 4 * decodeRows() * decodeTileKeys; }
   int64_t decodeKBytes() const {
     return decodeTileKeys * decodeKStride() * eltBytes;
   }
-  int64_t decodeVBytes() const { return decodeTileKeys * Dv * eltBytes; }
+  int64_t decodeVBytes() const {
+    return decodeTileKeys * decodeVStride() * eltBytes;
+  }
   int64_t decodeWarpBytes() const {
     return decodePBytes() + decodeStages * (decodeKBytes() + decodeVBytes());
   }

@@ -114,6 +114,23 @@ mlir::tx::checkAttentionChoices(const AttentionTarget &t,
 // The table
 //===----------------------------------------------------------------------===//
 
+/// The split-KV decode kernel's products on tensor cores (mma.sync
+/// m16n8k16 with the G * Sq <= 16 packed rows as the M tile) when at least
+/// 4 rows share the K/V head (grouped-query heads or several query rows):
+/// f16 (nvgpu.mma.sync, LLVM 22, has no bf16 form), D and Dv multiples of
+/// 32 up to 128, 16 keys per warp step, no mask operand and no softcap
+/// (those stay on CUDA cores), sm_80+. With 1-3 rows the CUDA-core form is
+/// faster (15 of the 16 M rows would be idle). H200, same process
+/// (bench/RESULTS.md, session 12): GQA 32/8 rows 1.00-1.18x, Sq = 4 2.4x;
+/// MHA rows (1 row) 0.94-0.97x, hence the threshold.
+static bool decodeTensorCores(const FlashConfig &c, const AttentionProblem &p,
+                              const AttentionTarget &t) {
+  return t.sm >= 80 && p.elementType().isF16() && c.D % 32 == 0 &&
+         c.Dv % 32 == 0 && c.D <= 128 && c.Dv <= 128 &&
+         c.decodeTileKeys == 16 && c.decodeRows() >= 4 &&
+         c.decodeRows() <= 16 && !p.mask && !p.softcap;
+}
+
 namespace {
 struct Chooser {
   const AttentionTarget &t;
@@ -244,6 +261,7 @@ struct Chooser {
     cfg.decodeTileKeys = c.decodeTileKeys ? c.decodeTileKeys
                          : D % (2 * (16 / eltBytes)) == 0 ? 16
                                                           : 32;
+    cfg.decodeTC = decodeTensorCores(cfg, p, t);
     cfg.decodeStages = c.stages ? c.stages : 3;
     while (cfg.decodeSmemBytes() > t.maxSharedMemory && !c.stages &&
            cfg.decodeStages > 2)
@@ -431,6 +449,8 @@ mlir::tx::strategyFromAttr(DictionaryAttr attr, const AttentionProblem &p,
         !get("stages", c.decodeStages) || !get("tile_keys", c.decodeTileKeys))
       return bad("the decode family needs kv_splits, num_sms, stages and "
                  "tile_keys");
+    AttentionTarget t;
+    c.decodeTC = decodeTensorCores(c, p, t);
     return c;
   }
   if (!get("q_tile", c.qTile) || !get("kv_tile", c.kvTile) || c.qTile < 1 ||

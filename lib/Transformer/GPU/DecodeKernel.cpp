@@ -144,7 +144,7 @@ void FlashKernelBuilder::emitDecode() {
     };
     auto kView = [&](Value s) { return view(stageOff(s), {TK, kStr}, elt); };
     auto vView = [&](Value s) {
-      return view(add(stageOff(s), kBytes), {TK, Dv}, elt);
+      return view(add(stageOff(s), kBytes), {TK, cfg.decodeVStride()}, elt);
     };
     // Packed row r: head kh * G + r / Sq, query row r % Sq.
     auto headOf = [&](int64_t r) { return add(mul(kh, Gs), r / SqS); };
@@ -202,196 +202,349 @@ void FlashKernelBuilder::emitDecode() {
     // The first S - 1 tiles are in flight while Q is loaded.
     for (int64_t s = 0; s + 1 < S; ++s)
       issue(cst(s));
-    // Q rows, pre-scaled, f32.
-    scf::ForOp::create(
-        b, loc, tid, cst(P * D), cst(32 * W), ValueRange{},
-        [&](OpBuilder &, Location, Value idx, ValueRange) {
-          Value r = arith::DivUIOp::create(b, loc, idx, cst(D));
-          Value d = arith::RemUIOp::create(b, loc, idx, cst(D));
-          Value gq = arith::DivUIOp::create(b, loc, r, cst(SqS));
-          Value i = arith::RemUIOp::create(b, loc, r, cst(SqS));
-          Value h = add(mul(kh, Gs), gq);
-          Value x = toF32(
-              memref::LoadOp::create(b, loc, q, ValueRange{bi, h, i, d}));
-          memref::StoreOp::create(b, loc, fmul(x, scaleNat), qs, idx);
-          scf::YieldOp::create(b, loc);
-        });
-    gpu::BarrierOp::create(b, loc); // Q is in shared memory
-
-    SmallVector<Value> init;
-    for (int64_t r = 0; r < P; ++r)
-      init.push_back(negInf); // m
-    for (int64_t r = 0; r < P; ++r)
-      init.push_back(fzero); // l (this lane's keys)
-    for (int64_t x = 0; x < P * Cv; ++x)
-      init.push_back(fzero); // O (columns lane * Cv + c)
-
-    auto tLoop = scf::ForOp::create(
-        b, loc, zero, nLocal, one, init,
-        [&](OpBuilder &, Location, Value u, ValueRange carried) {
-          // Every lane is done with stage (u - 1) % S (and the P buffer)
-          // before tile u + S - 1 is copied over it.
-          syncWarp();
-          asyncWait(issue(add(u, S - 1)), S - 1); // tile u has landed
-          syncWarp();
-          Value s = arith::RemUIOp::create(b, loc, u, cst(S));
-          Value ks = kView(s), vs = vView(s);
-          Value j0 = tileStart(u);
-          // Lane: key kk of the tile, columns [part * DL, part * DL + DL).
-          Value kk = arith::RemUIOp::create(b, loc, lane, cst(TK));
-          Value part = arith::DivUIOp::create(b, loc, lane, cst(TK));
-          Value j = add(j0, kk);
-          Value valid = cmpi(arith::CmpIPredicate::ult, j, kEnd);
-          Value jc = minsi(j, skLast);
-          // S = Q K^T for the lane's key and every packed row.
-          SmallVector<Value> sc(P, fzero);
-          Value col0 = mul(part, DL);
-          for (int64_t c = 0; c < DL; c += nv) {
-            Value kv = toF32(vector::LoadOp::create(
-                b, loc, vec(nv, elt), ks, ValueRange{kk, add(col0, c)},
-                /*nontemporal=*/false, llvm::MaybeAlign(16)));
-            for (int64_t e = 0; e < nv; e += 4)
-              for (int64_t r = 0; r < P; ++r) {
-                Value qv = loadShared(qs, add(col0, r * D + c + e), 4);
-                for (int64_t x = 0; x < 4; ++x)
-                  sc[r] = fma(lanePart(qv, x), lanePart(kv, e + x), sc[r]);
-              }
-          }
-          // The LPK lanes of a key add their column shares.
-          for (int64_t r = 0; r < P; ++r)
-            for (int64_t off = TK; off < 32; off *= 2)
-              sc[r] = fadd(sc[r], gpu::ShuffleOp::create(
-                                      b, loc, sc[r], off, 32,
-                                      gpu::ShuffleMode::XOR)
-                                      .getShuffleResult());
-          // Hidden keys: past the chunk, the causal diagonal, the mask.
-          for (int64_t r = 0; r < P; ++r) {
-            int64_t i = r % SqS;
-            Value x = capScore(sc[r]);
-            if (mask) {
-              Value mh = maskHeadBcast ? zero : headOf(r);
-              Value mv = memref::LoadOp::create(
-                  b, loc, mask, ValueRange{mb, mh, cst(i), jc});
-              if (keepMask) {
-                x = select(mv, x, negInf);
-              } else {
-                Value mf = toF32(mv);
-                x = select(feq(mf, negInf), negInf, fadd(x, mf));
-              }
-            }
-            Value ok = valid;
-            if (rowLimit) // rows past q_lengths see no key
-              ok = arith::AndIOp::create(
-                  b, loc, ok,
-                  cmpi(arith::CmpIPredicate::slt, cst(i), rowLimit));
-            if (prob.causal)
-              ok = arith::AndIOp::create(
-                  b, loc, ok,
-                  cmpi(arith::CmpIPredicate::sle, j, add(shift, cst(i))));
-            sc[r] = select(ok, x, negInf);
-          }
-          // Online softmax per row; P to the warp's P buffer (written by
-          // the first lane of each key; l counts each key LPK times).
-          SmallVector<Value> next(P * (2 + Cv));
-          SmallVector<Value> pr(P);
-          for (int64_t r = 0; r < P; ++r) {
-            Value m = carried[r], l = carried[P + r];
-            Value mNew = fmax(m, warpAllReduce(sc[r], /*isMax=*/true));
-            Value mSafe = select(feq(mNew, negInf), fzero, mNew);
-            Value alpha = exp2Of(fsub(m, mSafe));
-            Value p = pr[r] = exp2Of(fsub(sc[r], mSafe));
-            next[r] = mNew;
-            next[P + r] = fadd(fmul(l, alpha), p);
-            for (int64_t c = 0; c < Cv; ++c)
-              next[2 * P + r * Cv + c] =
-                  fmul(carried[2 * P + r * Cv + c], alpha);
-          }
-          ifThen(cmpi(arith::CmpIPredicate::eq, part, zero), [&] {
-            for (int64_t r = 0; r < P; ++r)
-              memref::StoreOp::create(b, loc, pr[r], ps,
-                                      ValueRange{add(kk, r * TK)});
+    if (cfg.decodeTC) {
+      // ---- tensor cores: mma.sync m16n8k16, the P <= 16 packed rows as
+      // the M tile (rows >= P zero), 16 keys (two n8 blocks) per step ----
+      const int64_t KD = D / 16, DT = Dv / 8;
+      Value qsT = view(zero, {16, kStr}, elt);
+      scf::ForOp::create(
+          b, loc, tid, cst(16 * D), cst(32 * W), ValueRange{},
+          [&](OpBuilder &, Location, Value idx, ValueRange) {
+            Value r = arith::DivUIOp::create(b, loc, idx, cst(D));
+            Value d = arith::RemUIOp::create(b, loc, idx, cst(D));
+            Value live = cmpi(arith::CmpIPredicate::ult, r, cst(P));
+            Value rc = minui(r, cst(P - 1));
+            Value gq = arith::DivUIOp::create(b, loc, rc, cst(SqS));
+            Value i = arith::RemUIOp::create(b, loc, rc, cst(SqS));
+            Value h = add(mul(kh, Gs), gq);
+            Value x = memref::LoadOp::create(b, loc, q, ValueRange{bi, h, i, d});
+            Value z = arith::ConstantOp::create(b, loc, b.getZeroAttr(elt));
+            memref::StoreOp::create(b, loc, select(live, x, z), qsT,
+                                    ValueRange{r, d});
+            scf::YieldOp::create(b, loc);
           });
-          syncWarp();
-          // O += P V: each V row read once from shared memory, P of 4
-          // keys per broadcast load.
-          auto emitPV = [&](bool sel) -> SmallVector<Value> {
-            SmallVector<Value> o(next.begin() + 2 * P, next.end());
-            Value col = mul(lane, Cv);
-            for (int64_t k4 = 0; k4 < TK; k4 += 4) {
-              SmallVector<Value> p4(P);
-              for (int64_t r = 0; r < P; ++r)
-                p4[r] = loadShared(ps, cst(r * TK + k4), 4);
-              for (int64_t kk = k4; kk < k4 + 4; ++kk) {
-                Value vv = toF32(
-                    Cv == 1 ? memref::LoadOp::create(b, loc, vs,
-                                                     ValueRange{cst(kk), col})
-                                  .getResult()
-                            : vector::LoadOp::create(
-                                  b, loc, vec(Cv, elt), vs,
-                                  ValueRange{cst(kk), col},
-                                  /*nontemporal=*/false,
-                                  llvm::MaybeAlign(std::min<int64_t>(
-                                      16, Cv * cfg.eltBytes)))
-                                  .getResult());
+      gpu::BarrierOp::create(b, loc); // Q is in shared memory
+      Value lane16 = arith::RemUIOp::create(b, loc, lane, cst(16));
+      Value laneHi8 = mul(arith::DivUIOp::create(b, loc, lane, cst(16)), 8);
+      SmallVector<Value> qa;
+      for (int64_t kk = 0; kk < KD; ++kk)
+        qa.push_back(ldmatrix(qsT, lane16, add(laneHi8, kk * 16),
+                              /*trans=*/false, 4));
+      Value g = arith::DivUIOp::create(b, loc, lane, cst(4));
+      Value t4 = arith::RemUIOp::create(b, loc, lane, cst(4));
+      Value col2 = mul(t4, 2);
+      Value kRow8 = arith::RemUIOp::create(b, loc, lane, cst(8));
+      Value kCol8x4 = mul(arith::DivUIOp::create(b, loc, lane, cst(8)), 8);
+      VectorType accTy = vec2(2, 2, f32);
+      Value accZero = arith::ConstantOp::create(
+          b, loc, accTy, DenseElementsAttr::get(accTy, 0.0f));
+      // The thread's rows g and g + 8: packed row r is query row r % Sq.
+      Value rowOf[2] = {g, add(g, 8)};
+      Value qRow[2], rowLive[2];
+      for (int64_t hh = 0; hh < 2; ++hh) {
+        qRow[hh] = arith::RemUIOp::create(b, loc, rowOf[hh], cst(SqS));
+        rowLive[hh] = cmpi(arith::CmpIPredicate::ult, rowOf[hh], cst(P));
+        if (rowLimit)
+          rowLive[hh] = arith::AndIOp::create(
+              b, loc, rowLive[hh],
+              cmpi(arith::CmpIPredicate::slt, qRow[hh], rowLimit));
+      }
+      SmallVector<Value> init = {negInf, negInf, fzero, fzero};
+      init.append(DT, accZero);
+      auto tcLoop = scf::ForOp::create(
+          b, loc, zero, nLocal, one, init,
+          [&](OpBuilder &, Location, Value u, ValueRange carried) {
+            syncWarp();
+            asyncWait(issue(add(u, S - 1)), S - 1); // tile u has landed
+            syncWarp();
+            Value s = arith::RemUIOp::create(b, loc, u, cst(S));
+            Value ks = kView(s), vs = vView(s);
+            Value j0 = tileStart(u);
+            // S = Q K^T (raw scores), sv[nt * 4 + e].
+            SmallVector<Value> sv(8);
+            for (int64_t nt = 0; nt < 2; ++nt) {
+              Value acc = accZero;
+              for (int64_t kk = 0; kk < KD; kk += 2) {
+                auto [b0, b1] = splitX4(ldmatrix(ks, add(kRow8, nt * 8),
+                                                 add(kCol8x4, kk * 16),
+                                                 /*trans=*/false, 4));
+                acc = mmaSync(qa[kk], b0, acc);
+                acc = mmaSync(qa[kk + 1], b1, acc);
+              }
+              for (int64_t e = 0; e < 4; ++e)
+                sv[nt * 4 + e] = vector::ExtractOp::create(
+                    b, loc, acc, ArrayRef<int64_t>{e / 2, e % 2});
+            }
+            // Scores in the exp2 domain; hidden: past the chunk, rows past
+            // P (or q_lengths), the causal diagonal.
+            for (int64_t nt = 0; nt < 2; ++nt)
+              for (int64_t e = 0; e < 4; ++e) {
+                int64_t hh = e / 2;
+                Value j = add(add(j0, col2), nt * 8 + e % 2);
+                Value ok = arith::AndIOp::create(
+                    b, loc, cmpi(arith::CmpIPredicate::ult, j, kEnd),
+                    rowLive[hh]);
+                if (prob.causal)
+                  ok = arith::AndIOp::create(
+                      b, loc, ok,
+                      cmpi(arith::CmpIPredicate::sle, j,
+                           add(shift, qRow[hh])));
+                Value &x = sv[nt * 4 + e];
+                x = select(ok, mulRn(x, scale), negInf);
+              }
+            SmallVector<Value> next(4 + DT);
+            Value alpha[2];
+            SmallVector<Value> pv(8);
+            for (int64_t hh = 0; hh < 2; ++hh) {
+              Value mx = fmax(fmax(sv[2 * hh], sv[2 * hh + 1]),
+                              fmax(sv[4 + 2 * hh], sv[4 + 2 * hh + 1]));
+              Value mNew = fmax(carried[hh], quadAllReduce(mx, true));
+              Value mSafe = select(feq(mNew, negInf), fzero, mNew);
+              alpha[hh] = fastExp2(fsub(carried[hh], mSafe));
+              Value sum = fzero;
+              for (int64_t nt = 0; nt < 2; ++nt)
+                for (int64_t c = 0; c < 2; ++c) {
+                  Value p = fastExp2(fsub(sv[nt * 4 + 2 * hh + c], mSafe));
+                  pv[nt * 4 + 2 * hh + c] = p;
+                  sum = fadd(sum, p);
+                }
+              next[hh] = mNew;
+              next[2 + hh] = fadd(fmul(carried[2 + hh], alpha[hh]), sum);
+            }
+            Value aVec = vector::FromElementsOp::create(
+                b, loc, accTy,
+                ValueRange{alpha[0], alpha[0], alpha[1], alpha[1]});
+            Value pa = pack({pv[0], pv[1], pv[2], pv[3], pv[4], pv[5], pv[6],
+                             pv[7]},
+                            elt);
+            for (int64_t dt = 0; dt < DT; dt += 2) {
+              auto [b0, b1] =
+                  splitX4(ldmatrix(vs, lane16, add(laneHi8, dt * 8),
+                                   /*trans=*/true, 4));
+              next[4 + dt] = mmaSync(
+                  pa, b0, arith::MulFOp::create(b, loc, carried[4 + dt], aVec));
+              next[4 + dt + 1] = mmaSync(
+                  pa, b1,
+                  arith::MulFOp::create(b, loc, carried[4 + dt + 1], aVec));
+            }
+            scf::YieldOp::create(b, loc, next);
+          });
+      asyncWaitAll(); // no cp.async left in flight
+      gpu::BarrierOp::create(b, loc); // every warp is done with its stages
+      // The warp's state (m in natural units, l, O) to shared memory.
+      Value st = view(warpBase, {P * (Dv + 2)}, f32);
+      Value ln2 = fcst(0.69314718055994531);
+      for (int64_t hh = 0; hh < 2; ++hh) {
+        Value l = quadAllReduce(tcLoop.getResult(2 + hh), false);
+        Value r = rowOf[hh];
+        ifThen(cmpi(arith::CmpIPredicate::ult, r, cst(P)), [&] {
+          ifThen(cmpi(arith::CmpIPredicate::eq, t4, zero), [&] {
+            memref::StoreOp::create(b, loc, fmul(tcLoop.getResult(hh), ln2),
+                                    st, r);
+            memref::StoreOp::create(b, loc, l, st, add(r, P));
+          });
+          for (int64_t dt = 0; dt < DT; ++dt)
+            for (int64_t c = 0; c < 2; ++c) {
+              Value o = vector::ExtractOp::create(
+                  b, loc, tcLoop.getResult(4 + dt), ArrayRef<int64_t>{hh, c});
+              memref::StoreOp::create(
+                  b, loc, o, st,
+                  add(add(mul(r, Dv), col2), 2 * P + dt * 8 + c));
+            }
+        });
+      }
+    } else {
+      // Q rows, pre-scaled, f32.
+      scf::ForOp::create(
+          b, loc, tid, cst(P * D), cst(32 * W), ValueRange{},
+          [&](OpBuilder &, Location, Value idx, ValueRange) {
+            Value r = arith::DivUIOp::create(b, loc, idx, cst(D));
+            Value d = arith::RemUIOp::create(b, loc, idx, cst(D));
+            Value gq = arith::DivUIOp::create(b, loc, r, cst(SqS));
+            Value i = arith::RemUIOp::create(b, loc, r, cst(SqS));
+            Value h = add(mul(kh, Gs), gq);
+            Value x = toF32(
+                memref::LoadOp::create(b, loc, q, ValueRange{bi, h, i, d}));
+            memref::StoreOp::create(b, loc, fmul(x, scaleNat), qs, idx);
+            scf::YieldOp::create(b, loc);
+          });
+      gpu::BarrierOp::create(b, loc); // Q is in shared memory
+
+      SmallVector<Value> init;
+      for (int64_t r = 0; r < P; ++r)
+        init.push_back(negInf); // m
+      for (int64_t r = 0; r < P; ++r)
+        init.push_back(fzero); // l (this lane's keys)
+      for (int64_t x = 0; x < P * Cv; ++x)
+        init.push_back(fzero); // O (columns lane * Cv + c)
+
+      auto tLoop = scf::ForOp::create(
+          b, loc, zero, nLocal, one, init,
+          [&](OpBuilder &, Location, Value u, ValueRange carried) {
+            // Every lane is done with stage (u - 1) % S (and the P buffer)
+            // before tile u + S - 1 is copied over it.
+            syncWarp();
+            asyncWait(issue(add(u, S - 1)), S - 1); // tile u has landed
+            syncWarp();
+            Value s = arith::RemUIOp::create(b, loc, u, cst(S));
+            Value ks = kView(s), vs = vView(s);
+            Value j0 = tileStart(u);
+            // Lane: key kk of the tile, columns [part * DL, part * DL + DL).
+            Value kk = arith::RemUIOp::create(b, loc, lane, cst(TK));
+            Value part = arith::DivUIOp::create(b, loc, lane, cst(TK));
+            Value j = add(j0, kk);
+            Value valid = cmpi(arith::CmpIPredicate::ult, j, kEnd);
+            Value jc = minsi(j, skLast);
+            // S = Q K^T for the lane's key and every packed row.
+            SmallVector<Value> sc(P, fzero);
+            Value col0 = mul(part, DL);
+            for (int64_t c = 0; c < DL; c += nv) {
+              Value kv = toF32(vector::LoadOp::create(
+                  b, loc, vec(nv, elt), ks, ValueRange{kk, add(col0, c)},
+                  /*nontemporal=*/false, llvm::MaybeAlign(16)));
+              for (int64_t e = 0; e < nv; e += 4)
                 for (int64_t r = 0; r < P; ++r) {
-                  Value pk = lanePart(p4[r], kk - k4);
-                  Value hidden = sel ? feq(pk, fzero) : Value();
-                  for (int64_t c = 0; c < Cv; ++c) {
-                    Value acc = fma(pk, lanePart(vv, c), o[r * Cv + c]);
-                    // A hidden key (P == 0) contributes nothing, whatever
-                    // V holds (0 * NaN is NaN).
-                    o[r * Cv + c] =
-                        sel ? select(hidden, o[r * Cv + c], acc) : acc;
+                  Value qv = loadShared(qs, add(col0, r * D + c + e), 4);
+                  for (int64_t x = 0; x < 4; ++x)
+                    sc[r] = fma(lanePart(qv, x), lanePart(kv, e + x), sc[r]);
+                }
+            }
+            // The LPK lanes of a key add their column shares.
+            for (int64_t r = 0; r < P; ++r)
+              for (int64_t off = TK; off < 32; off *= 2)
+                sc[r] = fadd(sc[r], gpu::ShuffleOp::create(
+                                        b, loc, sc[r], off, 32,
+                                        gpu::ShuffleMode::XOR)
+                                        .getShuffleResult());
+            // Hidden keys: past the chunk, the causal diagonal, the mask.
+            for (int64_t r = 0; r < P; ++r) {
+              int64_t i = r % SqS;
+              Value x = capScore(sc[r]);
+              if (mask) {
+                Value mh = maskHeadBcast ? zero : headOf(r);
+                Value mv = memref::LoadOp::create(
+                    b, loc, mask, ValueRange{mb, mh, cst(i), jc});
+                if (keepMask) {
+                  x = select(mv, x, negInf);
+                } else {
+                  Value mf = toF32(mv);
+                  x = select(feq(mf, negInf), negInf, fadd(x, mf));
+                }
+              }
+              Value ok = valid;
+              if (rowLimit) // rows past q_lengths see no key
+                ok = arith::AndIOp::create(
+                    b, loc, ok,
+                    cmpi(arith::CmpIPredicate::slt, cst(i), rowLimit));
+              if (prob.causal)
+                ok = arith::AndIOp::create(
+                    b, loc, ok,
+                    cmpi(arith::CmpIPredicate::sle, j, add(shift, cst(i))));
+              sc[r] = select(ok, x, negInf);
+            }
+            // Online softmax per row; P to the warp's P buffer (written by
+            // the first lane of each key; l counts each key LPK times).
+            SmallVector<Value> next(P * (2 + Cv));
+            SmallVector<Value> pr(P);
+            for (int64_t r = 0; r < P; ++r) {
+              Value m = carried[r], l = carried[P + r];
+              Value mNew = fmax(m, warpAllReduce(sc[r], /*isMax=*/true));
+              Value mSafe = select(feq(mNew, negInf), fzero, mNew);
+              Value alpha = exp2Of(fsub(m, mSafe));
+              Value p = pr[r] = exp2Of(fsub(sc[r], mSafe));
+              next[r] = mNew;
+              next[P + r] = fadd(fmul(l, alpha), p);
+              for (int64_t c = 0; c < Cv; ++c)
+                next[2 * P + r * Cv + c] =
+                    fmul(carried[2 * P + r * Cv + c], alpha);
+            }
+            ifThen(cmpi(arith::CmpIPredicate::eq, part, zero), [&] {
+              for (int64_t r = 0; r < P; ++r)
+                memref::StoreOp::create(b, loc, pr[r], ps,
+                                        ValueRange{add(kk, r * TK)});
+            });
+            syncWarp();
+            // O += P V: each V row read once from shared memory, P of 4
+            // keys per broadcast load.
+            auto emitPV = [&](bool sel) -> SmallVector<Value> {
+              SmallVector<Value> o(next.begin() + 2 * P, next.end());
+              Value col = mul(lane, Cv);
+              for (int64_t k4 = 0; k4 < TK; k4 += 4) {
+                SmallVector<Value> p4(P);
+                for (int64_t r = 0; r < P; ++r)
+                  p4[r] = loadShared(ps, cst(r * TK + k4), 4);
+                for (int64_t kk = k4; kk < k4 + 4; ++kk) {
+                  Value vv = toF32(
+                      Cv == 1 ? memref::LoadOp::create(b, loc, vs,
+                                                       ValueRange{cst(kk), col})
+                                    .getResult()
+                              : vector::LoadOp::create(
+                                    b, loc, vec(Cv, elt), vs,
+                                    ValueRange{cst(kk), col},
+                                    /*nontemporal=*/false,
+                                    llvm::MaybeAlign(std::min<int64_t>(
+                                        16, Cv * cfg.eltBytes)))
+                                    .getResult());
+                  for (int64_t r = 0; r < P; ++r) {
+                    Value pk = lanePart(p4[r], kk - k4);
+                    Value hidden = sel ? feq(pk, fzero) : Value();
+                    for (int64_t c = 0; c < Cv; ++c) {
+                      Value acc = fma(pk, lanePart(vv, c), o[r * Cv + c]);
+                      // A hidden key (P == 0) contributes nothing, whatever
+                      // V holds (0 * NaN is NaN).
+                      o[r * Cv + c] =
+                          sel ? select(hidden, o[r * Cv + c], acc) : acc;
+                    }
                   }
                 }
               }
+              return o;
+            };
+            SmallVector<Value> o;
+            if (mask) {
+              o = emitPV(true);
+            } else {
+              // Only the chunk's last tile, and causal tiles that reach past
+              // the first row's diagonal, can hold hidden keys (rows past
+              // the chunk are zero-filled, but a causal key inside it may
+              // hold anything).
+              Value need = cmpi(arith::CmpIPredicate::sgt, add(j0, TK), kEnd);
+              if (prob.causal)
+                need = arith::OrIOp::create(
+                    b, loc, need,
+                    cmpi(arith::CmpIPredicate::sgt, add(j0, TK - 1), shift));
+              SmallVector<Type> types(P * Cv, f32);
+              auto ifNeed = scf::IfOp::create(b, loc, types, need, true);
+              OpBuilder::InsertionGuard gd(b);
+              b.setInsertionPointToStart(ifNeed.thenBlock());
+              scf::YieldOp::create(b, loc, emitPV(true));
+              b.setInsertionPointToStart(ifNeed.elseBlock());
+              scf::YieldOp::create(b, loc, emitPV(false));
+              o.assign(ifNeed.getResults().begin(), ifNeed.getResults().end());
             }
-            return o;
-          };
-          SmallVector<Value> o;
-          if (mask) {
-            o = emitPV(true);
-          } else {
-            // Only the chunk's last tile, and causal tiles that reach past
-            // the first row's diagonal, can hold hidden keys (rows past
-            // the chunk are zero-filled, but a causal key inside it may
-            // hold anything).
-            Value need = cmpi(arith::CmpIPredicate::sgt, add(j0, TK), kEnd);
-            if (prob.causal)
-              need = arith::OrIOp::create(
-                  b, loc, need,
-                  cmpi(arith::CmpIPredicate::sgt, add(j0, TK - 1), shift));
-            SmallVector<Type> types(P * Cv, f32);
-            auto ifNeed = scf::IfOp::create(b, loc, types, need, true);
-            OpBuilder::InsertionGuard gd(b);
-            b.setInsertionPointToStart(ifNeed.thenBlock());
-            scf::YieldOp::create(b, loc, emitPV(true));
-            b.setInsertionPointToStart(ifNeed.elseBlock());
-            scf::YieldOp::create(b, loc, emitPV(false));
-            o.assign(ifNeed.getResults().begin(), ifNeed.getResults().end());
-          }
-          for (int64_t x = 0; x < P * Cv; ++x)
-            next[2 * P + x] = o[x];
-          scf::YieldOp::create(b, loc, next);
-        });
-    asyncWaitAll(); // no cp.async left in flight
-    gpu::BarrierOp::create(b, loc); // every warp is done with its stages
+            for (int64_t x = 0; x < P * Cv; ++x)
+              next[2 * P + x] = o[x];
+            scf::YieldOp::create(b, loc, next);
+          });
+      asyncWaitAll(); // no cp.async left in flight
+      gpu::BarrierOp::create(b, loc); // every warp is done with its stages
 
-    // Each warp's state to shared memory (over its stages): m, l (summed
-    // over lanes), O.
-    Value st = view(warpBase, {P * (Dv + 2)}, f32);
-    for (int64_t r = 0; r < P; ++r) {
-      Value l = warpAllReduce(tLoop.getResult(P + r), /*isMax=*/false);
-      if (LPK > 1)
-        l = fmul(l, fcst(1.0 / LPK));
-      ifThen(cmpi(arith::CmpIPredicate::eq, lane, zero), [&] {
-        memref::StoreOp::create(b, loc, tLoop.getResult(r), st, cst(r));
-        memref::StoreOp::create(b, loc, l, st, cst(P + r));
-      });
-      for (int64_t c = 0; c < Cv; ++c)
-        memref::StoreOp::create(
-            b, loc, tLoop.getResult(2 * P + r * Cv + c), st,
-            add(mul(lane, Cv), 2 * P + r * Dv + c));
+      // Each warp's state to shared memory (over its stages): m, l (summed
+      // over lanes), O.
+      Value st = view(warpBase, {P * (Dv + 2)}, f32);
+      for (int64_t r = 0; r < P; ++r) {
+        Value l = warpAllReduce(tLoop.getResult(P + r), /*isMax=*/false);
+        if (LPK > 1)
+          l = fmul(l, fcst(1.0 / LPK));
+        ifThen(cmpi(arith::CmpIPredicate::eq, lane, zero), [&] {
+          memref::StoreOp::create(b, loc, tLoop.getResult(r), st, cst(r));
+          memref::StoreOp::create(b, loc, l, st, cst(P + r));
+        });
+        for (int64_t c = 0; c < Cv; ++c)
+          memref::StoreOp::create(
+              b, loc, tLoop.getResult(2 * P + r * Cv + c), st,
+              add(mul(lane, Cv), 2 * P + r * Dv + c));
+      }
     }
     gpu::BarrierOp::create(b, loc);
     // The CTA's part (split sp) of each row: warp w combines rows w,
