@@ -329,6 +329,16 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
       shuffle reduction per row gives the tile maximum; P goes through
       shared memory and `O += P V` reads each V row once, lane l owning
       output columns `[l * Dv / 32, (l + 1) * Dv / 32)`.
+    - Tensor cores (f16, 4 to 16 packed rows, D and Dv multiples of 32 up
+      to 128, 16-key tiles, no mask operand and no softcap): the same
+      pipeline, but each warp computes `Q K^T` and `P V` of a tile with
+      mma.sync m16n8k16, the packed rows as the M tile (rows past `G * Sq`
+      zero): Q's A fragments loaded once (ldmatrix), K's B fragments by
+      ldmatrix from the padded K rows, P kept in registers as the A
+      fragment of `P V`, V's B fragments by ldmatrix.trans (V rows padded
+      by 16 bytes too), the online softmax on the accumulator layout (quad
+      shuffles). Fewer rows (MHA, MQA with Sq < 4) keep the CUDA-core form,
+      which is faster there; bf16 too (nvgpu.mma.sync has no bf16 form).
     - The warps' states (m, l, O) are combined in shared memory with the
       log-sum-exp rule: `M = max m_w`, `L = sum l_w exp(m_w - M)`,
       `O = sum O_w exp(m_w - M)` (a warp or split whose keys are all
