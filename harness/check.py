@@ -795,6 +795,12 @@ class Runner:
         for b, sk in ((1, 2), (2, 700)):
             att("dec_causal_f32", "decode Sq3 causal 4/2 f32 D64 Dv32 B%d Sk%d" % (b, sk),
                 *qkv(b, 4, 2, 3, sk, 64, 32, f32), causal=True)
+        # Tensor-core decode at D 96 / Dv 32 and D 32 with G * Sq = 2 * 2.
+        for b, sk in ((1, 3), (2, 1500)):
+            att("dec_d96_dv32_f16", "decode GQA 8/2 D96 Dv32 f16 B%d Sk%d" % (b, sk),
+                *qkv(b, 8, 2, 1, sk, 96, 32, f16))
+            att("dec_d32_sq2_causal_f16", "decode Sq2 causal 2/1 D32 f16 B%d Sk%d" % (b, sk),
+                *qkv(b, 2, 1, 2, sk, 32, 32, f16), causal=True)
         # i1 mask: the first 3000 of 4097 keys hidden (whole splits), one
         # head sees no key (zeros); the hidden keys' K and V hold NaN.
         q, k, v = qkv(2, 32, 8, 1, 4097, 128, 128, f16)

@@ -369,3 +369,13 @@ func.func @len_lse_f16(%q: tensor<?x4x?x128xf16>, %k: tensor<?x4x?x128xf16>, %v:
   %0, %1 = tx.attention %q, %k, %v kv_lengths(%kl : tensor<?xi32>) q_lengths(%ql : tensor<?xi32>) causal : tensor<?x4x?x128xf16>, tensor<?x4x?x128xf16>, tensor<?x4x?x128xf16> -> tensor<?x4x?x128xf16>, tensor<?x4x?xf32>
   return %0, %1 : tensor<?x4x?x128xf16>, tensor<?x4x?xf32>
 }
+// Tensor-core decode (f16, >= 4 packed rows) at head dims other than 64/128
+// and with several query rows per head (G * Sq = 4).
+func.func @dec_d96_dv32_f16(%q: tensor<?x8x1x96xf16>, %k: tensor<?x2x?x96xf16>, %v: tensor<?x2x?x32xf16>) -> tensor<?x8x1x32xf16> {
+  %0 = tx.attention %q, %k, %v : tensor<?x8x1x96xf16>, tensor<?x2x?x96xf16>, tensor<?x2x?x32xf16> -> tensor<?x8x1x32xf16>
+  return %0 : tensor<?x8x1x32xf16>
+}
+func.func @dec_d32_sq2_causal_f16(%q: tensor<?x2x2x32xf16>, %k: tensor<?x1x?x32xf16>, %v: tensor<?x1x?x32xf16>) -> tensor<?x2x2x32xf16> {
+  %0 = tx.attention %q, %k, %v causal : tensor<?x2x2x32xf16>, tensor<?x1x?x32xf16>, tensor<?x1x?x32xf16> -> tensor<?x2x2x32xf16>
+  return %0 : tensor<?x2x2x32xf16>
+}
