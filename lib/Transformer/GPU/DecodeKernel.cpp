@@ -2,7 +2,11 @@
 //
 // FlashDecoding with grouped-query packing (issue #17): CTA (b, K/V head,
 // split), each warp on its own cp.async pipeline of key tiles, the warps'
-// and splits' states merged with the log-sum-exp rule.
+// and splits' states merged with the log-sum-exp rule. A warp computes a
+// tile's products on CUDA cores (two lanes per key), or on tensor cores
+// (mma.sync m16n8k16, the packed rows as the M tile) for f16 with 4 or more
+// rows (cfg.decodeTC, chosen by the strategy); both write the same per-warp
+// state, so the merges are shared.
 //
 //===----------------------------------------------------------------------===//
 #include "GPU/FlashKernelBuilder.h"
