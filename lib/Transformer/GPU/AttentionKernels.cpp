@@ -95,7 +95,7 @@ SmallVector<Value> FlashKernelBuilder::build() {
   // The kernel bodies replace Sk by a batch's key count; restore it after.
   auto restore = [&] {
     Sk = skAll;
-    rowLimit = Value();
+    batchRows = Value();
   };
   if (cfg.decode) {
     emitDecode();
@@ -127,14 +127,14 @@ Value FlashKernelBuilder::emitBatchLengths(Value bi) {
   if (kvLens)
     Sk = length(kvLens, skAll);
   if (qLens)
-    rowLimit = length(qLens, Sq);
-  return sub(Sk, rowLimit ? rowLimit : Sq);
+    batchRows = length(qLens, Sq);
+  return sub(Sk, batchRows ? batchRows : Sq);
 }
 
 Value FlashKernelBuilder::deadRow(Value i) {
-  if (!rowLimit)
+  if (!batchRows)
     return Value();
-  return cmpi(arith::CmpIPredicate::sge, i, rowLimit);
+  return cmpi(arith::CmpIPredicate::sge, i, batchRows);
 }
 
 Value FlashKernelBuilder::fcst(double v) {

@@ -248,10 +248,10 @@ void FlashKernelBuilder::emitDecode() {
       for (int64_t hh = 0; hh < 2; ++hh) {
         qRow[hh] = arith::RemUIOp::create(b, loc, rowOf[hh], cst(SqS));
         rowLive[hh] = cmpi(arith::CmpIPredicate::ult, rowOf[hh], cst(P));
-        if (rowLimit)
+        if (batchRows)
           rowLive[hh] = arith::AndIOp::create(
               b, loc, rowLive[hh],
-              cmpi(arith::CmpIPredicate::slt, qRow[hh], rowLimit));
+              cmpi(arith::CmpIPredicate::slt, qRow[hh], batchRows));
       }
       SmallVector<Value> init = {negInf, negInf, fzero, fzero};
       init.append(DT, accZero);
@@ -436,10 +436,10 @@ void FlashKernelBuilder::emitDecode() {
                 }
               }
               Value ok = valid;
-              if (rowLimit) // rows past q_lengths see no key
+              if (batchRows) // rows past q_lengths see no key
                 ok = arith::AndIOp::create(
                     b, loc, ok,
-                    cmpi(arith::CmpIPredicate::slt, cst(i), rowLimit));
+                    cmpi(arith::CmpIPredicate::slt, cst(i), batchRows));
               if (prob.causal)
                 ok = arith::AndIOp::create(
                     b, loc, ok,

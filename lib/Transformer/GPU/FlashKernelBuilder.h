@@ -173,7 +173,7 @@ private:
   Cta emitCta(Value blocks, Value nQT);
 
   /// Inside a kernel, for batch `bi`: replaces `Sk` by the batch's key
-  /// count min(max(kv_lengths[bi], 0), Sk) and sets `rowLimit` to its
+  /// count min(max(kv_lengths[bi], 0), Sk) and sets `batchRows` to its
   /// query count (q_lengths, clamped into [0, Sq]); no-op without lengths.
   /// Returns the diagonal's offset Lk - Lq (Sk - Sq without lengths).
   Value emitBatchLengths(Value bi);
@@ -434,7 +434,7 @@ private:
   // [B] buffers, the host's Sk while a kernel body replaces `Sk` by its
   // batch's key count Lk, and the batch's query count Lq (null without
   // q_lengths; rows >= Lq see no key and store 0 / -inf).
-  Value kvLens, qLens, skAll, rowLimit;
+  Value kvLens, qLens, skAll, batchRows;
   bool keepMask = false, maskBatchBcast = false, maskHeadBcast = false;
 };
 

@@ -62,7 +62,7 @@ void FlashKernelBuilder::emitKeyVisibility(Value kt, Value flagBuf, Value q0, Va
                   arith::AndIOp::create(
                       b, loc, keyOk,
                       cmpi(arith::CmpIPredicate::ult, i,
-                           rowLimit ? rowLimit : Sq)),
+                           batchRows ? batchRows : Sq)),
                   j, i, shift);
               Value mv = memref::LoadOp::create(
                   b, loc, mask, ValueRange{mb, mh, minsi(i, sqLast), jc});

@@ -53,7 +53,7 @@ FlashKernelBuilder::Cta FlashKernelBuilder::emitCta(Value blocks, Value nQT) {
   // Key j is on row i's diagonal iff j == i + shift (Sk - Sq, or Lk - Lq
   // of the batch with per-sequence lengths, which also replace Sk here).
   c.shift = emitBatchLengths(c.bi);
-  Value rows = rowLimit ? rowLimit : Sq;
+  Value rows = batchRows ? batchRows : Sq;
   Value kvEnd = Sk;
   if (band.right) {
     // The last key the CTA's last row sees.
@@ -62,8 +62,8 @@ FlashKernelBuilder::Cta FlashKernelBuilder::emitCta(Value blocks, Value nQT) {
         maxsi(add(add(lastRow, c.shift), cst(*band.right + 1)), zero), Sk);
   }
   // A CTA whose rows all lie past the batch's q_lengths visits no key.
-  if (rowLimit)
-    kvEnd = select(cmpi(arith::CmpIPredicate::slt, c.q0, rowLimit), kvEnd,
+  if (batchRows)
+    kvEnd = select(cmpi(arith::CmpIPredicate::slt, c.q0, batchRows), kvEnd,
                    zero);
   c.kvEnd = kvEnd;
   Value nEnd = arith::CeilDivUIOp::create(b, loc, kvEnd, cst(cfg.kvTile));
