@@ -801,6 +801,18 @@ class Runner:
                 *qkv(b, 8, 2, 1, sk, 96, 32, f16))
             att("dec_d32_sq2_causal_f16", "decode Sq2 causal 2/1 D32 f16 B%d Sk%d" % (b, sk),
                 *qkv(b, 2, 1, 2, sk, 32, 32, f16), causal=True)
+        # bf16 on tensor cores (nvvm.mma.sync): GQA 32/8 (G = 4 rows), Sq 4
+        # causal 8/2 D64 (16 rows), and H3's huge equal logits.
+        for b, sk in ((1, 1), (3, 5), (2, 33), (1, 1000), (2, 4097), (1, 20000)):
+            att("dec_gqa_bf16", "decode GQA 32/8 bf16 B%d Sk%d" % (b, sk), *qkv(b, 32, 8, 1, sk, 128, 128, bf16))
+        for b, sk in ((1, 2), (2, 7), (1, 300), (2, 5000)):
+            att("dec_sq4_causal_bf16", "decode Sq4 causal 8/2 D64 bf16 B%d Sk%d" % (b, sk),
+                *qkv(b, 8, 2, 4, sk, 64, 64, bf16), causal=True)
+        for sk in (4, 3000):
+            big = torch.full((1, 32, 1, 128), 133120.0, dtype=bf16, device=dev)
+            kv = torch.full((1, 8, sk, 128), 133120.0, dtype=bf16, device=dev)
+            att("dec_gqa_bf16", "decode GQA 32/8 bf16 Q=K=V=133120 Sk%d" % sk, big, kv, kv,
+                expect=torch.full((1, 32, 1, 128), 133120.0, dtype=torch.float64, device=dev), exact=True)
         # i1 mask: the first 3000 of 4097 keys hidden (whole splits), one
         # head sees no key (zeros); the hidden keys' K and V hold NaN.
         q, k, v = qkv(2, 32, 8, 1, 4097, 128, 128, f16)

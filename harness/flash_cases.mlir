@@ -375,6 +375,14 @@ func.func @dec_d96_dv32_f16(%q: tensor<?x8x1x96xf16>, %k: tensor<?x2x?x96xf16>, 
   %0 = tx.attention %q, %k, %v : tensor<?x8x1x96xf16>, tensor<?x2x?x96xf16>, tensor<?x2x?x32xf16> -> tensor<?x8x1x32xf16>
   return %0 : tensor<?x8x1x32xf16>
 }
+func.func @dec_gqa_bf16(%q: tensor<?x32x1x128xbf16>, %k: tensor<?x8x?x128xbf16>, %v: tensor<?x8x?x128xbf16>) -> tensor<?x32x1x128xbf16> {
+  %0 = tx.attention %q, %k, %v : tensor<?x32x1x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16> -> tensor<?x32x1x128xbf16>
+  return %0 : tensor<?x32x1x128xbf16>
+}
+func.func @dec_sq4_causal_bf16(%q: tensor<?x8x4x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) -> tensor<?x8x4x64xbf16> {
+  %0 = tx.attention %q, %k, %v causal : tensor<?x8x4x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x8x4x64xbf16>
+  return %0 : tensor<?x8x4x64xbf16>
+}
 func.func @dec_d32_sq2_causal_f16(%q: tensor<?x2x2x32xf16>, %k: tensor<?x1x?x32xf16>, %v: tensor<?x1x?x32xf16>) -> tensor<?x2x2x32xf16> {
   %0 = tx.attention %q, %k, %v causal : tensor<?x2x2x32xf16>, tensor<?x1x?x32xf16>, tensor<?x1x?x32xf16> -> tensor<?x2x2x32xf16>
   return %0 : tensor<?x2x2x32xf16>

@@ -148,8 +148,8 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   Option<bool> attentionTensorCores{
       *this, "attention-tensor-cores",
       llvm::cl::desc("tx-attention-to-gpu tensor-cores: mma.sync kernel for "
-                     "f16 with head dims multiples of 16 up to 128 "
-                     "(default true)"),
+                     "f16/bf16 with head dims multiples of 16 up to 128, and "
+                     "the decode kernel's tensor-core form (default true)"),
       llvm::cl::init(true)};
   Option<int64_t> attentionStages{
       *this, "attention-stages",

@@ -256,8 +256,11 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     chip's shared memory); `kv-tile = 64` for head dims <= 64, 32 above
     (64 spills registers at D = 128). Against 1 tile x 8 warps (D = 128)
     this was 1.3-1.4x, against 2 tiles x 4 warps (D = 64) 1.0-1.15x.
-    `q-tile` is then `16 * mma-row-tiles * warps`. bf16 stays on the CUDA-core kernel: upstream's `nvgpu.mma.sync`
-    lowering (LLVM 22) cannot type bf16 operands.
+    `q-tile` is then `16 * mma-row-tiles * warps`. bf16 takes the same
+    kernel through `nvvm.mma.sync` (m16n8k16 .bf16, f32 accumulators):
+    upstream's `nvgpu.mma.sync` lowering (LLVM 22) cannot type bf16
+    operands. H200, B 4 H 16 S 4096, chip sm_90: 221-326 TFLOP/s, 9-12x the
+    CUDA-core kernel bf16 used before (bench/RESULTS.md, session 13).
 
     Hopper (`wgmma=true`, which `tx-gpu-pipeline` sets for `chip=sm_90a`):
     for f16 and bf16 with D and Dv in {64, 128}, each warpgroup (4 warps) owns 64
@@ -322,23 +325,30 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     - Each warp walks every `warps`-th tile of `decode-tile-keys` keys
       (default 16) of the chunk on its own cp.async pipeline: `stages`
       tiles (default 3) of K and V rows in shared memory, `stages - 1`
-      copied ahead, synchronized by warp barriers only (K rows padded by
-      16 bytes against bank conflicts; rows past the chunk zero-filled,
-      never read). With 16 keys per tile, two lanes share a key, each
+      copied ahead, synchronized by warp barriers only (rows past the
+      chunk zero-filled, never read). A K tile in shared memory is the
+      tile's global bytes (whole rows, contiguous) with the 16-byte chunks
+      of each 128-byte line XOR-permuted by the row (`c ^ (r % 8)`), so a
+      warp's cp.async of 512 contiguous bytes fills four aligned 128-byte
+      lines and 8 rows' same chunk fall in distinct banks (16-byte row
+      padding instead split the copies' lines and asked L2 for 1.5x the
+      sectors: H200 ncu, bench/RESULTS.md session 13). With 16 keys per tile, two lanes share a key, each
       with half of D, and add their halves of `Q K^T` by one shuffle; one
       shuffle reduction per row gives the tile maximum; P goes through
       shared memory and `O += P V` reads each V row once, lane l owning
       output columns `[l * Dv / 32, (l + 1) * Dv / 32)`.
-    - Tensor cores (f16, 4 to 16 packed rows, D and Dv multiples of 32 up
-      to 128, 16-key tiles, no mask operand and no softcap): the same
+    - Tensor cores (f16 or bf16, 4 to 16 packed rows, D and Dv multiples
+      of 32 up to 128, 16-key tiles, no mask operand and no softcap;
+      `tensor-cores=false` turns it off): the same
       pipeline, but each warp computes `Q K^T` and `P V` of a tile with
       mma.sync m16n8k16, the packed rows as the M tile (rows past `G * Sq`
       zero): Q's A fragments loaded once (ldmatrix), K's B fragments by
-      ldmatrix from the padded K rows, P kept in registers as the A
-      fragment of `P V`, V's B fragments by ldmatrix.trans (V rows padded
-      by 16 bytes too), the online softmax on the accumulator layout (quad
-      shuffles). Fewer rows (MHA, MQA with Sq < 4) keep the CUDA-core form,
-      which is faster there; bf16 too (nvgpu.mma.sync has no bf16 form).
+      ldmatrix from the permuted K tile, P kept in registers as the A
+      fragment of `P V`, V's B fragments by ldmatrix.trans (V tiles
+      permuted like K), the online softmax on the accumulator layout (quad
+      shuffles); bf16 through `nvvm.mma.sync` (upstream's nvgpu.mma.sync
+      does not type bf16 operands in LLVM 22). Fewer rows (MHA, MQA with
+      Sq < 4) keep the CUDA-core form, which is faster there.
     - The warps' states (m, l, O) are combined in shared memory with the
       log-sum-exp rule: `M = max m_w`, `L = sum l_w exp(m_w - M)`,
       `O = sum O_w exp(m_w - M)` (a warp or split whose keys are all
@@ -349,7 +359,9 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
       takes a ticket from its (b, kv head) arrival counter (zeroed by a
       memset before the launch; the fence-then-ticket pattern of the CUDA
       samples' threadFenceReduction); the last CTA to arrive merges the
-      splits with the same rule, one warp per query row.
+      splits with the same rule, one warp per query row: up to 32 splits in
+      one round trip to memory (lane p loads split p's m and l while every
+      split's O row is loaded), more in groups of 32.
 
     `splits` (`kv-splits`, or from `num-sms`: one wave of CTAs, as many as
     fit on the SMs by shared memory, over `B * Hkv * splits`, at least 2
@@ -373,7 +385,7 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     Option<"kvTile", "kv-tile", "int64_t", /*default=*/"0",
            "Keys per K/V step (0 = 64, or 32 when a head dim exceeds 128 (CUDA cores) or 64 (tensor cores), 128 with wgmma; else a multiple of 32 up to 256)">,
     Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
-           "Use tensor cores: the mma.sync kernel (f16, D and Dv multiples of 16 up to 128), or the wgmma kernel where wgmma is set; false forces the CUDA-core kernel">,
+           "Use tensor cores: the mma.sync kernel (f16/bf16, D and Dv multiples of 16 up to 128), or the wgmma kernel where wgmma is set, and the split-KV decode kernel's tensor-core form; false forces the CUDA-core kernels">,
     Option<"sm", "sm", "int64_t", /*default=*/"90",
            "Target compute capability as a number (sm_80 -> 80); the tensor-core kernel needs >= 80">,
     Option<"wgmma", "wgmma", "bool", /*default=*/"false",
@@ -421,6 +433,12 @@ def TxAttentionStrategy : Pass<"tx-attention-strategy", "::mlir::func::FuncOp"> 
     tx.attention ... {tx.gpu_strategy = {family = "wgmma", kv_tile = 128 : i64,
                        q_tile = 128 : i64, stages = 2 : i64, warps = 8 : i64}}
     ```
+
+    Keys per family: `warps` always; `q_tile` and `kv_tile` (simt, mma,
+    wgmma); `m_tiles` (mma); `stages` (wgmma, decode); `kv_splits`,
+    `num_sms`, `tile_keys` and the optional bool `tensor_cores` (decode:
+    whether the products may take mma.sync where the problem allows it;
+    default true).
 
     This is the one place where tile choices live (`chooseAttentionKernel`
     in `lib/Transformer/GPU/AttentionStrategy.cpp`): the defaults measured

@@ -9,7 +9,8 @@
 // RUN: tx-opt %s --tx-gpu-pipeline="format=isa" | %python %tx_src/scripts/extract_ptx.py %t.ptx
 // RUN: FileCheck %s --check-prefix=F16 < %t.ptx/f16_d64_causal_kernel.ptx
 // RUN: FileCheck %s --check-prefix=D128 < %t.ptx/f16_d128_kernel.ptx
-// RUN: FileCheck %s --check-prefix=CUDACORE < %t.ptx/bf16_d64_kernel.ptx
+// RUN: FileCheck %s --check-prefix=BF16 < %t.ptx/bf16_d64_kernel.ptx
+// RUN: %cuda_toolkit/bin/ptxas -arch=sm_90 -v %t.ptx/bf16_d64_kernel.ptx -o %t.4.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: %cuda_toolkit/bin/ptxas -arch=sm_90 -v %t.ptx/f16_d64_causal_kernel.ptx -o %t.1.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: %cuda_toolkit/bin/ptxas -arch=sm_90 -v %t.ptx/f16_d128_kernel.ptx -o %t.2.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: tx-opt %s --tx-gpu-pipeline="format=isa attention-tensor-cores=false" | %python %tx_src/scripts/extract_ptx.py %t.cc.ptx
@@ -51,8 +52,13 @@
 // D128-DAG: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // D128-DAG: cvt.rn.f16x2.f32
 // D128-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
-// bf16 stays on the CUDA-core kernel (upstream's nvgpu.mma.sync lowering
-// does not type bf16 operands in LLVM 22).
+// bf16 takes the same kernel through nvvm.mma.sync (upstream's
+// nvgpu.mma.sync lowering does not type bf16 operands in LLVM 22): P is
+// converted to bf16 pairs.
+// BF16-NOT: .local
+// BF16-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// BF16-DAG: cvt.rn.bf16x2.f32
+// BF16-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // CUDACORE-NOT: mma.sync
 // CUDACORE: fma.rn.f32

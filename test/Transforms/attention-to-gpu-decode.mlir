@@ -2,13 +2,14 @@
 // rows per K/V head (G * Sq <= decode-max-rows, static) become a split-KV
 // kernel (one CTA per batch, K/V head and key chunk; each warp a cp.async
 // pipeline of its own over 16-key tiles, two lanes per key, or tensor
-// cores for f16 with 4 or more rows; the CTA's warps
+// cores for f16/bf16 with 4 or more rows; the CTA's warps
 // combined in shared memory; with several splits, the last CTA of each
 // (batch, K/V head) merges their parts), with a device workspace for the
 // parts and arrival counters.
 // Numerics are checked on the GPU by harness/check.py ("decode ..." rows).
 // RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu))" | FileCheck %s
 // RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{decode=false}))" | FileCheck %s --check-prefix=OFF
+// RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{tensor-cores=false}))" | FileCheck %s --check-prefix=CC
 // RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{decode-max-rows=2}))" | FileCheck %s --check-prefix=OFF
 // Below sm_80 (no cp.async) the op takes the CUDA-core flash kernel.
 // RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{sm=75}))" | FileCheck %s --check-prefix=OLD
@@ -31,23 +32,39 @@
 // Arrival counters, zeroed when there are several splits.
 // CHECK: memref.alloc({{.*}}) : memref<?xi32>
 // CHECK: gpu.memset async [%{{.*}}] %{{.*}}, %c0_i32 : memref<?xi32>, i32
-// 4 warps, each 16 * 4 bytes of P and 3 stages of 16 K rows of 72 f16
-// (64 + 8 of padding) and 16 V rows of 64 f16, after Q (4 * 64 f32):
-// 1024 + 4 * (256 + 3 * (2304 + 2048)) = 54272 bytes.
-// CHECK: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c128{{(_[0-9]+)?}}, {{.*}} dynamic_shared_memory_size %c54272_i32
-// CHECK: nvgpu.device_async_copy {{.*}} to memref<16x72xbf16, #gpu.address_space<workgroup>>
-// CHECK: nvgpu.device_async_copy {{.*}} to memref<16x64xbf16, #gpu.address_space<workgroup>>
+// bf16 with G = 4 rows: tensor cores (nvvm.mma.sync: nvgpu.mma.sync has no
+// bf16 form). Q as 16 rows of 72 bf16 (2304 bytes), then 4 warps, each 16 *
+// 4 bytes of P and 3 stages of 16 K rows and 16 V rows of 64 bf16, stored
+// as the rows' bytes with 16-byte chunks XOR-permuted (1-D views):
+// 2304 + 4 * (256 + 3 * (2048 + 2048)) = 52480 bytes.
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c128{{(_[0-9]+)?}}, {{.*}} dynamic_shared_memory_size %c52480_i32
+// CHECK: arith.xori
+// CHECK: nvgpu.device_async_copy {{.*}} to memref<1024xbf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_copy {{.*}} to memref<1024xbf16, #gpu.address_space<workgroup>>
 // CHECK: nvgpu.device_async_create_group
 // CHECK: scf.for
 // CHECK: nvvm.bar.warp.sync
 // CHECK: nvgpu.device_async_wait %{{.*}} {numGroups = 2 : i32}
 // CHECK: nvvm.bar.warp.sync
-// The two lanes of a key add their halves of Q K^T.
-// CHECK: gpu.shuffle  xor %{{.*}}, %c16_i32
+// CHECK: nvgpu.ldmatrix %{{.*}}[%{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<1024xbf16
+// CHECK: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>
+// CHECK: nvgpu.ldmatrix %{{.*}}[%{{.*}}] {numTiles = 4 : i32, transpose = true} : memref<1024xbf16
 // The last CTA of a (batch, K/V head) merges the splits: no second kernel.
 // CHECK: nvvm.memory.barrier <gpu>
 // CHECK: memref.atomic_rmw addi
 // CHECK: nvvm.memory.barrier <gpu>
+// With tensor-cores=false the CUDA-core form: Q as 4 rows of 64 f32 (1024
+// bytes), K tiles XOR-permuted as above, V rows in order:
+// 1024 + 4 * (256 + 3 * (2048 + 2048)) = 51200 bytes.
+// CC-LABEL: func.func @decode_gqa
+// CC: gpu.launch {{.*}} dynamic_shared_memory_size %c51200_i32
+// CC: nvgpu.device_async_copy {{.*}} to memref<1024xbf16, #gpu.address_space<workgroup>>
+// CC: nvgpu.device_async_copy {{.*}} to memref<16x64xbf16, #gpu.address_space<workgroup>>
+// CC: scf.for
+// CC-NOT: mma.sync
+// The two lanes of a key add their halves of Q K^T.
+// CC: gpu.shuffle  xor %{{.*}}, %c16_i32
+// CC: memref.atomic_rmw addi
 // CHECK: gpu.terminator
 // CHECK-NEXT: } {tx.required_chip = "sm_80"}
 // CHECK-NOT: gpu.launch
@@ -64,16 +81,17 @@
 // OLD: gpu.launch
 // SPLITS: %[[SEVEN:.*]] = arith.constant 7 : index
 // SPLITS: arith.ceildivui %{{.*}}, %[[SEVEN]] : index
-// 2 warps, 4 stages of 32 keys: 1024 + 2 * (512 + 4 * (4608 + 4096)).
-// T32: dynamic_shared_memory_size %c71680_i32
-// T32: nvgpu.device_async_copy {{.*}} to memref<32x72xbf16, #gpu.address_space<workgroup>>
+// 2 warps, 4 stages of 32 keys (CUDA cores: tensor cores take 16-key
+// tiles): 1024 + 2 * (512 + 4 * (4096 + 4096)).
+// T32: dynamic_shared_memory_size %c67584_i32
+// T32: nvgpu.device_async_copy {{.*}} to memref<2048xbf16, #gpu.address_space<workgroup>>
 // T32: nvgpu.device_async_wait %{{.*}} {numGroups = 3 : i32}
 // T32: gpu.terminator
 // ROWS: error: tx-attention-to-gpu: decode-max-rows must be in [1, 32], got 0
 // NEG: error: tx-attention-to-gpu: kv-splits must be 0 (from num-sms) or in [1, 65536], got -1
 // SMS: error: tx-attention-to-gpu: num-sms must be in [1, 4096], got 0
 // TK: error: tx-attention-to-gpu: decode-tile-keys must be 0 (from D), 16 or 32, got 8
-// SMEM: attention-to-gpu-decode.mlir:{{[0-9]+}}:8: error: tx-attention-to-gpu: the decode kernel needs 566272 bytes of shared memory (warps 32, stages 4, decode-tile-keys 16, G * Sq 4, D 64, Dv 64), more than max-shared-memory = 232448
+// SMEM: attention-to-gpu-decode.mlir:{{[0-9]+}}:8: error: tx-attention-to-gpu: the decode kernel needs 534784 bytes of shared memory (warps 32, stages 4, decode-tile-keys 16, G * Sq 4, D 64, Dv 64), more than max-shared-memory = 232448
 // PIPE: llvm.call @mgpuMemset32
 // PIPE: gpu.binary @decode_gqa_kernel
 // PIPE-NOT: gpu.binary @decode_gqa_kernel_0
@@ -86,12 +104,12 @@ func.func @decode_gqa(%q: tensor<?x8x1x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: 
 
 // f16 with G * Sq >= 4 rows: Q K^T and P V on tensor cores (mma.sync
 // m16n8k16, the 4 packed rows of the M tile, 12 of 16 zero). Q as 16 rows
-// of 72 f16 (2304 bytes), V rows padded like K:
-// 2304 + 4 * (256 + 3 * (2304 + 2304)) = 58624 bytes.
+// of 72 f16 (2304 bytes), K and V tiles XOR-permuted as for bf16 above:
+// 2304 + 4 * (256 + 3 * (2048 + 2048)) = 52480 bytes.
 // CHECK-LABEL: func.func @decode_gqa_tc
-// CHECK: gpu.launch {{.*}} dynamic_shared_memory_size %c58624_i32
-// CHECK: nvgpu.device_async_copy {{.*}} to memref<16x72xf16, #gpu.address_space<workgroup>>
-// CHECK: nvgpu.device_async_copy {{.*}} to memref<16x72xf16, #gpu.address_space<workgroup>>
+// CHECK: gpu.launch {{.*}} dynamic_shared_memory_size %c52480_i32
+// CHECK: nvgpu.device_async_copy {{.*}} to memref<1024xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_copy {{.*}} to memref<1024xf16, #gpu.address_space<workgroup>>
 // CHECK: nvgpu.ldmatrix
 // CHECK: scf.for
 // CHECK: nvgpu.mma.sync

@@ -64,15 +64,14 @@ module attributes {transform.with_named_sequence} {
 // Grouped-query packing: a tile of the H / Hkv = 4 query heads of one K/V
 // head and all Sq = 1 rows is the split-KV decode kernel's tile; the user's
 // 32 keys per step reach its shared memory (Q 2048 bytes + 4 warps x (P 512
-// + 3 stages x (K 32 x 136 x 2 + V 32 x 128 x 2)) = 206848 bytes. The
+// + 3 stages x (K 32 x 128 x 2 + V 32 x 128 x 2)) = 200704 bytes. The
 // strategy's own 16 keys per step take the tensor-core form: Q as 16 rows
-// of 136 f16, V rows padded like K: 4352 + 4 x (256 + 3 x (4352 + 4352)) =
-// 109824).
+// of 136 f16: 4352 + 4 x (256 + 3 x (4096 + 4096)) = 103680).
 // CHECK-LABEL: func.func @user_decode
 // CHECK: gpu.memset
-// CHECK: gpu.launch {{.*}} threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c128, %{{.*}} = %c1, %{{.*}} = %c1) dynamic_shared_memory_size %c206848_i32
+// CHECK: gpu.launch {{.*}} threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c128, %{{.*}} = %c1, %{{.*}} = %c1) dynamic_shared_memory_size %c200704_i32
 // DEFAULT-LABEL: func.func @user_decode
-// DEFAULT: gpu.launch {{.*}} dynamic_shared_memory_size %c109824_i32
+// DEFAULT: gpu.launch {{.*}} dynamic_shared_memory_size %c103680_i32
 func.func @user_decode(%q: tensor<2x32x1x128xf16>, %k: tensor<2x8x4096x128xf16>, %v: tensor<2x8x4096x128xf16>) -> tensor<2x32x1x128xf16> {
   %o = tx.attention %q, %k, %v : tensor<2x32x1x128xf16>, tensor<2x8x4096x128xf16>, tensor<2x8x4096x128xf16> -> tensor<2x32x1x128xf16>
   return %o : tensor<2x32x1x128xf16>

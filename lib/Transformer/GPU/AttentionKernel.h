@@ -83,24 +83,28 @@ struct FlashConfig {
     return keyFlags ? flagBuffers() * kvTile * flagGroups() : 0;
   }
   // Split-KV decode kernel (bytes): Q (P x D f32), then per warp a P
-  // buffer (P x TK f32) and decodeStages tiles of TK K rows (padded by 16
-  // bytes) and TK V rows (TK = decodeTileKeys). After the key loop the same
-  // memory holds each warp's partial state (m, l, O: P x (Dv + 2) f32).
+  // buffer (P x TK f32) and decodeStages tiles of TK K rows and TK V rows
+  // (TK = decodeTileKeys), each tile the global rows' bytes with the 16-byte
+  // chunks of every 128-byte line permuted (decodeSwizzle), every region
+  // 128-byte aligned. After the key loop the same memory holds each warp's
+  // partial state (m, l, O: P x (Dv + 2) f32).
   int64_t decodeRows() const { return decodeG * decodeSq; }
-  int64_t decodeKStride() const { return D + 16 / eltBytes; }
-  // Tensor cores: Q as 16 rows of Q's type (rows >= G * Sq zero), V rows
-  // padded by 16 bytes as K's (ldmatrix without bank conflicts).
-  int64_t decodeVStride() const { return decodeTC ? Dv + 16 / eltBytes : Dv; }
+  static int64_t align128(int64_t x) { return (x + 127) / 128 * 128; }
+  // Tensor cores: Q as 16 rows of Q's type (rows >= G * Sq zero), rows
+  // padded by 16 bytes (ldmatrix without bank conflicts).
+  int64_t decodeQStride() const { return D + 16 / eltBytes; }
   int64_t decodeQBytes() const {
-    return decodeTC ? 16 * decodeKStride() * eltBytes
-                    : 4 * decodeRows() * D;
+    return align128(decodeTC ? 16 * decodeQStride() * eltBytes
+                             : 4 * decodeRows() * D);
   }
-  int64_t decodePBytes() const { return 4 * decodeRows() * decodeTileKeys; }
+  int64_t decodePBytes() const {
+    return align128(4 * decodeRows() * decodeTileKeys);
+  }
   int64_t decodeKBytes() const {
-    return decodeTileKeys * decodeKStride() * eltBytes;
+    return align128(decodeTileKeys * D * eltBytes);
   }
   int64_t decodeVBytes() const {
-    return decodeTileKeys * decodeVStride() * eltBytes;
+    return align128(decodeTileKeys * Dv * eltBytes);
   }
   int64_t decodeWarpBytes() const {
     return decodePBytes() + decodeStages * (decodeKBytes() + decodeVBytes());

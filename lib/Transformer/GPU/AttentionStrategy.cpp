@@ -117,15 +117,17 @@ mlir::tx::checkAttentionChoices(const AttentionTarget &t,
 /// The split-KV decode kernel's products on tensor cores (mma.sync
 /// m16n8k16 with the G * Sq <= 16 packed rows as the M tile) when at least
 /// 4 rows share the K/V head (grouped-query heads or several query rows):
-/// f16 (nvgpu.mma.sync, LLVM 22, has no bf16 form), D and Dv multiples of
-/// 32 up to 128, 16 keys per warp step, no mask operand and no softcap
-/// (those stay on CUDA cores), sm_80+. With 1-3 rows the CUDA-core form is
-/// faster (15 of the 16 M rows would be idle). H200, same process
+/// f16 or bf16 (bf16 through nvvm.mma.sync: see mmaSync), D and Dv
+/// multiples of 32 up to 128, 16 keys per warp step, no mask operand and no
+/// softcap (those stay on CUDA cores), sm_80+. With 1-3 rows the CUDA-core
+/// form is faster (15 of the 16 M rows would be idle). H200, same process
 /// (bench/RESULTS.md, session 12): GQA 32/8 rows 1.00-1.18x, Sq = 4 2.4x;
-/// MHA rows (1 row) 0.94-0.97x, hence the threshold.
+/// MHA rows (1 row) 0.94-0.97x, hence the threshold. tensor-cores = false
+/// (`allowed`) keeps the CUDA-core form.
 static bool decodeTensorCores(const FlashConfig &c, const AttentionProblem &p,
-                              const AttentionTarget &t) {
-  return t.sm >= 80 && p.elementType().isF16() && c.D % 32 == 0 &&
+                              const AttentionTarget &t, bool allowed = true) {
+  Type elt = p.elementType();
+  return allowed && t.sm >= 80 && (elt.isF16() || elt.isBF16()) && c.D % 32 == 0 &&
          c.Dv % 32 == 0 && c.D <= 128 && c.Dv <= 128 &&
          c.decodeTileKeys == 16 && c.decodeRows() >= 4 &&
          c.decodeRows() <= 16 && !p.mask && !p.softcap;
@@ -149,14 +151,12 @@ struct Chooser {
     return cfg;
   }
 
-  /// The tensor-core configuration, when (elt, D, Dv) allow it: f16,
-  /// D and Dv multiples of 16 up to 128 (Q and O fragments stay in
+  /// The tensor-core configuration, when (elt, D, Dv) allow it: f16 or
+  /// bf16, D and Dv multiples of 16 up to 128 (Q and O fragments stay in
   /// registers); 16 query rows per warp.
   std::optional<FlashConfig> mmaConfig(Type elt, int64_t D, int64_t Dv) {
-    // bf16: upstream's nvgpu.mma.sync lowering (LLVM 22) cannot deduce the
-    // PTX types of bf16 operands, so bf16 takes the wgmma kernel (inline
-    // PTX) where it applies and the CUDA-core kernel otherwise.
-    // mma.sync m16n8k16 with f16 and cp.async need sm_80.
+    // mma.sync m16n8k16 with f16 or bf16 (bf16 through nvvm.mma.sync: see
+    // mmaSync) and cp.async need sm_80.
     if (!c.tensorCores || t.sm < 80 || !(elt.isF16() || elt.isBF16()) ||
         D % 16 != 0 || Dv % 16 != 0 || D > 128 || Dv > 128)
       return std::nullopt;
@@ -185,8 +185,6 @@ struct Chooser {
       cfg.stages = c.stages ? c.stages : 2;
       return cfg;
     }
-    if (!elt.isF16())
-      return std::nullopt; // bf16 without wgmma: the CUDA-core kernel
     // Defaults measured on the H200 (bench/RESULTS.md, session 4 sweep): 2
     // m16 tiles per warp (32 query rows: each K/V fragment read from shared
     // memory feeds 2 mma, which halves the shared-memory traffic per FLOP)
@@ -261,7 +259,7 @@ struct Chooser {
     cfg.decodeTileKeys = c.decodeTileKeys ? c.decodeTileKeys
                          : D % (2 * (16 / eltBytes)) == 0 ? 16
                                                           : 32;
-    cfg.decodeTC = decodeTensorCores(cfg, p, t);
+    cfg.decodeTC = decodeTensorCores(cfg, p, t, c.tensorCores);
     cfg.decodeStages = c.stages ? c.stages : 3;
     while (cfg.decodeSmemBytes() > t.maxSharedMemory && !c.stages &&
            cfg.decodeStages > 2)
@@ -395,6 +393,7 @@ DictionaryAttr mlir::tx::strategyToAttr(MLIRContext *ctx,
     i("num_sms", c.numSms);
     i("stages", c.decodeStages);
     i("tile_keys", c.decodeTileKeys);
+    a.push_back(b.getNamedAttr("tensor_cores", b.getBoolAttr(c.decodeTC)));
   } else {
     i("q_tile", c.qTile);
     i("kv_tile", c.kvTile);
@@ -449,8 +448,17 @@ mlir::tx::strategyFromAttr(DictionaryAttr attr, const AttentionProblem &p,
         !get("stages", c.decodeStages) || !get("tile_keys", c.decodeTileKeys))
       return bad("the decode family needs kv_splits, num_sms, stages and "
                  "tile_keys");
+    // Optional: whether the products may use tensor cores (default true;
+    // the form is taken where the problem allows it).
+    bool tc = true;
+    if (Attribute x = attr.get("tensor_cores")) {
+      auto flag = dyn_cast<BoolAttr>(x);
+      if (!flag)
+        return bad("'tensor_cores' must be a bool");
+      tc = flag.getValue();
+    }
     AttentionTarget t;
-    c.decodeTC = decodeTensorCores(c, p, t);
+    c.decodeTC = decodeTensorCores(c, p, t, tc);
     return c;
   }
   if (!get("q_tile", c.qTile) || !get("kv_tile", c.kvTile) || c.qTile < 1 ||

@@ -26,6 +26,27 @@ Value FlashKernelBuilder::feq(Value x, Value y) {
   return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, y);
 }
 
+Value FlashKernelBuilder::decodeSwizzle(Value row, Value col, int64_t width) {
+  const int64_t nv = 16 / cfg.eltBytes, rowBytes = width * cfg.eltBytes;
+  // Lines per row: the XOR pattern follows the row when rows are whole
+  // lines, else the line (64- or 192-byte rows).
+  const int64_t lpr = rowBytes % 128 == 0 ? rowBytes / 128 : 1;
+  Value f = add(mul(row, width / nv), arith::DivUIOp::create(b, loc, col,
+                                                              cst(nv)));
+  Value line = arith::DivUIOp::create(b, loc, f, cst(8));
+  Value c8 = arith::RemUIOp::create(b, loc, f, cst(8));
+  Value sel = arith::RemUIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, line, cst(lpr)), cst(8));
+  Value c8s = arith::XOrIOp::create(b, loc, c8, sel);
+  return mul(add(mul(line, 8), c8s), nv);
+}
+
+Value FlashKernelBuilder::ldmatrix1d(Value view, Value off, bool trans) {
+  return nvgpu::LdMatrixOp::create(b, loc, vec2(4, 2, elt), view,
+                                   ValueRange{off}, b.getBoolAttr(trans),
+                                   b.getI32IntegerAttr(4));
+}
+
 std::pair<Value, Value> FlashKernelBuilder::emitPlainLaunch(Value blocks, int64_t threads,
                                         int64_t smemBytes) {
   Value one = cst(1);
@@ -107,7 +128,7 @@ void FlashKernelBuilder::emitDecode() {
   const int64_t TK = cfg.decodeTileKeys; // keys per warp step
   const int64_t LPK = 32 / TK;           // lanes per key
   const int64_t DL = D / LPK;            // K columns per lane
-  const int64_t kStr = cfg.decodeKStride();
+  const int64_t qStr = cfg.decodeQStride();
   const int64_t qBytes = cfg.decodeQBytes(), pBytes = cfg.decodePBytes();
   const int64_t kBytes = cfg.decodeKBytes(), vBytes = cfg.decodeVBytes();
   const int64_t warpBytes = cfg.decodeWarpBytes();
@@ -146,9 +167,24 @@ void FlashKernelBuilder::emitDecode() {
     auto stageOff = [&](Value s) {
       return add(add(warpBase, pBytes), mul(s, kBytes + vBytes));
     };
-    auto kView = [&](Value s) { return view(stageOff(s), {TK, kStr}, elt); };
+    // K and V tiles in shared memory: the tile's global bytes (TK whole
+    // rows, contiguous) with the 16-byte chunks of each 128-byte line
+    // permuted by an XOR with the line's row (decodeSwizzle). A warp's
+    // cp.async of 512 contiguous bytes then fills four aligned 128-byte
+    // lines: with rows padded by 16 bytes instead, lines straddled the
+    // padding and the copies asked L2 for 1.5x the sectors (H200 ncu,
+    // bench/RESULTS.md session 13). ldmatrix and the CUDA-core K loads
+    // read 8 rows' same chunk from 8 distinct bank groups.
+    // The CUDA-core form's V rows (read along the row) stay in order.
+    const bool swizzleV = cfg.decodeTC;
+    auto kView = [&](Value s) { return view(stageOff(s), {TK * D}, elt); };
     auto vView = [&](Value s) {
-      return view(add(stageOff(s), kBytes), {TK, cfg.decodeVStride()}, elt);
+      return swizzleV ? view(add(stageOff(s), kBytes), {TK * Dv}, elt)
+                      : view(add(stageOff(s), kBytes), {TK, Dv}, elt);
+    };
+    // Element (row, col) of a swizzled tile of `width`-element rows.
+    auto swz = [&](Value row, Value col, int64_t width) -> Value {
+      return decodeSwizzle(row, col, width);
     };
     // Packed row r: head kh * G + r / Sq, query row r % Sq.
     auto headOf = [&](int64_t r) { return add(mul(kh, Gs), r / SqS); };
@@ -173,7 +209,7 @@ void FlashKernelBuilder::emitDecode() {
       ifThen(cmpi(arith::CmpIPredicate::ult, u, nLocal), [&] {
         Value j0 = tileStart(u);
         Value s = arith::RemUIOp::create(b, loc, u, cst(S));
-        auto copyRows = [&](Value buf, Value dst, int64_t width) {
+        auto copyRows = [&](Value buf, Value dst, int64_t width, bool sw) {
           int64_t cpr = width / nv; // 16-byte chunks per row
           for (int64_t c0 = 0; c0 < TK * cpr; c0 += 32) {
             Value c = add(lane, c0);
@@ -184,8 +220,11 @@ void FlashKernelBuilder::emitDecode() {
               Value gRow = add(j0, r);
               Value ok = cmpi(arith::CmpIPredicate::ult, gRow, kEnd);
               Value n = select(ok, cst(nv), zero);
+              SmallVector<Value> at{r, col};
+              if (sw)
+                at = {swz(r, col, width)};
               nvgpu::DeviceAsyncCopyOp::create(
-                  b, loc, tokTy, dst, ValueRange{r, col}, buf,
+                  b, loc, tokTy, dst, at, buf,
                   ValueRange{bi, kh, minsi(gRow, skLast), col},
                   b.getIndexAttr(nv), n, b.getUnitAttr());
             };
@@ -196,8 +235,8 @@ void FlashKernelBuilder::emitDecode() {
                      copy);
           }
         };
-        copyRows(k, kView(s), D);
-        copyRows(v, vView(s), Dv);
+        copyRows(k, kView(s), D, true);
+        copyRows(v, vView(s), Dv, swizzleV);
       });
       return asyncCommit();
     };
@@ -210,7 +249,7 @@ void FlashKernelBuilder::emitDecode() {
       // ---- tensor cores: mma.sync m16n8k16, the P <= 16 packed rows as
       // the M tile (rows >= P zero), 16 keys (two n8 blocks) per step ----
       const int64_t KD = D / 16, DT = Dv / 8;
-      Value qsT = view(zero, {16, kStr}, elt);
+      Value qsT = view(zero, {16, qStr}, elt);
       scf::ForOp::create(
           b, loc, tid, cst(16 * D), cst(32 * W), ValueRange{},
           [&](OpBuilder &, Location, Value idx, ValueRange) {
@@ -269,9 +308,10 @@ void FlashKernelBuilder::emitDecode() {
             for (int64_t nt = 0; nt < 2; ++nt) {
               Value acc = accZero;
               for (int64_t kk = 0; kk < KD; kk += 2) {
-                auto [b0, b1] = splitX4(ldmatrix(ks, add(kRow8, nt * 8),
-                                                 add(kCol8x4, kk * 16),
-                                                 /*trans=*/false, 4));
+                auto [b0, b1] = splitX4(
+                    ldmatrix1d(ks,
+                               swz(add(kRow8, nt * 8), add(kCol8x4, kk * 16), D),
+                               /*trans=*/false));
                 acc = mmaSync(qa[kk], b0, acc);
                 acc = mmaSync(qa[kk + 1], b1, acc);
               }
@@ -322,9 +362,8 @@ void FlashKernelBuilder::emitDecode() {
                              pv[7]},
                             elt);
             for (int64_t dt = 0; dt < DT; dt += 2) {
-              auto [b0, b1] =
-                  splitX4(ldmatrix(vs, lane16, add(laneHi8, dt * 8),
-                                   /*trans=*/true, 4));
+              auto [b0, b1] = splitX4(ldmatrix1d(
+                  vs, swz(lane16, add(laneHi8, dt * 8), Dv), /*trans=*/true));
               next[4 + dt] = mmaSync(
                   pa, b0, arith::MulFOp::create(b, loc, carried[4 + dt], aVec));
               next[4 + dt + 1] = mmaSync(
@@ -404,7 +443,8 @@ void FlashKernelBuilder::emitDecode() {
             Value col0 = mul(part, DL);
             for (int64_t c = 0; c < DL; c += nv) {
               Value kv = toF32(vector::LoadOp::create(
-                  b, loc, vec(nv, elt), ks, ValueRange{kk, add(col0, c)},
+                  b, loc, vec(nv, elt), ks,
+                  ValueRange{swz(kk, add(col0, c), D)},
                   /*nontemporal=*/false, llvm::MaybeAlign(16)));
               for (int64_t e = 0; e < nv; e += 4)
                 for (int64_t r = 0; r < P; ++r) {
@@ -653,10 +693,63 @@ void FlashKernelBuilder::emitDecode() {
 void FlashKernelBuilder::mergeDecodeRow(Value row, Value bi, Value h, Value i, Value lane,
                     Value nParts, Value nRows, Value oPart, Value mlPart) {
   const int64_t Dv = cfg.Dv, Cv = Dv / 32;
-  Value zero = cst(0), one = cst(1);
+  Value one = cst(1);
   Value negInf = fcst(-std::numeric_limits<double>::infinity());
   Value fzero = fcst(0.0);
 
+  Value lastPart = sub(nParts, one);
+  // Up to 32 parts (the split counts of one wave on the H200): one round
+  // trip to memory. Lane p loads part p's (m, l); every part's O row is
+  // loaded before the reductions (parts past the last re-read the last
+  // one, which the weight 0 drops), so the merge waits for one global
+  // latency instead of three (max, weights, O).
+  auto ifFew = scf::IfOp::create(
+      b, loc, cmpi(arith::CmpIPredicate::ule, nParts, cst(32)), true);
+  {
+    OpBuilder::InsertionGuard gd(b);
+    b.setInsertionPointToStart(ifFew.thenBlock());
+    Value in = cmpi(arith::CmpIPredicate::ult, lane, nParts);
+    Value pc = minsi(lane, lastPart);
+    Value m = memref::LoadOp::create(
+        b, loc, mlPart, ValueRange{add(mul(pc, nRows), row)});
+    Value l = memref::LoadOp::create(
+        b, loc, mlPart, ValueRange{add(mul(add(nParts, pc), nRows), row)});
+    SmallVector<Value> ov(32);
+    for (int64_t x = 0; x < 32; ++x) {
+      Value px = minsi(cst(x), lastPart);
+      ov[x] = loadGlobal(
+          oPart, ValueRange{add(mul(add(mul(px, nRows), row), Dv),
+                                mul(lane, Cv))},
+          Cv);
+    }
+    Value M = warpAllReduce(select(in, m, negInf), /*isMax=*/true);
+    Value mSafe = select(feq(M, negInf), fzero, M);
+    // 0 for an empty part and for lanes past the last part.
+    Value w = select(in, exp2Of(fsub(m, mSafe)), fzero);
+    Value L = warpAllReduce(select(feq(w, fzero), fzero, fmul(w, l)),
+                            /*isMax=*/false);
+    SmallVector<Value> o(Cv, fzero);
+    for (int64_t x = 0; x < 32; ++x) {
+      Value wx =
+          gpu::ShuffleOp::create(b, loc, w, x, 32, gpu::ShuffleMode::IDX)
+              .getShuffleResult();
+      Value deadX = feq(wx, fzero);
+      for (int64_t c = 0; c < Cv; ++c)
+        o[c] = select(deadX, o[c], fma(wx, lanePart(ov[x], c), o[c]));
+    }
+    storeDecodeRow(o, M, L, lane, bi, h, i);
+    b.setInsertionPointToStart(ifFew.elseBlock());
+    mergeManyParts(row, bi, h, i, lane, nParts, nRows, oPart, mlPart);
+  }
+}
+
+void FlashKernelBuilder::mergeManyParts(Value row, Value bi, Value h, Value i,
+                                        Value lane, Value nParts, Value nRows,
+                                        Value oPart, Value mlPart) {
+  const int64_t Dv = cfg.Dv, Cv = Dv / 32;
+  Value zero = cst(0), one = cst(1);
+  Value negInf = fcst(-std::numeric_limits<double>::infinity());
+  Value fzero = fcst(0.0);
   // M = max over parts.
   auto mLoop =
       scf::ForOp::create(

@@ -202,6 +202,16 @@ private:
                                           int64_t smemBytes);
 
   void emitDecode();
+  /// The decode kernel's shared K/V tiles: the element offset of (row, col)
+  /// in a tile of `width`-element rows stored as the rows' contiguous bytes
+  /// with the 16-byte chunks of every 128-byte line XOR-permuted by the
+  /// line's row (row % 8 for rows of whole lines, else line % 8); col is a
+  /// multiple of 16 bytes. Copies of 8 consecutive chunks (one aligned
+  /// global line) fill one aligned shared line; 8 rows' same chunk fall in
+  /// 8 distinct bank groups (ldmatrix, per-row loads).
+  Value decodeSwizzle(Value row, Value col, int64_t width);
+  /// ldmatrix x4 at element offset `off` of a 1-D shared view.
+  Value ldmatrix1d(Value view, Value off, bool trans);
 
   /// Merges the nParts parts of query row `row` = (bi, h, i) (one warp;
   /// lane owns Dv / 32 output columns) with the log-sum-exp rule and writes
@@ -209,6 +219,10 @@ private:
   /// O = sum O_p exp(m_p - M) / L; a part whose keys are all hidden has
   /// m_p = -inf and weight 0, never NaN.
   void mergeDecodeRow(Value row, Value bi, Value h, Value i, Value lane,
+                      Value nParts, Value nRows, Value oPart, Value mlPart);
+  /// mergeDecodeRow's form for more than 32 parts: the parts in groups of
+  /// 32 (max, then weights and O).
+  void mergeManyParts(Value row, Value bi, Value h, Value i, Value lane,
                       Value nParts, Value nRows, Value oPart, Value mlPart);
 
   /// The decode kernels' last step for query row (bi, h, i): the lane's Cv

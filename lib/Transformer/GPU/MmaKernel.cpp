@@ -236,8 +236,40 @@ std::pair<Value, Value> FlashKernelBuilder::splitX4(Value x4) {
 }
 
 Value FlashKernelBuilder::mmaSync(Value a, Value bb, Value c) {
-  return nvgpu::MmaSyncOp::create(b, loc, a, bb, c,
-                                  ArrayRef<int64_t>{16, 8, 16});
+  if (!elt.isBF16())
+    return nvgpu::MmaSyncOp::create(b, loc, a, bb, c,
+                                    ArrayRef<int64_t>{16, 8, 16});
+  // bf16: nvgpu.mma.sync (LLVM 22) cannot deduce bf16 PTX operand types,
+  // so the NVVM op directly (PTX mma.sync.aligned.m16n8k16.row.col.f32.
+  // bf16.bf16.f32): A is 4 and B 2 registers of two bf16 each, C and D 4
+  // f32, in the same fragment layout as the f16 form.
+  auto regs = [&](Value frag) {
+    auto ty = cast<VectorType>(frag.getType());
+    SmallVector<Value> r;
+    for (int64_t i = 0; i < ty.getDimSize(0); ++i) {
+      Value row = vector::ExtractOp::create(b, loc, frag, ArrayRef<int64_t>{i});
+      Value w = vector::BitCastOp::create(b, loc, vec(1, b.getI32Type()), row);
+      r.push_back(vector::ExtractOp::create(b, loc, w, ArrayRef<int64_t>{0}));
+    }
+    return r;
+  };
+  SmallVector<Value> acc;
+  for (int64_t i = 0; i < 4; ++i)
+    acc.push_back(
+        vector::ExtractOp::create(b, loc, c, ArrayRef<int64_t>{i / 2, i % 2}));
+  auto resTy = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(4, f32));
+  Value d = NVVM::MmaOp::create(
+      b, loc, resTy, regs(a), regs(bb), acc, ArrayRef<int64_t>{16, 8, 16},
+      std::nullopt, std::nullopt,
+      std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                    NVVM::MMATypes::bf16},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+  SmallVector<Value> out;
+  for (int64_t i = 0; i < 4; ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, loc, d, i));
+  return vector::FromElementsOp::create(b, loc, c.getType(), out);
 }
 
 Value FlashKernelBuilder::quadAllReduce(Value x, bool isMax) {
