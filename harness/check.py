@@ -738,7 +738,7 @@ class Runner:
     def softcap(self, F, tag):
         """Logit soft-capping (issue #19): prefill GQA causal f16 with scores
         well past the cap (mma.sync on sm_90, wgmma on sm_90a), bf16 D = 128
-        with an additive mask (CUDA cores on sm_90, wgmma on sm_90a), huge
+        with an additive mask (mma.sync on sm_90, wgmma on sm_90a), huge
         f32 logits (CUDA cores), decode bf16 with an additive mask and decode
         f16 Sq = 3 causal (the split-KV decode kernel)."""
         g = self.gen
@@ -813,6 +813,12 @@ class Runner:
             kv = torch.full((1, 8, sk, 128), 133120.0, dtype=bf16, device=dev)
             att("dec_gqa_bf16", "decode GQA 32/8 bf16 Q=K=V=133120 Sk%d" % sk, big, kv, kv,
                 expect=torch.full((1, 32, 1, 128), 133120.0, dtype=torch.float64, device=dev), exact=True)
+        # Head dims of 256 (CUDA-core form; the grouped merge of Dv > 128):
+        # one split, a few, and more than 32.
+        for b, sk in ((1, 3), (2, 3000), (1, 20000)):
+            att("dec_d256_f16", "decode GQA 8/2 D256 f16 B%d Sk%d" % (b, sk), *qkv(b, 8, 2, 1, sk, 256, 256, f16))
+            att("dec_d256_sq2_causal_f32", "decode Sq2 causal 4/2 D256 f32 B%d Sk%d" % (b, sk),
+                *qkv(b, 4, 2, 2, sk, 256, 256, f32), causal=True)
         # i1 mask: the first 3000 of 4097 keys hidden (whole splits), one
         # head sees no key (zeros); the hidden keys' K and V hold NaN.
         q, k, v = qkv(2, 32, 8, 1, 4097, 128, 128, f16)

@@ -147,7 +147,8 @@ func.func @flash_sk0_f16(%q: tensor<1x2x70x128xf16>, %k: tensor<1x2x0x128xf16>, 
 // CASES.md H1-H3 (issue #13): hidden keys holding NaN/Inf, huge finite mask
 // values, huge equal logits. Static head dims (the flash kernels), every other
 // dim dynamic; masks [B, H, Sq, Sk]. f16: mma.sync (sm_90) / wgmma (sm_90a);
-// bf16: CUDA cores (sm_90) / wgmma (sm_90a); f32: CUDA cores.
+// bf16: mma.sync through nvvm.mma.sync (sm_90) / wgmma (sm_90a); f32: CUDA
+// cores.
 func.func @hk_d64_f16(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: tensor<?x?x?x64xf16>) -> tensor<?x?x?x64xf16> {
   %0 = tx.attention %q, %k, %v : tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16> -> tensor<?x?x?x64xf16>
   return %0 : tensor<?x?x?x64xf16>
@@ -339,8 +340,8 @@ func.func @window_add_d128_f16(%q: tensor<?x4x?x128xf16>, %k: tensor<?x4x?x128xf
 }
 // Per-sequence lengths (issue #19): kv_lengths / q_lengths (i32 [B]) through
 // every kernel family: the split-KV decode kernel (static H, Hkv, Sq), the
-// tensor-core kernels (f16/bf16, D 64/128), CUDA cores (f32, and bf16 on
-// sm_90), with causal, windows, masks, GQA and the LSE result.
+// tensor-core kernels (f16/bf16, D 64/128), CUDA cores (f32), with causal,
+// windows, masks, GQA and the LSE result.
 func.func @len_dec_gqa_f16(%q: tensor<?x32x1x128xf16>, %k: tensor<?x8x?x128xf16>, %v: tensor<?x8x?x128xf16>, %kl: tensor<?xi32>) -> tensor<?x32x1x128xf16> {
   %0 = tx.attention %q, %k, %v kv_lengths(%kl : tensor<?xi32>) causal : tensor<?x32x1x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16> -> tensor<?x32x1x128xf16>
   return %0 : tensor<?x32x1x128xf16>
@@ -382,6 +383,14 @@ func.func @dec_gqa_bf16(%q: tensor<?x32x1x128xbf16>, %k: tensor<?x8x?x128xbf16>,
 func.func @dec_sq4_causal_bf16(%q: tensor<?x8x4x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) -> tensor<?x8x4x64xbf16> {
   %0 = tx.attention %q, %k, %v causal : tensor<?x8x4x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x8x4x64xbf16>
   return %0 : tensor<?x8x4x64xbf16>
+}
+func.func @dec_d256_f16(%q: tensor<?x8x1x256xf16>, %k: tensor<?x2x?x256xf16>, %v: tensor<?x2x?x256xf16>) -> tensor<?x8x1x256xf16> {
+  %0 = tx.attention %q, %k, %v : tensor<?x8x1x256xf16>, tensor<?x2x?x256xf16>, tensor<?x2x?x256xf16> -> tensor<?x8x1x256xf16>
+  return %0 : tensor<?x8x1x256xf16>
+}
+func.func @dec_d256_sq2_causal_f32(%q: tensor<?x4x2x256xf32>, %k: tensor<?x2x?x256xf32>, %v: tensor<?x2x?x256xf32>) -> tensor<?x4x2x256xf32> {
+  %0 = tx.attention %q, %k, %v causal : tensor<?x4x2x256xf32>, tensor<?x2x?x256xf32>, tensor<?x2x?x256xf32> -> tensor<?x4x2x256xf32>
+  return %0 : tensor<?x4x2x256xf32>
 }
 func.func @dec_d32_sq2_causal_f16(%q: tensor<?x2x2x32xf16>, %k: tensor<?x1x?x32xf16>, %v: tensor<?x1x?x32xf16>) -> tensor<?x2x2x32xf16> {
   %0 = tx.attention %q, %k, %v causal : tensor<?x2x2x32xf16>, tensor<?x1x?x32xf16>, tensor<?x1x?x32xf16> -> tensor<?x2x2x32xf16>

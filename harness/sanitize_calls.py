@@ -90,6 +90,8 @@ def calls():
         c.append(attn(lib, "dec_gqa_f16", 1, 32, 8, 1, 20000, 128, F16, what="33 splits"))
         c.append(attn(lib, "dec_gqa_bf16", 2, 32, 8, 1, 4097, 128, BF16, what="splits"))
         c.append(attn(lib, "dec_sq4_causal_bf16", 2, 8, 2, 4, 3001, 64, BF16))
+        c.append(attn(lib, "dec_d256_f16", 1, 8, 2, 1, 20000, 256, F16))
+        c.append(attn(lib, "dec_d256_sq2_causal_f32", 2, 4, 2, 2, 3000, 256, F32))
         c.append(attn(lib, "dec_keep_f16", 2, 32, 8, 1, 3000, 128, F16, mask=(I1, None)))
         c.append(attn(lib, "dec_add_sq2_causal_bf16", 3, 8, 2, 2, 2500, 64, BF16, mask=(BF16, (1, 8, 2, 2500))))
         c.append(attn(lib, "dec_sq4_causal_f16", 2, 32, 8, 4, 5000, 128, F16))

@@ -231,7 +231,7 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     per warp; 4 when D or Dv exceeds 128, to stay within 255 registers),
     `kv-tile = 64`, or 32 when D or Dv exceeds 128.
 
-    Tensor cores (`tensor-cores=true`, the default): for f16 with D and Dv
+    Tensor cores (`tensor-cores=true`, the default): for f16 or bf16 with D and Dv
     multiples of 16 up to 128, the kernel keeps the same structure on
     `nvgpu.mma.sync` m16n8k16 (f32 accumulators), FlashAttention-2's register
     layout: each warp owns 16 or 32 query rows (`mma-row-tiles`); Q,
@@ -326,13 +326,15 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
       (default 16) of the chunk on its own cp.async pipeline: `stages`
       tiles (default 3) of K and V rows in shared memory, `stages - 1`
       copied ahead, synchronized by warp barriers only (rows past the
-      chunk zero-filled, never read). A K tile in shared memory is the
-      tile's global bytes (whole rows, contiguous) with the 16-byte chunks
-      of each 128-byte line XOR-permuted by the row (`c ^ (r % 8)`), so a
-      warp's cp.async of 512 contiguous bytes fills four aligned 128-byte
-      lines and 8 rows' same chunk fall in distinct banks (16-byte row
-      padding instead split the copies' lines and asked L2 for 1.5x the
-      sectors: H200 ncu, bench/RESULTS.md session 13). With 16 keys per tile, two lanes share a key, each
+      chunk zero-filled, never read). A K tile whose rows are whole
+      128-byte lines (D * element size a multiple of 128 bytes, or 64
+      bytes) is the tile's global bytes (whole rows, contiguous) with the
+      16-byte chunks of each line XOR-permuted (`c ^ (r % 8)`; by line for
+      64-byte rows), so a warp's cp.async of 512 contiguous bytes fills four
+      aligned 128-byte lines and 8 rows' same chunk fall in distinct banks
+      (16-byte row padding instead split the copies' lines and asked L2 for
+      1.5x the sectors: H200 ncu, bench/RESULTS.md session 13). Other row
+      widths (80 or 96 f16, ...) keep rows padded by 16 bytes. With 16 keys per tile, two lanes share a key, each
       with half of D, and add their halves of `Q K^T` by one shuffle; one
       shuffle reduction per row gives the tile maximum; P goes through
       shared memory and `O += P V` reads each V row once, lane l owning
@@ -437,8 +439,10 @@ def TxAttentionStrategy : Pass<"tx-attention-strategy", "::mlir::func::FuncOp"> 
     Keys per family: `warps` always; `q_tile` and `kv_tile` (simt, mma,
     wgmma); `m_tiles` (mma); `stages` (wgmma, decode); `kv_splits`,
     `num_sms`, `tile_keys` and the optional bool `tensor_cores` (decode:
-    whether the products may take mma.sync where the problem allows it;
-    default true).
+    whether the products run on mma.sync; the strategy writes its
+    decision, false where the problem does not allow tensor cores; absent
+    means true, which a problem that does not allow them ignores).
+    Unknown keys are ignored.
 
     This is the one place where tile choices live (`chooseAttentionKernel`
     in `lib/Transformer/GPU/AttentionStrategy.cpp`): the defaults measured

@@ -10,6 +10,9 @@
 // RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu))" | FileCheck %s
 // RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{decode=false}))" | FileCheck %s --check-prefix=OFF
 // RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{tensor-cores=false}))" | FileCheck %s --check-prefix=CC
+// The CUDA-core form fits exactly where the tensor-core form would not (the
+// mapping re-checks the form the strategy took, not the default).
+// RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{tensor-cores=false max-shared-memory=51200}))" | FileCheck %s --check-prefix=CC
 // RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{decode-max-rows=2}))" | FileCheck %s --check-prefix=OFF
 // Below sm_80 (no cp.async) the op takes the CUDA-core flash kernel.
 // RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{sm=75}))" | FileCheck %s --check-prefix=OLD

@@ -76,7 +76,7 @@ func.func @decode_dynamic(%q: tensor<1x8x?x64xf16>, %k: tensor<1x2x128x64xf16>, 
 
 // -----
 
-// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.gpu_strategy: 'tensor_cores' must be a bool
+// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.gpu_strategy: 'tensor_cores' must be a bool (true or false), got 1 : i64
 func.func @decode_tc_flag(%q: tensor<1x8x1x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x8x1x64xf16> {
   %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "decode", warps = 4 : i64, kv_splits = 2 : i64, num_sms = 132 : i64, stages = 3 : i64, tile_keys = 16 : i64, tensor_cores = 1 : i64}} : tensor<1x8x1x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x8x1x64xf16>
   return %o : tensor<1x8x1x64xf16>

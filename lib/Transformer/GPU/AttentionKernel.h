@@ -84,12 +84,23 @@ struct FlashConfig {
   }
   // Split-KV decode kernel (bytes): Q (P x D f32), then per warp a P
   // buffer (P x TK f32) and decodeStages tiles of TK K rows and TK V rows
-  // (TK = decodeTileKeys), each tile the global rows' bytes with the 16-byte
-  // chunks of every 128-byte line permuted (decodeSwizzle), every region
-  // 128-byte aligned. After the key loop the same memory holds each warp's
-  // partial state (m, l, O: P x (Dv + 2) f32).
+  // (TK = decodeTileKeys), every region 128-byte aligned. A tile whose rows
+  // are whole 128-byte lines (or 64 bytes) holds the global rows' bytes with
+  // the 16-byte chunks of every line permuted (decodeSwizzle); other row
+  // widths are padded by 16 bytes. After the key loop the same memory holds
+  // each warp's partial state (m, l, O: P x (Dv + 2) f32).
   int64_t decodeRows() const { return decodeG * decodeSq; }
   static int64_t align128(int64_t x) { return (x + 127) / 128 * 128; }
+  /// Whether a decode tile of `width`-element rows is XOR-permuted (rows of
+  /// whole 128-byte lines, or 64 bytes) rather than padded.
+  bool decodeSwizzled(int64_t width) const {
+    int64_t bytes = width * eltBytes;
+    return bytes % 128 == 0 || bytes == 64;
+  }
+  /// Elements per shared row of a decode tile of `width`-element rows.
+  int64_t decodeTileStride(int64_t width) const {
+    return decodeSwizzled(width) ? width : width + 16 / eltBytes;
+  }
   // Tensor cores: Q as 16 rows of Q's type (rows >= G * Sq zero), rows
   // padded by 16 bytes (ldmatrix without bank conflicts).
   int64_t decodeQStride() const { return D + 16 / eltBytes; }
@@ -101,18 +112,24 @@ struct FlashConfig {
     return align128(4 * decodeRows() * decodeTileKeys);
   }
   int64_t decodeKBytes() const {
-    return align128(decodeTileKeys * D * eltBytes);
+    return align128(decodeTileKeys * decodeTileStride(D) * eltBytes);
   }
+  // The CUDA-core form reads V along its rows: unpermuted, unpadded.
   int64_t decodeVBytes() const {
-    return align128(decodeTileKeys * Dv * eltBytes);
+    return align128(decodeTileKeys * (decodeTC ? decodeTileStride(Dv) : Dv) *
+                    eltBytes);
   }
   int64_t decodeWarpBytes() const {
     return decodePBytes() + decodeStages * (decodeKBytes() + decodeVBytes());
   }
   int64_t decodeStateBytes() const { return 4 * decodeRows() * (Dv + 2); }
+  /// Bytes from one warp's region to the next: its stages during the key
+  /// loop, its state after it (the larger, 128-byte aligned).
+  int64_t decodeWarpStride() const {
+    return align128(std::max(decodeWarpBytes(), decodeStateBytes()));
+  }
   int64_t decodeSmemBytes() const {
-    return decodeQBytes() +
-           warps * std::max(decodeWarpBytes(), decodeStateBytes());
+    return decodeQBytes() + warps * decodeWarpStride();
   }
   int64_t smemBytes() const {
     if (decode)

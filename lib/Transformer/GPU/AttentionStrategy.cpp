@@ -448,13 +448,19 @@ mlir::tx::strategyFromAttr(DictionaryAttr attr, const AttentionProblem &p,
         !get("stages", c.decodeStages) || !get("tile_keys", c.decodeTileKeys))
       return bad("the decode family needs kv_splits, num_sms, stages and "
                  "tile_keys");
-    // Optional: whether the products may use tensor cores (default true;
-    // the form is taken where the problem allows it).
+    // Optional: whether the products run on tensor cores (the strategy
+    // writes its decision; absent = true, which still keeps CUDA cores
+    // where the problem does not allow tensor cores).
     bool tc = true;
     if (Attribute x = attr.get("tensor_cores")) {
       auto flag = dyn_cast<BoolAttr>(x);
-      if (!flag)
-        return bad("'tensor_cores' must be a bool");
+      if (!flag) {
+        std::string got;
+        llvm::raw_string_ostream os(got);
+        x.print(os);
+        return bad("'tensor_cores' must be a bool (true or false), got " +
+                   got);
+      }
       tc = flag.getValue();
     }
     AttentionTarget t;

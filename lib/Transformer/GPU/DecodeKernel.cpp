@@ -27,9 +27,11 @@ Value FlashKernelBuilder::feq(Value x, Value y) {
 }
 
 Value FlashKernelBuilder::decodeSwizzle(Value row, Value col, int64_t width) {
+  if (!cfg.decodeSwizzled(width))
+    return add(mul(row, cfg.decodeTileStride(width)), col); // padded rows
   const int64_t nv = 16 / cfg.eltBytes, rowBytes = width * cfg.eltBytes;
   // Lines per row: the XOR pattern follows the row when rows are whole
-  // lines, else the line (64- or 192-byte rows).
+  // lines, else the line (64-byte rows: two rows per line).
   const int64_t lpr = rowBytes % 128 == 0 ? rowBytes / 128 : 1;
   Value f = add(mul(row, width / nv), arith::DivUIOp::create(b, loc, col,
                                                               cst(nv)));
@@ -119,11 +121,11 @@ void FlashKernelBuilder::emitDecode() {
   });
 
   // ---- kernel 1: split-KV partial states ----
-  // Shared memory: Q (P x D f32, pre-scaled), then per warp its P buffer
-  // (P x 32 f32) and S stages of one 32-key tile each: K rows padded by 16
-  // bytes (lane j reads row j: 8 consecutive lanes hit distinct banks)
-  // and V rows. Each warp runs its own cp.async pipeline, S - 1 tiles
-  // ahead, synchronized by warp barriers only.
+  // Shared memory (FlashConfig::decodeSmemBytes): Q (P x D f32,
+  // pre-scaled; tensor cores: 16 padded rows of Q's type), then per warp
+  // its P buffer (P x TK f32) and S stages of one TK-key tile each, K then
+  // V (layout below, decodeSwizzle). Each warp runs its own cp.async
+  // pipeline, S - 1 tiles ahead, synchronized by warp barriers only.
   const int64_t S = cfg.decodeStages;
   const int64_t TK = cfg.decodeTileKeys; // keys per warp step
   const int64_t LPK = 32 / TK;           // lanes per key
@@ -131,7 +133,7 @@ void FlashKernelBuilder::emitDecode() {
   const int64_t qStr = cfg.decodeQStride();
   const int64_t qBytes = cfg.decodeQBytes(), pBytes = cfg.decodePBytes();
   const int64_t kBytes = cfg.decodeKBytes(), vBytes = cfg.decodeVBytes();
-  const int64_t warpBytes = cfg.decodeWarpBytes();
+  const int64_t warpBytes = cfg.decodeWarpStride();
   Value blocks = mul(bh, nSplit);
   ifThen(cmpi(arith::CmpIPredicate::ugt, blocks, zero), [&] {
     OpBuilder::InsertionGuard g(b);
@@ -167,20 +169,26 @@ void FlashKernelBuilder::emitDecode() {
     auto stageOff = [&](Value s) {
       return add(add(warpBase, pBytes), mul(s, kBytes + vBytes));
     };
-    // K and V tiles in shared memory: the tile's global bytes (TK whole
-    // rows, contiguous) with the 16-byte chunks of each 128-byte line
-    // permuted by an XOR with the line's row (decodeSwizzle). A warp's
-    // cp.async of 512 contiguous bytes then fills four aligned 128-byte
-    // lines: with rows padded by 16 bytes instead, lines straddled the
-    // padding and the copies asked L2 for 1.5x the sectors (H200 ncu,
-    // bench/RESULTS.md session 13). ldmatrix and the CUDA-core K loads
-    // read 8 rows' same chunk from 8 distinct bank groups.
-    // The CUDA-core form's V rows (read along the row) stay in order.
+    // K and V tiles in shared memory (decodeSwizzle): rows of whole
+    // 128-byte lines (or 64 bytes) as the tile's global bytes (TK whole
+    // rows, contiguous) with the 16-byte chunks of each line permuted by an
+    // XOR with the row. A warp's cp.async of 512 contiguous bytes then
+    // fills four aligned 128-byte lines: with rows padded by 16 bytes
+    // instead, lines straddled the padding and the copies asked L2 for
+    // 1.5x the sectors (H200 ncu, bench/RESULTS.md session 13); ldmatrix
+    // and the CUDA-core K loads read 8 rows' same chunk from 8 distinct
+    // bank groups. Other row widths (e.g. 80, 96 f16) stay padded by 16
+    // bytes, where the permutation would cost bank conflicts. The
+    // CUDA-core form's V rows (read along the row) stay in order.
     const bool swizzleV = cfg.decodeTC;
-    auto kView = [&](Value s) { return view(stageOff(s), {TK * D}, elt); };
+    auto kView = [&](Value s) {
+      return view(stageOff(s), {TK * cfg.decodeTileStride(D)}, elt);
+    };
     auto vView = [&](Value s) {
-      return swizzleV ? view(add(stageOff(s), kBytes), {TK * Dv}, elt)
-                      : view(add(stageOff(s), kBytes), {TK, Dv}, elt);
+      return swizzleV
+                 ? view(add(stageOff(s), kBytes),
+                        {TK * cfg.decodeTileStride(Dv)}, elt)
+                 : view(add(stageOff(s), kBytes), {TK, Dv}, elt);
     };
     // Element (row, col) of a swizzled tile of `width`-element rows.
     auto swz = [&](Value row, Value col, int64_t width) -> Value {
@@ -698,11 +706,16 @@ void FlashKernelBuilder::mergeDecodeRow(Value row, Value bi, Value h, Value i, V
   Value fzero = fcst(0.0);
 
   Value lastPart = sub(nParts, one);
-  // Up to 32 parts (the split counts of one wave on the H200): one round
-  // trip to memory. Lane p loads part p's (m, l); every part's O row is
+  // Up to 32 parts (the split counts of the short caches on the H200; long
+  // ones may take 33 and more): one round trip to memory. Lane p loads part p's (m, l); every part's O row is
   // loaded before the reductions (parts past the last re-read the last
   // one, which the weight 0 drops), so the merge waits for one global
-  // latency instead of three (max, weights, O).
+  // latency instead of three (max, weights, O). The 32 O rows take 32 * Cv
+  // registers per lane: Dv > 128 keeps the grouped form.
+  if (Cv > 4) {
+    mergeManyParts(row, bi, h, i, lane, nParts, nRows, oPart, mlPart);
+    return;
+  }
   auto ifFew = scf::IfOp::create(
       b, loc, cmpi(arith::CmpIPredicate::ule, nParts, cst(32)), true);
   {

@@ -18,7 +18,7 @@
 // Q is staged in shared memory once, pre-scaled by scale; exp(x - m) is
 // computed as exp2((x - m) * log2(e)) after the max is subtracted (f32
 // inputs need the subtraction in natural units to stay within 1e-5 for large
-// scores). The tensor-core kernel (f16) folds log2(e) into the scale. The
+// scores). The tensor-core kernels (f16, bf16) fold log2(e) into the scale. The
 // maximum starts at -inf and is guarded (`m_new == -inf` rescales by 0),
 // never at NaN. Causal attention (aligned
 // bottom-right: key j visible to query i iff j <= i + Sk - Sq) stops each
@@ -27,8 +27,8 @@
 // use the same predicated path. Masks (i1 or additive) are read per tile
 // from global memory. GQA reads K/V head h / (H / Hkv) in place.
 //
-// f16 has two tensor-core kernels with the same skeleton, in their sections
-// below: mma.sync m16n8k16 (sm_80+) and wgmma.mma_async (sm_90a).
+// f16 and bf16 have two tensor-core kernels with the same skeleton, in their
+// sections below: mma.sync m16n8k16 (sm_80+) and wgmma.mma_async (sm_90a).
 //
 // No Sq x Sk buffer exists: shared memory holds q-tile x D, kv-tile x D,
 // kv-tile x Dv and q-tile x kv-tile floats (dynamic shared memory; the tx
@@ -203,12 +203,13 @@ private:
 
   void emitDecode();
   /// The decode kernel's shared K/V tiles: the element offset of (row, col)
-  /// in a tile of `width`-element rows stored as the rows' contiguous bytes
-  /// with the 16-byte chunks of every 128-byte line XOR-permuted by the
-  /// line's row (row % 8 for rows of whole lines, else line % 8); col is a
-  /// multiple of 16 bytes. Copies of 8 consecutive chunks (one aligned
-  /// global line) fill one aligned shared line; 8 rows' same chunk fall in
-  /// 8 distinct bank groups (ldmatrix, per-row loads).
+  /// in a tile of `width`-element rows. Rows of whole 128-byte lines (or 64
+  /// bytes; FlashConfig::decodeSwizzled) are stored as the rows' contiguous
+  /// bytes with the 16-byte chunks of every line XOR-permuted (by row % 8,
+  /// or by line % 8 for 64-byte rows): copies of 8 consecutive chunks (one
+  /// aligned global line) fill one aligned shared line, and 8 rows' same
+  /// chunk fall in 8 distinct bank groups (ldmatrix, per-row loads). Other
+  /// widths are rows padded by 16 bytes. col is a multiple of 16 bytes.
   Value decodeSwizzle(Value row, Value col, int64_t width);
   /// ldmatrix x4 at element offset `off` of a 1-D shared view.
   Value ldmatrix1d(Value view, Value off, bool trans);

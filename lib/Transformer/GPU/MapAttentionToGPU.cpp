@@ -461,6 +461,8 @@ struct TxMapAttentionToGPUPass
         ch.kvSplits = cfg.kvSplits;
         ch.decodeTileKeys = cfg.decodeTileKeys;
         ch.decodeMaxRows = 32;
+        // The form the strategy took (its shared-memory size differs).
+        ch.tensorCores = cfg.decodeTC;
       } else {
         ch.decode = false;
         ch.tensorCores = cfg.mma;
@@ -483,7 +485,7 @@ struct TxMapAttentionToGPUPass
       if (same && cfg.decode)
         same = a->decodeStages == cfg.decodeStages &&
                a->decodeTileKeys == cfg.decodeTileKeys &&
-               a->kvSplits == cfg.kvSplits;
+               a->kvSplits == cfg.kvSplits && a->decodeTC == cfg.decodeTC;
       else if (same)
         same = a->qTile == cfg.qTile && a->kvTile == cfg.kvTile &&
                (!cfg.mma || cfg.wgmma || a->mTiles == cfg.mTiles) &&

@@ -1,6 +1,7 @@
 //===- MmaKernel.cpp - the mma.sync flash kernel and tensor-core helpers ----===//
 //
-// FlashAttention-2 on nvgpu.mma.sync m16n8k16 (f16, sm_80+), and what the
+// FlashAttention-2 on mma.sync m16n8k16 (f16 through nvgpu.mma.sync, bf16
+// through nvvm.mma.sync; sm_80+), and what the
 // wgmma kernel shares with it: cp.async tiles, ldmatrix, the quad
 // reductions, the per-tile key visibility flags of masks, the online
 // softmax step on mma.sync's accumulator layout, the output stores.

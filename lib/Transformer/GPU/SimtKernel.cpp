@@ -1,7 +1,7 @@
 //===- SimtKernel.cpp - the CUDA-core flash kernel --------------------------===//
 //
-// FlashAttention-2 on CUDA cores (f32, bf16 below sm_90a, head dims the
-// tensor-core kernels do not take): the CTA's query tile, K/V tiles staged
+// FlashAttention-2 on CUDA cores (f32, head dims the tensor-core kernels do
+// not take, chips below sm_80, tensor-cores=false): the CTA's query tile, K/V tiles staged
 // in shared memory as f32, lane j scoring keys j, j+32, ...
 //
 //===----------------------------------------------------------------------===//
