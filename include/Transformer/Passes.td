@@ -381,7 +381,7 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
   }];
   let options = [
     Option<"warps", "warps", "int64_t", /*default=*/"0",
-           "Warps per CTA (0 = 4 for the CUDA-core and decode kernels, 8 for the tensor-core kernel (4 when 8 do not fit in shared memory), for wgmma 4 at head dims <= 64 else 8; else 1..32, a multiple of 4 with wgmma)">,
+           "Warps per CTA (0 = 4 for the CUDA-core and decode kernels, 8 for the tensor-core kernel (4 when 8 do not fit in shared memory), for wgmma 4 at head dims <= 64 else 8; else 1..32, a multiple of 4 for ops that take the wgmma kernel, an error at the op otherwise)">,
     Option<"qTile", "q-tile", "int64_t", /*default=*/"0",
            "CUDA-core kernel: query rows per CTA (0 = 8 per warp, 4 above head dim 128; the tensor-core kernels use 16 * mma-row-tiles * warps (mma.sync) or 16 * warps (wgmma)); else a multiple of warps, at most 16 rows per warp)">,
     Option<"kvTile", "kv-tile", "int64_t", /*default=*/"0",

@@ -17,6 +17,11 @@
 // Below sm_80 (no cp.async) the op takes the CUDA-core flash kernel.
 // RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{sm=75}))" | FileCheck %s --check-prefix=OLD
 // RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{kv-splits=7}))" | FileCheck %s --check-prefix=SPLITS
+// The wgmma rule (warps in whole warpgroups) is for ops that take wgmma:
+// with wgmma allowed, decode ops take 2 warps.
+// RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{wgmma=true warps=2}))" | FileCheck %s --check-prefix=W2
+// W2-LABEL: func.func @decode_gqa
+// W2: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c64{{(_[0-9]+)?}},
 // RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{decode-tile-keys=32 warps=2 stages=4}))" | FileCheck %s --check-prefix=T32
 // RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{decode-max-rows=0}))" 2>&1 | FileCheck %s --check-prefix=ROWS
 // RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{kv-splits=-1}))" 2>&1 | FileCheck %s --check-prefix=NEG

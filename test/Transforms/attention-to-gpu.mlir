@@ -26,7 +26,7 @@
 // WG-SHRINK-LABEL: func.func @causal_gqa
 // WG-SHRINK: dynamic_shared_memory_size %c41984_i32
 // BAD-WG-SM: error: tx-attention-to-gpu: wgmma needs sm = 90 (an sm_90a chip), got sm = 80
-// BAD-WG-WARPS: error: tx-attention-to-gpu: warps must be a multiple of 4 (whole warpgroups) with wgmma, got 6
+// BAD-WG-WARPS: attention-to-gpu.mlir:{{[0-9]+}}:{{[0-9]+}}: error: tx-attention-to-gpu: warps must be a multiple of 4 (whole warpgroups) with wgmma, got 6 (this op takes the wgmma kernel)
 // The sm_90a warpgroup kernel for f16 D = 64: one warpgroup per CTA (64
 // query rows: 1 x 8 x ceil(16 / 64) = 8 CTAs of 128 threads), 128 keys per
 // step; shared memory 1024 + 2 * (64*64 + 2*128*(64+64)) = 74752 bytes,

@@ -95,10 +95,6 @@ mlir::tx::checkAttentionChoices(const AttentionTarget &t,
                Twine(c.decodeTileKeys));
   if (c.stages != 0 && (c.stages < 2 || c.stages > 4))
     return bad("stages must be 0 (2) or in [2, 4], got " + Twine(c.stages));
-  if (t.wgmma && c.warps % 4 != 0)
-    return bad("warps must be a multiple of 4 (whole warpgroups) with "
-               "wgmma, got " +
-               Twine(c.warps));
   if (c.kvTile != 0 && (c.kvTile < 32 || c.kvTile % 32 != 0 || c.kvTile > 256))
     return bad("kv-tile must be 0 (from the head dim) or a multiple of 32 "
                "in [32, 256], got " +
@@ -310,6 +306,14 @@ mlir::tx::chooseAttentionKernel(Operation *op, const AttentionProblem &p,
     return Result(*dc);
   }
   FlashConfig cfg = ch.mmaConfig(elt, D, Dv).value_or(ch.simtConfig(D, Dv));
+  // Checked here, for ops that take the wgmma kernel, not as an option rule:
+  // the decode and CUDA-core kernels of the same module take any count.
+  if (cfg.wgmma && c.warps % 4 != 0) {
+    op->emitError("tx-attention-to-gpu: warps must be a multiple of 4 "
+                  "(whole warpgroups) with wgmma, got ")
+        << c.warps << " (this op takes the wgmma kernel)";
+    return failure();
+  }
   if (c.exactQTile && !cfg.mma) {
     // A user's query tile on CUDA cores: 4 warps where they divide it
     // (at most 16 rows each), else one warp per row up to 32.
