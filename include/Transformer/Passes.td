@@ -334,8 +334,8 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
       aligned 128-byte lines and 8 rows' same chunk fall in distinct banks
       (16-byte row padding instead split the copies' lines and asked L2 for
       1.5x the sectors: H200 ncu, bench/RESULTS.md session 13). Other row
-      widths (80 or 96 f16, ...) keep rows padded by 16 bytes. With 16 keys per tile, two lanes share a key, each
-      with half of D, and add their halves of `Q K^T` by one shuffle; one
+      widths (80 or 96 f16, ...) keep rows padded by 16 bytes. With 16
+      keys per tile, two lanes share a key, each with half of D, and add their halves of `Q K^T` by one shuffle; one
       shuffle reduction per row gives the tile maximum; P goes through
       shared memory and `O += P V` reads each V row once, lane l owning
       output columns `[l * Dv / 32, (l + 1) * Dv / 32)`.

@@ -43,12 +43,6 @@ Value FlashKernelBuilder::decodeSwizzle(Value row, Value col, int64_t width) {
   return mul(add(mul(line, 8), c8s), nv);
 }
 
-Value FlashKernelBuilder::ldmatrix1d(Value view, Value off, bool trans) {
-  return nvgpu::LdMatrixOp::create(b, loc, vec2(4, 2, elt), view,
-                                   ValueRange{off}, b.getBoolAttr(trans),
-                                   b.getI32IntegerAttr(4));
-}
-
 std::pair<Value, Value> FlashKernelBuilder::emitPlainLaunch(Value blocks, int64_t threads,
                                         int64_t smemBytes) {
   Value one = cst(1);
@@ -190,10 +184,6 @@ void FlashKernelBuilder::emitDecode() {
                         {TK * cfg.decodeTileStride(Dv)}, elt)
                  : view(add(stageOff(s), kBytes), {TK, Dv}, elt);
     };
-    // Element (row, col) of a swizzled tile of `width`-element rows.
-    auto swz = [&](Value row, Value col, int64_t width) -> Value {
-      return decodeSwizzle(row, col, width);
-    };
     // Packed row r: head kh * G + r / Sq, query row r % Sq.
     auto headOf = [&](int64_t r) { return add(mul(kh, Gs), r / SqS); };
 
@@ -230,7 +220,7 @@ void FlashKernelBuilder::emitDecode() {
               Value n = select(ok, cst(nv), zero);
               SmallVector<Value> at{r, col};
               if (sw)
-                at = {swz(r, col, width)};
+                at = {decodeSwizzle(r, col, width)};
               nvgpu::DeviceAsyncCopyOp::create(
                   b, loc, tokTy, dst, at, buf,
                   ValueRange{bi, kh, minsi(gRow, skLast), col},
@@ -316,10 +306,11 @@ void FlashKernelBuilder::emitDecode() {
             for (int64_t nt = 0; nt < 2; ++nt) {
               Value acc = accZero;
               for (int64_t kk = 0; kk < KD; kk += 2) {
-                auto [b0, b1] = splitX4(
-                    ldmatrix1d(ks,
-                               swz(add(kRow8, nt * 8), add(kCol8x4, kk * 16), D),
-                               /*trans=*/false));
+                auto [b0, b1] = splitX4(ldmatrix(
+                    ks,
+                    {decodeSwizzle(add(kRow8, nt * 8), add(kCol8x4, kk * 16),
+                                   D)},
+                    /*trans=*/false, 4));
                 acc = mmaSync(qa[kk], b0, acc);
                 acc = mmaSync(qa[kk + 1], b1, acc);
               }
@@ -370,8 +361,9 @@ void FlashKernelBuilder::emitDecode() {
                              pv[7]},
                             elt);
             for (int64_t dt = 0; dt < DT; dt += 2) {
-              auto [b0, b1] = splitX4(ldmatrix1d(
-                  vs, swz(lane16, add(laneHi8, dt * 8), Dv), /*trans=*/true));
+              auto [b0, b1] = splitX4(ldmatrix(
+                  vs, {decodeSwizzle(lane16, add(laneHi8, dt * 8), Dv)},
+                  /*trans=*/true, 4));
               next[4 + dt] = mmaSync(
                   pa, b0, arith::MulFOp::create(b, loc, carried[4 + dt], aVec));
               next[4 + dt + 1] = mmaSync(
@@ -452,7 +444,7 @@ void FlashKernelBuilder::emitDecode() {
             for (int64_t c = 0; c < DL; c += nv) {
               Value kv = toF32(vector::LoadOp::create(
                   b, loc, vec(nv, elt), ks,
-                  ValueRange{swz(kk, add(col0, c), D)},
+                  ValueRange{decodeSwizzle(kk, add(col0, c), D)},
                   /*nontemporal=*/false, llvm::MaybeAlign(16)));
               for (int64_t e = 0; e < nv; e += 4)
                 for (int64_t r = 0; r < P; ++r) {
@@ -707,8 +699,8 @@ void FlashKernelBuilder::mergeDecodeRow(Value row, Value bi, Value h, Value i, V
 
   Value lastPart = sub(nParts, one);
   // Up to 32 parts (the split counts of the short caches on the H200; long
-  // ones may take 33 and more): one round trip to memory. Lane p loads part p's (m, l); every part's O row is
-  // loaded before the reductions (parts past the last re-read the last
+  // ones may take 33 and more): one round trip to memory. Lane p loads
+  // part p's (m, l); every part's O row is loaded before the reductions (parts past the last re-read the last
   // one, which the weight 0 drops), so the merge waits for one global
   // latency instead of three (max, weights, O). The 32 O rows take 32 * Cv
   // registers per lane: Dv > 128 keeps the grouped form.

@@ -211,8 +211,6 @@ private:
   /// chunk fall in 8 distinct bank groups (ldmatrix, per-row loads). Other
   /// widths are rows padded by 16 bytes. col is a multiple of 16 bytes.
   Value decodeSwizzle(Value row, Value col, int64_t width);
-  /// ldmatrix x4 at element offset `off` of a 1-D shared view.
-  Value ldmatrix1d(Value view, Value off, bool trans);
 
   /// Merges the nParts parts of query row `row` = (bi, h, i) (one warp;
   /// lane owns Dv / 32 output columns) with the log-sum-exp rule and writes
@@ -291,6 +289,8 @@ private:
   void asyncWait(Value tok, int64_t pending);
   void asyncWaitAll() { asyncWait(asyncCommit(), 0); }
   Value ldmatrix(Value view, Value row, Value col, bool trans, int64_t tiles);
+  /// The same at any indices of `view` (the decode kernel's 1-D tiles).
+  Value ldmatrix(Value view, ValueRange idx, bool trans, int64_t tiles);
   /// 2^x with PTX ex2.approx.ftz.f32 (one MUFU.EX2; the libdevice exp2f
   /// behind math.exp2 adds denormal handling around it). Flushing results
   /// below 2^-126 to 0 is harmless for softmax weights.

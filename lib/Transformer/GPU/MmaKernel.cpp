@@ -192,8 +192,13 @@ void FlashKernelBuilder::asyncWait(Value tok, int64_t pending) {
 }
 
 Value FlashKernelBuilder::ldmatrix(Value view, Value row, Value col, bool trans, int64_t tiles) {
+  return ldmatrix(view, ValueRange{row, col}, trans, tiles);
+}
+
+Value FlashKernelBuilder::ldmatrix(Value view, ValueRange idx, bool trans,
+                                   int64_t tiles) {
   VectorType ty = vec2(tiles, 2, elt);
-  return nvgpu::LdMatrixOp::create(b, loc, ty, view, ValueRange{row, col},
+  return nvgpu::LdMatrixOp::create(b, loc, ty, view, idx,
                                    b.getBoolAttr(trans),
                                    b.getI32IntegerAttr(tiles));
 }
