@@ -132,6 +132,26 @@ func.func @softmax_7x50257_f16(%x: tensor<7x50257xf16>) -> tensor<7x50257xf16> {
   %0 = tx.softmax %x dim = -1 : tensor<7x50257xf16>
   return %0 : tensor<7x50257xf16>
 }
+func.func @softmax_400x49157_f32(%x: tensor<400x49157xf32>) -> tensor<400x49157xf32> {
+  %0 = tx.softmax %x dim = -1 : tensor<400x49157xf32>
+  return %0 : tensor<400x49157xf32>
+}
+func.func @softmax_140x49157_f32(%x: tensor<140x49157xf32>) -> tensor<140x49157xf32> {
+  %0 = tx.softmax %x dim = -1 : tensor<140x49157xf32>
+  return %0 : tensor<140x49157xf32>
+}
+func.func @softmax_600x50257_f16(%x: tensor<600x50257xf16>) -> tensor<600x50257xf16> {
+  %0 = tx.softmax %x dim = -1 : tensor<600x50257xf16>
+  return %0 : tensor<600x50257xf16>
+}
+func.func @softmax_600x40000_f16(%x: tensor<600x40000xf16>) -> tensor<600x40000xf16> {
+  %0 = tx.softmax %x dim = -1 : tensor<600x40000xf16>
+  return %0 : tensor<600x40000xf16>
+}
+func.func @softmax_300x50257_bf16(%x: tensor<300x50257xbf16>) -> tensor<300x50257xbf16> {
+  %0 = tx.softmax %x dim = -1 : tensor<300x50257xbf16>
+  return %0 : tensor<300x50257xbf16>
+}
 func.func @softmax_3x4096_f32(%x: tensor<3x4096xf32>) -> tensor<3x4096xf32> {
   %0 = tx.softmax %x dim = -1 : tensor<3x4096xf32>
   return %0 : tensor<3x4096xf32>

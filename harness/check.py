@@ -340,6 +340,19 @@ class Runner:
                 x[0, n // 2] = 1e4 if dt == torch.float32 else 6e4
                 self.softmax(C, "softmax_%dx%d_%s" % (r, n, NAMES[dt]),
                              "S1 static %dx%d (-inf row, huge logit)" % (r, n), x)
+        # Rows copied in by cp.async.bulk (sm_90: rows kept in shared memory,
+        # persistent grid of 132 or 264 CTAs): more rows than CTAs, so the
+        # next row's chunks are loaded while a row is written; 49157 f32
+        # rows whose start is 8 bytes past a 16-byte boundary have an empty
+        # last chunk; 40000 f16 rows are 16-byte aligned (no head or tail).
+        for (r, n, dt) in ((400, 49157, torch.float32), (140, 49157, torch.float32),
+                           (600, 50257, torch.float16), (600, 40000, torch.float16),
+                           (300, 50257, torch.bfloat16)):
+            x = rand((r, n), dt, g, -8, 8)
+            x[1].fill_(ninf)
+            x[r - 1, 3] = 1e4 if dt == torch.float32 else 6e4
+            self.softmax(C, "softmax_%dx%d_%s" % (r, n, NAMES[dt]),
+                         "S1 bulk rows %dx%d (-inf row, huge logit)" % (r, n), x)
         # S2: rows split across lanes must combine partial (max, sum) pairs,
         # lanes holding only -inf included: exact answers.
         s2 = torch.tensor([[0.0, 0, 0, 0], [ninf] * 4, [1000.0, 1001.0, ninf, ninf]], device=dev)

@@ -54,7 +54,9 @@ def calls():
                           ("softmax_dyn_bf16", (4, 1000), BF16), ("softmax_3x31_f32", (3, 31), F32),
                           ("softmax_3x33_f16", (3, 33), F16), ("softmax_3x1025_f16", (3, 1025), F16),
                           ("softmax_3x4096_f32", (3, 4096), F32), ("softmax_7x50257_f32", (7, 50257), F32),
-                          ("softmax_7x50257_f16", (7, 50257), F16), ("softmax_dim0_dyn_f32", (37, 5), F32)):
+                          ("softmax_7x50257_f16", (7, 50257), F16),
+                          ("softmax_140x49157_f32", (140, 49157), F32),
+                          ("softmax_300x50257_bf16", (300, 50257), BF16), ("softmax_dim0_dyn_f32", (37, 5), F32)):
         c.append(softmax(fn, shape, dt))
     # Attention through the reference lowering (dynamic head dims).
     c.append(attn("cases", "attn_dyn_f16", 1, 2, 1, 17, 33, 24, F16))

@@ -126,6 +126,25 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "dynamic shared memory between its two passes when it "
                      "fits (default true)"),
       llvm::cl::init(true)};
+  Option<bool> softmaxBulkRows{
+      *this, "softmax-bulk-rows",
+      llvm::cl::desc("tx-softmax-to-gpu bulk-rows: on sm_90 and newer, "
+                     "rows kept in shared memory arrive by cp.async.bulk "
+                     "(mbarrier per chunk) in a persistent grid that loads "
+                     "the next row while writing this one (default true)"),
+      llvm::cl::init(true)};
+  Option<int64_t> softmaxBulkChunkBytes{
+      *this, "softmax-bulk-chunk-bytes",
+      llvm::cl::desc("tx-softmax-to-gpu bulk-chunk-bytes: bytes per "
+                     "cp.async.bulk chunk of a bulk-copied row (0 = 32 x the "
+                     "CTA size)"),
+      llvm::cl::init(0)};
+  Option<int64_t> softmaxBulkCtasPerSm{
+      *this, "softmax-bulk-ctas-per-sm",
+      llvm::cl::desc("tx-softmax-to-gpu bulk-ctas-per-sm: CTAs per SM of "
+                     "the persistent grid of bulk-copied rows (0 = as many "
+                     "row rings as fit, at most 2)"),
+      llvm::cl::init(0)};
   Option<int64_t> softmaxStreamUnroll{
       *this, "softmax-stream-unroll",
       llvm::cl::desc("tx-softmax-to-gpu stream-unroll: 16-byte loads per "

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -56,10 +57,22 @@ public:
     const int64_t slotBytes = (std::max<int64_t>(warps, 1) * 4 + 15) / 16 * 16;
     if (cfg.threadsPerRow > 32 && cfg.smemRowBytes == 0)
       attributions = {smemTy, smemTy};
+    // cp.async.bulk rows: one 8-byte mbarrier per chunk of the row.
+    const int64_t bulkSlots =
+        cfg.bulkChunkBytes > 0
+            ? std::max<int64_t>(cfg.bulkSlots,
+                       llvm::divideCeil(cfg.smemRowBytes, cfg.bulkChunkBytes))
+            : 0;
+    const int64_t bufBytes = cfg.bulkChunkBytes > 0
+                                 ? bulkSlots * cfg.bulkChunkBytes
+                                 : cfg.smemRowBytes;
+    const int64_t barBytes = bulkSlots > 0 ? bulkSlots * 8 + 8 : 0;
+    const int64_t barSlotBytes = (barBytes + 15) / 16 * 16;
     Value dynSmem;
-    if (cfg.smemRowBytes > 0) // two reduction slots, then the row
+    if (cfg.smemRowBytes > 0) // two reduction slots, [mbarriers,] the row
       dynSmem = arith::ConstantIntOp::create(
-          b, loc, b.getI32Type(), 2 * slotBytes + cfg.smemRowBytes + 16);
+          b, loc, b.getI32Type(),
+          2 * slotBytes + barSlotBytes + bufBytes + 16);
     auto launch = gpu::LaunchOp::create(
         b, loc, grid, one, one, cst(cfg.blockSize), one, one,
         /*dynamicSharedMemorySize=*/dynSmem, /*asyncTokenType=*/nullptr,
@@ -71,7 +84,7 @@ public:
           b, loc,
           MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                           MemRefLayoutAttrInterface(), wg));
-      int64_t elems = cfg.smemRowBytes * 8 / elt.getIntOrFloatBitWidth();
+      int64_t elems = bufBytes * 8 / elt.getIntOrFloatBitWidth();
       // [reduction slot A | slot B | row], each 16-byte aligned (16-byte
       // accesses fault otherwise).
       Value addr = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, base);
@@ -85,10 +98,19 @@ public:
                                      arith::AddIOp::create(b, loc, pad,
                                                            cst(slotBytes)),
                                      ValueRange{});
+      if (barBytes > 0)
+        bars = memref::ViewOp::create(
+            b, loc,
+            MemRefType::get({barBytes / 8}, b.getI64Type(),
+                            MemRefLayoutAttrInterface(), wg),
+            base, arith::AddIOp::create(b, loc, pad, cst(2 * slotBytes)),
+            ValueRange{});
       smemRow = memref::ViewOp::create(
           b, loc,
           MemRefType::get({elems}, elt, MemRefLayoutAttrInterface(), wg), base,
-          arith::AddIOp::create(b, loc, pad, cst(2 * slotBytes)), ValueRange{});
+          arith::AddIOp::create(b, loc, pad,
+                                cst(2 * slotBytes + barSlotBytes)),
+          ValueRange{});
     }
     if (cfg.threadsPerRow > 32 && cfg.smemRowBytes == 0) {
       smemA = launch.getWorkgroupAttributions()[0];
@@ -125,7 +147,9 @@ public:
       }
     };
     Value firstRow = arith::MulIOp::create(b, loc, bid, cst(rowsPerBlock));
-    if (!gridStride) {
+    if (cfg.bulkChunkBytes > 0) {
+      bulkRows(tid, bid, launch.getGridSize().x);
+    } else if (!gridStride) {
       setRow(firstRow);
       body();
     } else {
@@ -273,7 +297,18 @@ private:
     auto vt = dyn_cast<VectorType>(v.getType());
     if (vt)
       l2e = vector::BroadcastOp::create(b, loc, vt, l2e);
-    Value x = arith::MulFOp::create(b, loc, v, l2e);
+    return exp2(arith::MulFOp::create(b, loc, v, l2e));
+  }
+
+  /// exp(x - m) for a scalar or vector x and a scalar m.
+  Value expDiff(Value x, Value m) {
+    auto vt = dyn_cast<VectorType>(x.getType());
+    return exp(arith::SubFOp::create(b, loc, x, vt ? splat(m) : m));
+  }
+
+  /// 2^x per element (PTX ex2.approx.ftz.f32, see exp()).
+  Value exp2(Value x) {
+    auto vt = dyn_cast<VectorType>(x.getType());
     auto ex2 = [&](Value s) {
       return LLVM::CallIntrinsicOp::create(
                  b, loc, f32, b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f32"),
@@ -382,7 +417,7 @@ private:
     Value mNew = arith::MaximumFOp::create(b, loc, m, xm);
     Value dead =
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mNew, negInf);
-    Value e = exp(arith::SubFOp::create(b, loc, x, vec ? splat(mNew) : mNew));
+    Value e = expDiff(x, mNew);
     Value part = arith::SelectOp::create(b, loc, dead, zero,
                                          vec ? reduceAdd(e) : e);
     return {mNew, arith::AddFOp::create(b, loc, rescale(s, m, mNew), part)};
@@ -439,18 +474,18 @@ private:
       auto ifOp = scf::IfOp::create(b, loc, cond, false);
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(ifOp.thenBlock());
-      Value e = exp(arith::SubFOp::create(b, loc, x, M));
+      Value e = expDiff(x, M);
       storeScalarAt(col, arith::MulFOp::create(b, loc, e, inv));
     };
     storeScalarIf(inHead, lane, xh);
     storeScalarIf(inTail, tailCol, xt);
-    Value Mv = splat(M), invV = splat(inv);
+    Value invV = splat(inv);
     unrolledRowLoop(
         lane, nvec, ValueRange{},
         [&](Value vi) { return loadVecAgain(vi, vecCol(vi)); },
         [&](ValueRange, ArrayRef<Value>) { return SmallVector<Value>(); },
         [&](Value vi, Value x) {
-          Value e = exp(arith::SubFOp::create(b, loc, x, Mv));
+          Value e = expDiff(x, M);
           storeVecAt(vecCol(vi), arith::MulFOp::create(b, loc, e, invV));
         });
   }
@@ -502,12 +537,11 @@ private:
     for (Value x : xs)
       localMax = arith::MaximumFOp::create(b, loc, localMax, reduceMax(x));
     Value M = allReduce(localMax, /*isMax=*/true, smemA);
-    Value Mv = splat(M);
     SmallVector<Value> es;
     Value localSum = zero;
     for (int64_t k = 0; k < cfg.cached; ++k) {
       // Padding lanes hold -inf: exp(-inf - M) = 0 for a finite M.
-      Value e = exp(arith::SubFOp::create(b, loc, xs[k], Mv));
+      Value e = expDiff(xs[k], M);
       es.push_back(e);
       localSum = arith::AddFOp::create(b, loc, localSum, reduceAdd(e));
     }
@@ -584,12 +618,11 @@ private:
     // (exp(-inf - -inf) would be NaN).
     Value dead =
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mNew, negInf);
-    Value mv = splat(mNew);
     Value part = zero;
     for (Value x : xs)
       part = arith::AddFOp::create(
           b, loc, part,
-          reduceAdd(exp(arith::SubFOp::create(b, loc, x, mv))));
+          reduceAdd(expDiff(x, mNew)));
     part = arith::SelectOp::create(b, loc, dead, zero, part);
     return {mNew, arith::AddFOp::create(b, loc, rescale(s, m, mNew), part)};
   }
@@ -608,7 +641,6 @@ private:
     auto [M, S] = allReduceOnline(ms[0], ms[1]);
     // An all -inf row has M = -inf and S = 0: exp(NaN) * inf = NaN, as the
     // reference path.
-    Value Mv = splat(M);
     Value inv = splat(arith::DivFOp::create(b, loc, fcst(1.0f), S));
     unrolledRowLoop(
         lane, numVec, ValueRange{},
@@ -617,9 +649,260 @@ private:
         },
         [&](ValueRange, ArrayRef<Value>) { return SmallVector<Value>(); },
         [&](Value vi, Value x) {
-          Value e = exp(arith::SubFOp::create(b, loc, x, Mv));
+          Value e = expDiff(x, M);
           store(vi, arith::MulFOp::create(b, loc, e, inv));
         });
+  }
+
+
+  /// Rows streamed into shared memory by the copy engine (sm_90
+  /// cp.async.bulk, completion counted on an mbarrier per slot), for a
+  /// persistent grid of CTA-per-row kernels: CTA c takes rows c, c + G, ...
+  /// The 16-byte aligned interior of a row arrives in chunks of
+  /// cfg.bulkChunkBytes into a ring of cfg.bulkSlots chunk slots (at least
+  /// a row's chunks; more let the next row's first chunks load during this
+  /// row's first pass). The CTA's chunks are numbered g = (its rows so far)
+  /// x chunks per row + k; chunk g lives in slot g % slots, whose mbarrier
+  /// completes once per use (phase parity (g / slots) % 2). The scalar head
+  /// and tail (rows whose start is not 16-byte aligned) are loaded by
+  /// threads. Pass 1 waits for each chunk and folds it into the online
+  /// (max, sum); pass 2 normalizes chunk by chunk from shared memory and,
+  /// once every thread is past chunk g (a CTA barrier), thread 0 issues
+  /// chunk g + slots into the freed slot. So the next rows are in flight
+  /// while this one is written. A chunk past a shorter row's interior is
+  /// an arrive with no bytes. (The TMA producer/consumer pipeline of
+  /// CUTLASS's sm90 kernels, with one producer thread and a CTA barrier as
+  /// the "empty" signal.)
+  void bulkRows(Value tid, Value bid, Value grid) {
+    MLIRContext *ctx = b.getContext();
+    const int64_t V = cfg.vectorWidth, T = cfg.blockSize;
+    const int64_t eb = elt.getIntOrFloatBitWidth() / 8;
+    const int64_t C = cfg.bulkChunkBytes;
+    const int64_t nChunks = llvm::divideCeil(cfg.smemRowBytes, C);
+    const int64_t slots = std::max(cfg.bulkSlots, nChunks);
+    const int64_t vpc = C / 16;       // vectors per chunk
+    const int64_t perThread = vpc / T; // of one chunk
+    Type i32 = b.getI32Type(), i64 = b.getI64Type();
+    auto add = [&](Value x, Value y) {
+      return arith::AddIOp::create(b, loc, x, y).getResult();
+    };
+    auto mul = [&](Value x, Value y) {
+      return arith::MulIOp::create(b, loc, x, y).getResult();
+    };
+    auto divu = [&](Value x, int64_t y) {
+      return arith::DivUIOp::create(b, loc, x, cst(y)).getResult();
+    };
+    auto remu = [&](Value x, int64_t y) {
+      return arith::RemUIOp::create(b, loc, x, cst(y)).getResult();
+    };
+    auto ult = [&](Value x, Value y) {
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y)
+          .getResult();
+    };
+    auto toI64 = [&](Value v) {
+      return arith::IndexCastUIOp::create(b, loc, i64, v).getResult();
+    };
+    auto toI32 = [&](Value v) {
+      return arith::IndexCastUIOp::create(b, loc, i32, v).getResult();
+    };
+    auto ptr = [&](unsigned space, Value a) {
+      return LLVM::IntToPtrOp::create(
+                 b, loc, LLVM::LLVMPointerType::get(ctx, space), a)
+          .getResult();
+    };
+    auto addrOf = [&](Value m) {
+      return toI64(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, m));
+    };
+    auto ifThen = [&](Value cond, llvm::function_ref<void()> body) {
+      auto ifOp = scf::IfOp::create(b, loc, cond, false);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      body();
+    };
+    Value inAddr = addrOf(in);
+    Value ringAddr = addrOf(smemRow);
+    Value barAddr = addrOf(bars);
+    auto bar = [&](Value slot) {
+      return ptr(3, add(barAddr, toI64(mul(slot, cst(8)))));
+    };
+    // Where row r's vectors start (its head: elements up to the first
+    // 16-byte boundary) and how many whole vectors it has.
+    auto geometry = [&](Value r) -> std::pair<Value, Value> {
+      if (!cfg.peel)
+        return {cst(0), numVec};
+      Value cV = cst(V);
+      Value mis = remu(mul(r, cols), V);
+      Value head = arith::MinUIOp::create(
+          b, loc, remu(arith::SubIOp::create(b, loc, cV, mis), V), cols);
+      Value nvec = arith::DivUIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, cols, head), cV);
+      return {head, nvec};
+    };
+    // Thread 0: the CTA's chunk g (chunk k of its row g / chunks) into
+    // slot g % slots, when that row exists.
+    auto issue = [&](Value g) {
+      Value r = add(bid, mul(divu(g, nChunks), grid));
+      ifThen(ult(r, rows), [&] {
+        Value k = remu(g, nChunks), slot = remu(g, slots);
+        auto [head, nvec] = geometry(r);
+        Value left =
+            arith::SubIOp::create(b, loc, mul(nvec, cst(16)), mul(k, cst(C)));
+        Value bytes = arith::MaxSIOp::create(
+            b, loc, cst(0), arith::MinSIOp::create(b, loc, left, cst(C)));
+        NVVM::MBarrierArriveExpectTxOp::create(
+            b, loc, Type(), bar(slot), toI32(bytes), NVVM::MemScopeKind::CTA,
+            /*relaxed=*/false, Value());
+        ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, bytes,
+                                     cst(0)),
+               [&] {
+                 Value src = add(inAddr,
+                                 toI64(add(mul(add(mul(r, cols), head), cst(eb)),
+                                           mul(k, cst(C)))));
+                 // (A shared::cta address is a shared::cluster address of
+                 // this CTA; the shared::cta form needs PTX 8.6.)
+                 Value dst = add(ringAddr, toI64(mul(slot, cst(C))));
+                 NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
+                     b, loc, ptr(7, dst), ptr(1, src), bar(slot),
+                     toI32(bytes), Value(), Value());
+               });
+      });
+    };
+    Value isProducer =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, cst(0));
+    ifThen(isProducer, [&] {
+      for (int64_t k = 0; k < slots; ++k)
+        NVVM::MBarrierInitOp::create(b, loc, bar(cst(k)),
+                                     arith::ConstantIntOp::create(b, loc, i32, 1),
+                                     Value());
+      NVVM::FenceMbarrierInitOp::create(b, loc);
+    });
+    gpu::BarrierOp::create(b, loc);
+    ifThen(isProducer, [&] {
+      scf::ForOp::create(b, loc, cst(0), cst(slots), cst(1), ValueRange{},
+                         [&](OpBuilder &, Location, Value g, ValueRange) {
+                           issue(g);
+                           scf::YieldOp::create(b, loc);
+                         });
+    });
+    auto rowLoop = scf::ForOp::create(b, loc, bid, rows, grid);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(rowLoop.getBody());
+    row = rowLoop.getInductionVar();
+    Value g0 = mul(arith::DivUIOp::create(b, loc,
+                                    arith::SubIOp::create(b, loc, row, bid),
+                                    grid),
+             cst(nChunks));
+    Value ticks = arith::ConstantIntOp::create(b, loc, i32, 10000000);
+    auto [head, nvec] = geometry(row);
+    Value padding = splat(negInf);
+    // This thread's vectors of chunk k (CTA chunk g): row vector indices
+    // `vis`, loaded from the chunk's slot; -inf past the row's interior
+    // when `guarded` (only the last chunk can be partly or wholly past it,
+    // since the interiors of two rows differ by at most one vector).
+    auto chunkVecs = [&](Value k, Value g, SmallVector<Value> &vis,
+                         SmallVector<Value> &oks, bool guarded) {
+      SmallVector<Value> xs;
+      Value slotVec0 = add(mul(remu(g, slots), cst(vpc)), lane);
+      for (int64_t j = 0; j < perThread; ++j) {
+        Value vi = add(mul(k, cst(vpc)), add(lane, cst(j * T)));
+        Value si = add(slotVec0, cst(j * T));
+        vis.push_back(vi);
+        if (!guarded) {
+          xs.push_back(loadVecAgain(si, Value()));
+          oks.push_back(Value());
+          continue;
+        }
+        Value ok = ult(vi, nvec);
+        auto ifOp = scf::IfOp::create(b, loc, TypeRange{padding.getType()}, ok,
+                                      /*withElse=*/true);
+        {
+          OpBuilder::InsertionGuard g2(b);
+          b.setInsertionPointToStart(ifOp.thenBlock());
+          scf::YieldOp::create(b, loc, loadVecAgain(si, Value()));
+          b.setInsertionPointToStart(ifOp.elseBlock());
+          scf::YieldOp::create(b, loc, padding);
+        }
+        xs.push_back(ifOp.getResult(0));
+        oks.push_back(ok);
+      }
+      return xs;
+    };
+    // Pass 1: scalar head and tail, then the chunks as they arrive.
+    Value cV = cst(V);
+    Value tailStart = add(head, mul(nvec, cV));
+    Value tailCount = arith::SubIOp::create(b, loc, cols, tailStart);
+    Value inHead = ult(lane, head);
+    Value inTail = ult(lane, tailCount);
+    Value tailCol = add(tailStart, lane);
+    auto maybeLoad = [&](Value cond, Value col) -> Value {
+      auto ifOp = scf::IfOp::create(b, loc, TypeRange{f32}, cond, true);
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      scf::YieldOp::create(b, loc, loadScalarAt(col));
+      b.setInsertionPointToStart(ifOp.elseBlock());
+      scf::YieldOp::create(b, loc, negInf);
+      return ifOp.getResult(0);
+    };
+    Value m = negInf, s = zero, xh, xt;
+    if (cfg.peel) {
+      xh = maybeLoad(inHead, lane);
+      xt = maybeLoad(inTail, tailCol);
+      std::tie(m, s) = onlineUpdate(m, s, xh, false);
+      std::tie(m, s) = onlineUpdate(m, s, xt, false);
+    }
+    auto fold1 = [&](Value k, ValueRange acc, bool guarded) {
+      Value g = add(g0, k);
+      NVVM::MBarrierTryWaitParityOp::create(
+          b, loc, bar(remu(g, slots)), toI32(remu(divu(g, slots), 2)), ticks);
+      SmallVector<Value> vis, oks;
+      SmallVector<Value> xs = chunkVecs(k, g, vis, oks, guarded);
+      return onlineFold(acc, xs);
+    };
+    auto pass1 = scf::ForOp::create(
+        b, loc, cst(0), cst(nChunks - 1), cst(1), ValueRange{m, s},
+        [&](OpBuilder &, Location, Value k, ValueRange acc) {
+          scf::YieldOp::create(b, loc, fold1(k, acc, false));
+        });
+    SmallVector<Value> ms = fold1(cst(nChunks - 1), pass1.getResults(), true);
+    auto [M, S] = allReduceOnline(ms[0], ms[1]);
+    Value inv = arith::DivFOp::create(b, loc, fcst(1.0f), S);
+    if (cfg.peel) {
+      auto storeScalarIf = [&](Value cond, Value col, Value x) {
+        auto ifOp = scf::IfOp::create(b, loc, cond, false);
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        Value e = expDiff(x, M);
+        storeScalarAt(col, arith::MulFOp::create(b, loc, e, inv));
+      };
+      storeScalarIf(inHead, lane, xh);
+      storeScalarIf(inTail, tailCol, xt);
+    }
+    // Pass 2: normalize chunk g, then refill its slot with chunk g + slots.
+    Value invV = splat(inv);
+    auto normalize = [&](Value k, bool guarded) {
+      Value g = add(g0, k);
+      SmallVector<Value> vis, oks;
+      SmallVector<Value> xs = chunkVecs(k, g, vis, oks, guarded);
+      for (int64_t j = 0; j < perThread; ++j) {
+        auto st = [&, j] {
+          Value e = expDiff(xs[j], M);
+          storeVecAt(add(head, mul(vis[j], cV)),
+                     arith::MulFOp::create(b, loc, e, invV));
+        };
+        if (oks[j])
+          ifThen(oks[j], st);
+        else
+          st();
+      }
+      gpu::BarrierOp::create(b, loc);
+      ifThen(isProducer, [&] { issue(add(g, cst(slots))); });
+    };
+    scf::ForOp::create(b, loc, cst(0), cst(nChunks - 1), cst(1), ValueRange{},
+                       [&](OpBuilder &, Location, Value k, ValueRange) {
+                         normalize(k, false);
+                         scf::YieldOp::create(b, loc);
+                       });
+    normalize(cst(nChunks - 1), true);
   }
 
   OpBuilder &b;
@@ -632,6 +915,7 @@ private:
   Value lane, row, warp, laneInWarp, numVec, negInf, zero;
   Value smemA, smemB;
   Value smemRow;  // the row's copy in dynamic shared memory (smemRowBytes)
+  Value bars;     // bulkChunkBytes: one mbarrier per chunk of smemRow
   Value rowValid; // set when threads may run past the last row
   SmallVector<Value> idx, valid; // of cachedLoad: vector indices, guards
 };

@@ -26,6 +26,13 @@ struct KernelConfig {
   int64_t unroll = 4;    // streamed rows: vectors loaded per thread before use
   int64_t smemRowBytes = 0; // > 0: a streamed row (CTA per row) is kept in
                             // dynamic shared memory between its two passes
+  int64_t bulkChunkBytes = 0; // > 0 (sm_90+, with smemRowBytes and a
+                              // persistent grid): the copy engine streams
+                              // rows into shared memory in chunks of this
+                              // many bytes (cp.async.bulk + mbarriers), the
+                              // next row's while this one is written
+  int64_t bulkSlots = 0; // bulk rows: chunk slots of the ring (at least a
+                         // row's chunks; 0 = exactly a row's)
 };
 
 /// Emits the gpu.launch of configuration `cfg` at the builder's insertion

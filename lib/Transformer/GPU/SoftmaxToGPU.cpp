@@ -19,6 +19,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/Support/MathExtras.h"
@@ -43,9 +45,21 @@ namespace {
 struct SoftmaxOptions {
   int64_t blockSize = 0, threadsPerRow = 0, vectorWidth = 0,
           maxCachedVectors = 16, gridCtas = 0, streamUnroll = 0,
-          maxSharedMemory = 232448;
-  bool prefetch = true, smemRows = true;
+          maxSharedMemory = 232448, sm = 0, numSms = 132, bulkChunkBytes = 0,
+          bulkCtasPerSm = 0;
+  bool prefetch = true, smemRows = true, bulkRows = true;
 };
+
+/// Shared memory of one SM (sm_90: 228 KiB), of which each resident CTA
+/// also takes 1 KiB for the system.
+static constexpr int64_t kSmemPerSm = 233472, kSmemPerCta = 1024;
+
+/// Dynamic shared memory of a bulk-row kernel (SoftmaxKernel.cpp): two
+/// reduction slots (at most 32 warps), an 8-byte mbarrier per chunk slot
+/// (+ 8, 16-byte aligned), the slots, 16 bytes of alignment slack.
+static int64_t bulkSmemBytes(int64_t slots, int64_t chunk) {
+  return 2 * 128 + (slots * 8 + 8 + 15) / 16 * 16 + slots * chunk + 16;
+}
 
 /// The kernels of one softmax over rows of `n` elements: the vector kernel
 /// (16-byte loads) when it applies, and the scalar kernel that runs instead
@@ -161,6 +175,43 @@ static SoftmaxPlan planSoftmax(const SoftmaxOptions &o, int64_t n, Type elt) {
     vecCfg.cached = 0;
   if (fitsSmem && vecCfg.cached == 0)
     vecCfg.smemRowBytes = rowBytes;
+  // sm_90: such rows arrive by cp.async.bulk into a persistent grid's row
+  // buffers (KernelConfig::bulkChunkBytes), chunks of 16 bytes per thread
+  // times 2 (16 KiB at 512 threads). 1024x50257 f32 on an H200: see
+  // bench/RESULTS.md, session 14.
+  // Only rows of which at most two fit per SM: with three or more
+  // resident CTAs the thread-loaded kernel hid its latency better
+  // (4096x32768 f16, 64 KiB rows: 3741 vs 3613 GB/s, session 14).
+  bool fewPerSm = vecCfg.smemRowBytes > 0 &&
+                  kSmemPerSm / (vecCfg.smemRowBytes + 1024 + 16 +
+                                kSmemPerCta) < 3;
+  if (fewPerSm && o.sm >= 90 && o.bulkRows && o.gridCtas == 0) {
+    int64_t chunk = o.bulkChunkBytes > 0
+                        ? int64_t(llvm::alignTo(o.bulkChunkBytes,
+                                                vecCfg.blockSize * 16))
+                        : vecCfg.blockSize * 16 * 2;
+    int64_t nChunks = llvm::divideCeil(rowBytes, chunk);
+    // CTAs per SM: as many row rings as fit, at most 2 (the kernel takes
+    // up to 64 registers per thread, so two CTAs of 512 threads fill the
+    // register file), unless the option sets it.
+    int64_t perSm = o.bulkCtasPerSm;
+    if (perSm == 0)
+      perSm = std::clamp<int64_t>(
+          kSmemPerSm / (bulkSmemBytes(nChunks, chunk) + kSmemPerCta), 1,
+          std::min<int64_t>(2, 2048 / vecCfg.blockSize));
+    int64_t budget =
+        std::min(o.maxSharedMemory, kSmemPerSm / perSm - kSmemPerCta);
+    // Slots: a row's chunks, plus spare ones (up to a second row) that
+    // let the next row start loading before this row's second pass.
+    int64_t slots = nChunks;
+    while (slots < 2 * nChunks && bulkSmemBytes(slots + 1, chunk) <= budget)
+      ++slots;
+    if (bulkSmemBytes(slots, chunk) <= o.maxSharedMemory) {
+      vecCfg.bulkChunkBytes = chunk;
+      vecCfg.bulkSlots = slots;
+      vecCfg.gridCtas = o.numSms * perSm;
+    }
+  }
   return plan;
 }
 
@@ -178,7 +229,9 @@ static DictionaryAttr configToAttr(Builder &b, const KernelConfig &c) {
        b.getNamedAttr("peel", b.getBoolAttr(c.peel)),
        i("grid_ctas", c.gridCtas),
        b.getNamedAttr("prefetch", b.getBoolAttr(c.prefetch)),
-       i("unroll", c.unroll), i("smem_row_bytes", c.smemRowBytes)});
+       i("unroll", c.unroll), i("smem_row_bytes", c.smemRowBytes),
+       i("bulk_chunk_bytes", c.bulkChunkBytes),
+       i("bulk_slots", c.bulkSlots)});
 }
 
 static DictionaryAttr planToAttr(Builder &b, const SoftmaxPlan &p) {
@@ -217,6 +270,19 @@ configFromAttr(DictionaryAttr d, StringRef which, int64_t n, unsigned bits,
   c.gridCtas = i("grid_ctas");
   c.unroll = i("unroll");
   c.smemRowBytes = i("smem_row_bytes");
+  // Optional (strategies written before it have none).
+  if (Attribute a = d.get("bulk_chunk_bytes")) {
+    auto ia = dyn_cast<IntegerAttr>(a);
+    if (!ia)
+      return bad("bulk_chunk_bytes' must be an integer");
+    c.bulkChunkBytes = ia.getInt();
+  }
+  if (Attribute a = d.get("bulk_slots")) {
+    auto ia = dyn_cast<IntegerAttr>(a);
+    if (!ia)
+      return bad("bulk_slots' must be an integer");
+    c.bulkSlots = ia.getInt();
+  }
   c.peel = d.getAs<BoolAttr>("peel").getValue();
   c.prefetch = d.getAs<BoolAttr>("prefetch").getValue();
   bool scalar = which == "scalar";
@@ -243,10 +309,25 @@ configFromAttr(DictionaryAttr d, StringRef which, int64_t n, unsigned bits,
   if (c.unroll < 1 || c.unroll > 16)
     return bad("unroll' must be in [1, 16]");
   if (c.gridCtas < 0 || c.gridCtas > (int64_t(1) << 31) - 1 ||
-      (c.gridCtas > 0 && c.threadsPerRow > 32))
-    return bad("grid_ctas' must be 0, or a CTA count for rows on warps");
+      (c.gridCtas > 0 && c.threadsPerRow > 32 && c.bulkChunkBytes == 0))
+    return bad("grid_ctas' must be 0, or a CTA count for rows on warps or "
+               "for bulk-copied rows");
+  if (c.bulkChunkBytes != 0 &&
+      (c.smemRowBytes == 0 || c.gridCtas == 0 || scalar ||
+       c.bulkChunkBytes < 0 || c.bulkChunkBytes % (c.blockSize * 16) != 0 ||
+       c.bulkChunkBytes > (int64_t(1) << 20) ||
+       c.bulkSlots < 0 || c.bulkSlots > 4096 ||
+       bulkSmemBytes(std::max<int64_t>(c.bulkSlots, llvm::divideCeil(
+                                               c.smemRowBytes,
+                                               c.bulkChunkBytes)),
+                     c.bulkChunkBytes) > 232448))
+    return bad("bulk_chunk_bytes' must be 0, or a multiple of 16 x "
+               "block_size bytes (at most 1 MiB; bulk_slots chunks, at least "
+               "a row's, and an 8-byte mbarrier per slot within 227 KiB) for "
+               "a vector kernel with smem_row_bytes and grid_ctas");
   if (c.smemRowBytes != 0 &&
-      (c.cached != 0 || c.gridCtas != 0 || c.threadsPerRow != c.blockSize ||
+      (c.cached != 0 || (c.gridCtas != 0 && c.bulkChunkBytes == 0) ||
+       c.threadsPerRow != c.blockSize ||
        n < 0 ||
        c.smemRowBytes != n / c.vectorWidth * c.vectorWidth * (bits / 8) ||
        c.smemRowBytes + 1024 + 16 > 232448))
@@ -262,8 +343,9 @@ configFromAttr(DictionaryAttr d, StringRef which, int64_t n, unsigned bits,
 }
 
 static FailureOr<SoftmaxPlan>
-planFromAttr(DictionaryAttr d, int64_t n, unsigned bits,
+planFromAttr(DictionaryAttr d, int64_t n, Type elt,
              llvm::function_ref<void(const Twine &)> fail) {
+  unsigned bits = elt.getIntOrFloatBitWidth();
   SoftmaxPlan p;
   auto bad = [&](const Twine &msg) -> FailureOr<SoftmaxPlan> {
     fail(msg);
@@ -378,6 +460,18 @@ static LogicalResult checkSoftmaxOptions(Operation *op,
   if (o.gridCtas < 0 || o.gridCtas > (int64_t(1) << 31) - 1)
     return bad("grid-ctas must be 0 or a CTA count in [1, 2^31), got " +
                Twine(o.gridCtas));
+  if (o.sm < 0 || o.sm > 1000)
+    return bad("sm must be 0 (unknown) or a compute capability such as 90, "
+               "got " + Twine(o.sm));
+  if (o.bulkChunkBytes < 0 || o.bulkChunkBytes > (int64_t(1) << 20) ||
+      o.bulkChunkBytes % 16 != 0)
+    return bad("bulk-chunk-bytes must be 0 or a multiple of 16 up to 1 MiB, "
+               "got " + Twine(o.bulkChunkBytes));
+  if (o.bulkCtasPerSm < 0 || o.bulkCtasPerSm > 32)
+    return bad("bulk-ctas-per-sm must be in [0, 32], got " +
+               Twine(o.bulkCtasPerSm));
+  if (o.numSms < 1 || o.numSms > 4096)
+    return bad("num-sms must be in [1, 4096], got " + Twine(o.numSms));
   return success();
 }
 
@@ -395,6 +489,11 @@ struct TxSoftmaxStrategyPass
     o.maxSharedMemory = maxSharedMemory;
     o.prefetch = prefetch;
     o.smemRows = smemRows;
+    o.sm = sm;
+    o.numSms = numSms;
+    o.bulkRows = bulkRows;
+    o.bulkChunkBytes = bulkChunkBytes;
+    o.bulkCtasPerSm = bulkCtasPerSm;
     // Options are checked even when there is nothing to rewrite.
     if (failed(checkSoftmaxOptions(getOperation(), o)))
       return signalPassFailure();
@@ -441,7 +540,7 @@ struct TxMapSoftmaxToGPUPass
     if (ShapedType::isDynamic(n))
       n = -1;
     FailureOr<SoftmaxPlan> plan = planFromAttr(
-        attr, n, srcTy.getElementType().getIntOrFloatBitWidth(),
+        attr, n, srcTy.getElementType(),
         [&](const Twine &m) {
           (void)fail(Twine(kGpuStrategyAttr) + ": " + m);
         });
@@ -605,6 +704,11 @@ struct TxSoftmaxToGPUPass
     s.smemRows = smemRows;
     s.maxSharedMemory = maxSharedMemory;
     s.streamUnroll = streamUnroll;
+    s.sm = sm;
+    s.numSms = numSms;
+    s.bulkRows = bulkRows;
+    s.bulkChunkBytes = bulkChunkBytes;
+    s.bulkCtasPerSm = bulkCtasPerSm;
     pm.addPass(createTxSoftmaxStrategy(s));
     TxTileSoftmaxOptions t;
     t.fromStrategy = true;

@@ -355,9 +355,17 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
     {
       char suffix = 0;
       int smv = parseChip(options.chip, suffix);
-      if (smv > 0)
+      if (smv > 0) {
         sm.maxSharedMemory = maxSharedMemoryOf(smv);
+        sm.sm = smv;
+        sm.numSms = options.attentionNumSms > 0
+                        ? int64_t(options.attentionNumSms)
+                        : (smv == 80 ? 108 : 132);
+      }
     }
+    sm.bulkRows = options.softmaxBulkRows;
+    sm.bulkChunkBytes = options.softmaxBulkChunkBytes;
+    sm.bulkCtasPerSm = options.softmaxBulkCtasPerSm;
     pm.addNestedPass<func::FuncOp>(createTxSoftmaxStrategy(sm));
     TxTileSoftmaxOptions smTile;
     smTile.fromStrategy = true;
