@@ -343,8 +343,9 @@ class Runner:
         # Rows copied in by cp.async.bulk (sm_90: rows kept in shared memory,
         # persistent grid of 132 or 264 CTAs): more rows than CTAs, so the
         # next row's chunks are loaded while a row is written; 49157 f32
-        # rows whose start is 8 bytes past a 16-byte boundary have an empty
-        # last chunk; 40000 f16 rows are 16-byte aligned (no head or tail).
+        # rows whose start is not 16-byte aligned (4, 8 or 12 bytes past)
+        # have an empty last chunk; 40000 f16 rows are 16-byte aligned (no
+        # head or tail).
         for (r, n, dt) in ((400, 49157, torch.float32), (140, 49157, torch.float32),
                            (600, 50257, torch.float16), (600, 40000, torch.float16),
                            (300, 50257, torch.bfloat16)):

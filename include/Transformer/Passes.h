@@ -136,8 +136,9 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   Option<int64_t> softmaxBulkChunkBytes{
       *this, "softmax-bulk-chunk-bytes",
       llvm::cl::desc("tx-softmax-to-gpu bulk-chunk-bytes: bytes per "
-                     "cp.async.bulk chunk of a bulk-copied row (0 = 32 x the "
-                     "CTA size)"),
+                     "cp.async.bulk chunk of a bulk-copied row, rounded up to "
+                     "a multiple of 16 x the CTA size (0 = 32 x the CTA "
+                     "size)"),
       llvm::cl::init(0)};
   Option<int64_t> softmaxBulkCtasPerSm{
       *this, "softmax-bulk-ctas-per-sm",
@@ -208,8 +209,9 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   Option<int64_t> attentionNumSms{
       *this, "attention-num-sms",
       llvm::cl::desc("tx-attention-to-gpu num-sms: SMs of the target GPU for "
-                     "the automatic split count (0 = from the chip: 108 for "
-                     "sm_80, else 132, the H100/H200 SXM)"),
+                     "the automatic split count, and of the softmax's "
+                     "persistent grid of bulk-copied rows (0 = from the "
+                     "chip: 108 for sm_80, else 132, the H100/H200 SXM)"),
       llvm::cl::init(0)};
   Option<int64_t> attentionMmaRowTiles{
       *this, "attention-mma-row-tiles",

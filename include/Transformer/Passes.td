@@ -76,9 +76,10 @@ def TxSoftmaxToGPU : Pass<"tx-softmax-to-gpu", "::mlir::func::FuncOp"> {
       16-byte loads before it reduces them, so that a CTA keeps enough
       bytes in flight to stream at memory bandwidth.
     - with `sm` >= 90 (`tx-gpu-pipeline` sets it from the chip) and
-      `bulk-rows`, rows kept in shared memory of which at most two fit per
-      SM are copied in by `cp.async.bulk` (the Hopper copy engine) in
-      `bulk-chunk-bytes` chunks, each counted on an mbarrier, by a
+      `bulk-rows`, rows of 16-byte vectors kept in shared memory of which
+      at most two fit per SM are copied in by `cp.async.bulk` (the Hopper
+      copy engine) in `bulk-chunk-bytes` chunks (default 32 x the CTA
+      size), each counted on an mbarrier, by a
       persistent grid of `num-sms` x `bulk-ctas-per-sm` CTAs that loads the
       next row while it normalizes and writes the current one (docs/Design.md;
       H200, 1024x50257: 0.84-0.85 of device copy in f32, 0.77-0.79 in f16).
@@ -122,18 +123,21 @@ def TxSoftmaxToGPU : Pass<"tx-softmax-to-gpu", "::mlir::func::FuncOp"> {
            "SMs of the target, for the persistent grid of bulk-copied rows "
            "(132 on the H100/H200 SXM)">,
     Option<"bulkRows", "bulk-rows", "bool", /*default=*/"true",
-           "With sm >= 90: rows kept in shared memory (smem-rows) are "
-           "copied in by cp.async.bulk in 16 KiB chunks, each counted on an "
+           "With sm >= 90 and 16-byte vectors: rows kept in shared memory "
+           "(smem-rows) of which at most two fit per SM are copied in by "
+           "cp.async.bulk in chunks (bulk-chunk-bytes), each counted on an "
            "mbarrier, by a persistent grid (num-sms x CTAs per SM) that "
-           "loads the next row while it writes the current one">,
+           "loads the next row while it writes the current one; off when "
+           "grid-ctas is set">,
     Option<"bulkChunkBytes", "bulk-chunk-bytes", "int64_t", /*default=*/"0",
-           "Bytes per cp.async.bulk chunk of a bulk-copied row, a multiple "
-           "of 16 x the CTA size (rounded up to one; 0 = 32 x the CTA "
-           "size: 16 KiB at 512 threads)">,
+           "Bytes per cp.async.bulk chunk of a bulk-copied row, in [0, 1 "
+           "MiB], rounded up to a multiple of 16 x the CTA size (0 = 32 x "
+           "the CTA size: 16 KiB at 512 threads)">,
     Option<"bulkCtasPerSm", "bulk-ctas-per-sm", "int64_t", /*default=*/"0",
            "Bulk-copied rows: CTAs per SM of the persistent grid (0 = as "
-           "many row rings as fit, at most 2); the spare shared memory of "
-           "each CTA holds extra chunk slots, up to a second row">,
+           "many row rings as fit, at most 2; a larger value than fits "
+           "queues the extra CTAs); the spare shared memory of each CTA "
+           "holds extra chunk slots, up to a second row">,
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
@@ -185,7 +189,7 @@ def TxSoftmaxStrategy : Pass<"tx-softmax-strategy", "::mlir::func::FuncOp"> {
     Option<"bulkRows", "bulk-rows", "bool", /*default=*/"true",
            "sm >= 90: copy shared-memory rows in with cp.async.bulk + mbarriers, persistent grid">,
     Option<"bulkChunkBytes", "bulk-chunk-bytes", "int64_t", /*default=*/"0",
-           "Bytes per cp.async.bulk chunk (0 = 32 x the CTA size)">,
+           "Bytes per cp.async.bulk chunk, rounded up to a multiple of 16 x the CTA size (0 = 32 x the CTA size)">,
     Option<"bulkCtasPerSm", "bulk-ctas-per-sm", "int64_t", /*default=*/"0",
            "Bulk-copied rows: CTAs per SM (0 = as many row rings as fit, at most 2)">,
   ];

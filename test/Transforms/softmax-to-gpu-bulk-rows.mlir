@@ -7,7 +7,9 @@
 // RUN: tx-opt %s --split-input-file --tx-softmax-strategy="sm=90 bulk-rows=false" | FileCheck %s --check-prefix=SM80
 // RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-softmax-to-gpu{sm=90 max-shared-memory=232448}))" | FileCheck %s --check-prefix=IR
 // RUN: not tx-opt %s --split-input-file --tx-softmax-strategy="sm=90 bulk-ctas-per-sm=33" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ERR-CTAS
-// RUN: not tx-opt %s --split-input-file --tx-softmax-strategy="sm=90 bulk-chunk-bytes=100" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ERR-CHUNK
+// RUN: not tx-opt %s --split-input-file --tx-softmax-strategy="sm=90 bulk-chunk-bytes=2000000" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ERR-CHUNK
+// Vectors narrower than 16 bytes: no bulk copies (they move 16-byte vectors).
+// RUN: tx-opt %s --split-input-file --tx-softmax-strategy="sm=90 vector-width=2" | FileCheck %s --check-prefix=VW2
 // RUN: not tx-opt %s --split-input-file --tx-softmax-strategy="sm=90 num-sms=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ERR-SMS
 
 // 50257 f32 (201 KB a row, 16-byte vectors peeled): one CTA per SM, 16 KiB
@@ -31,7 +33,9 @@
 // IR: gpu.barrier
 // IR: nvvm.cp.async.bulk.shared.cluster.global
 // ERR-CTAS: error: tx-softmax-to-gpu: bulk-ctas-per-sm must be in [0, 32], got 33
-// ERR-CHUNK: error: tx-softmax-to-gpu: bulk-chunk-bytes must be 0 or a multiple of 16 up to 1 MiB, got 100
+// ERR-CHUNK: error: tx-softmax-to-gpu: bulk-chunk-bytes must be in [0, 1 MiB], got 2000000
+// VW2-LABEL: func.func @vocab_f32
+// VW2: vector = {block_size = 512 : i64, bulk_chunk_bytes = 0 : i64, {{.*}} grid_ctas = 0 : i64, {{.*}} vector_width = 2 : i64}
 // ERR-SMS: error: tx-softmax-to-gpu: num-sms must be in [1, 4096], got 0
 func.func @vocab_f32(%x: tensor<1024x50257xf32>) -> tensor<1024x50257xf32> {
   %0 = tx.softmax %x dim = -1 : tensor<1024x50257xf32>

@@ -57,7 +57,7 @@ public:
     const int64_t slotBytes = (std::max<int64_t>(warps, 1) * 4 + 15) / 16 * 16;
     if (cfg.threadsPerRow > 32 && cfg.smemRowBytes == 0)
       attributions = {smemTy, smemTy};
-    // cp.async.bulk rows: one 8-byte mbarrier per chunk of the row.
+    // cp.async.bulk rows: one 8-byte mbarrier per chunk slot of the ring.
     const int64_t bulkSlots =
         cfg.bulkChunkBytes > 0
             ? std::max<int64_t>(cfg.bulkSlots,

@@ -185,7 +185,9 @@ static SoftmaxPlan planSoftmax(const SoftmaxOptions &o, int64_t n, Type elt) {
   bool fewPerSm = vecCfg.smemRowBytes > 0 &&
                   kSmemPerSm / (vecCfg.smemRowBytes + 1024 + 16 +
                                 kSmemPerCta) < 3;
-  if (fewPerSm && o.sm >= 90 && o.bulkRows && o.gridCtas == 0) {
+  // (The copies move whole 16-byte vectors: vectors of 16 bytes only.)
+  if (fewPerSm && o.sm >= 90 && o.bulkRows && o.gridCtas == 0 &&
+      vecCfg.vectorWidth * bits == 128) {
     int64_t chunk = o.bulkChunkBytes > 0
                         ? int64_t(llvm::alignTo(o.bulkChunkBytes,
                                                 vecCfg.blockSize * 16))
@@ -313,7 +315,8 @@ configFromAttr(DictionaryAttr d, StringRef which, int64_t n, unsigned bits,
     return bad("grid_ctas' must be 0, or a CTA count for rows on warps or "
                "for bulk-copied rows");
   if (c.bulkChunkBytes != 0 &&
-      (c.smemRowBytes == 0 || c.gridCtas == 0 || scalar ||
+      (c.smemRowBytes <= 0 || c.smemRowBytes > 232448 || c.gridCtas == 0 ||
+       scalar || c.vectorWidth * bits != 128 ||
        c.bulkChunkBytes < 0 || c.bulkChunkBytes % (c.blockSize * 16) != 0 ||
        c.bulkChunkBytes > (int64_t(1) << 20) ||
        c.bulkSlots < 0 || c.bulkSlots > 4096 ||
@@ -324,7 +327,8 @@ configFromAttr(DictionaryAttr d, StringRef which, int64_t n, unsigned bits,
     return bad("bulk_chunk_bytes' must be 0, or a multiple of 16 x "
                "block_size bytes (at most 1 MiB; bulk_slots chunks, at least "
                "a row's, and an 8-byte mbarrier per slot within 227 KiB) for "
-               "a vector kernel with smem_row_bytes and grid_ctas");
+               "a vector kernel of 16-byte vectors with smem_row_bytes and "
+               "grid_ctas");
   if (c.smemRowBytes != 0 &&
       (c.cached != 0 || (c.gridCtas != 0 && c.bulkChunkBytes == 0) ||
        c.threadsPerRow != c.blockSize ||
@@ -463,10 +467,9 @@ static LogicalResult checkSoftmaxOptions(Operation *op,
   if (o.sm < 0 || o.sm > 1000)
     return bad("sm must be 0 (unknown) or a compute capability such as 90, "
                "got " + Twine(o.sm));
-  if (o.bulkChunkBytes < 0 || o.bulkChunkBytes > (int64_t(1) << 20) ||
-      o.bulkChunkBytes % 16 != 0)
-    return bad("bulk-chunk-bytes must be 0 or a multiple of 16 up to 1 MiB, "
-               "got " + Twine(o.bulkChunkBytes));
+  if (o.bulkChunkBytes < 0 || o.bulkChunkBytes > (int64_t(1) << 20))
+    return bad("bulk-chunk-bytes must be in [0, 1 MiB], got " +
+               Twine(o.bulkChunkBytes));
   if (o.bulkCtasPerSm < 0 || o.bulkCtasPerSm > 32)
     return bad("bulk-ctas-per-sm must be in [0, 32], got " +
                Twine(o.bulkCtasPerSm));
