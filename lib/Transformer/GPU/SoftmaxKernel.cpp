@@ -423,33 +423,36 @@ private:
     return {mNew, arith::AddFOp::create(b, loc, rescale(s, m, mNew), part)};
   }
 
-  /// Rows of a length that is not a multiple of the vector width: each row
-  /// is split into a scalar head up to the first 16-byte boundary, aligned
-  /// vectors, and a scalar tail (head and tail are shorter than a vector,
-  /// so lanes below their length take one element each). Needs a 16-byte
-  /// aligned base (checked by the caller).
-  void peeledBody() {
-    int64_t V = cfg.vectorWidth;
-    Value cV = cst(V);
-    Value start = arith::MulIOp::create(b, loc, row, cols);
+  /// Row r of a peeled kernel (see peeledBody): its head (elements up to
+  /// the first 16-byte boundary) and its number of whole vectors after it.
+  std::pair<Value, Value> peelGeometry(Value r) {
+    Value cV = cst(cfg.vectorWidth);
+    Value start = arith::MulIOp::create(b, loc, r, cols);
     Value mis = arith::RemUIOp::create(b, loc, start, cV);
     Value head = arith::RemUIOp::create(
         b, loc, arith::SubIOp::create(b, loc, cV, mis), cV);
     head = arith::MinUIOp::create(b, loc, head, cols);
     Value nvec = arith::DivUIOp::create(
         b, loc, arith::SubIOp::create(b, loc, cols, head), cV);
+    return {head, nvec};
+  }
+
+  /// The scalar head and tail of row `row` (shorter than a vector: lanes
+  /// below their length take one element each, -inf elsewhere).
+  struct RowEnds {
+    Value inHead, inTail, tailCol, xh, xt;
+  };
+  RowEnds loadEnds(Value head, Value nvec) {
+    Value cV = cst(cfg.vectorWidth);
     Value tailStart = arith::AddIOp::create(
         b, loc, head, arith::MulIOp::create(b, loc, nvec, cV));
     Value tailCount = arith::SubIOp::create(b, loc, cols, tailStart);
-    Value inHead =
+    RowEnds e;
+    e.inHead =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lane, head);
-    Value inTail = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                         lane, tailCount);
-    Value tailCol = arith::AddIOp::create(b, loc, tailStart, lane);
-    auto vecCol = [&](Value vi) {
-      return arith::AddIOp::create(b, loc, head,
-                                   arith::MulIOp::create(b, loc, vi, cV));
-    };
+    e.inTail = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                     lane, tailCount);
+    e.tailCol = arith::AddIOp::create(b, loc, tailStart, lane);
     // Scalar element at `col` if `cond`, else -inf.
     auto maybeLoad = [&](Value cond, Value col) -> Value {
       auto ifOp = scf::IfOp::create(b, loc, TypeRange{f32}, cond, true);
@@ -460,25 +463,46 @@ private:
       scf::YieldOp::create(b, loc, negInf);
       return ifOp.getResult(0);
     };
-    Value xh = maybeLoad(inHead, lane);
-    Value xt = maybeLoad(inTail, tailCol);
-    auto [m0, s0] = onlineUpdate(negInf, zero, xh, false);
-    auto [m1, s1] = onlineUpdate(m0, s0, xt, false);
+    e.xh = maybeLoad(e.inHead, lane);
+    e.xt = maybeLoad(e.inTail, e.tailCol);
+    return e;
+  }
+
+  /// Stores exp(x - M) * inv of the head and tail elements.
+  void storeEnds(const RowEnds &e, Value M, Value inv) {
+    auto storeScalarIf = [&](Value cond, Value col, Value x) {
+      auto ifOp = scf::IfOp::create(b, loc, cond, false);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      Value ex = expDiff(x, M);
+      storeScalarAt(col, arith::MulFOp::create(b, loc, ex, inv));
+    };
+    storeScalarIf(e.inHead, lane, e.xh);
+    storeScalarIf(e.inTail, e.tailCol, e.xt);
+  }
+
+  /// Rows of a length that is not a multiple of the vector width: each row
+  /// is split into a scalar head up to the first 16-byte boundary, aligned
+  /// vectors, and a scalar tail (head and tail are shorter than a vector,
+  /// so lanes below their length take one element each). Needs a 16-byte
+  /// aligned base (checked by the caller).
+  void peeledBody() {
+    auto [head, nvec] = peelGeometry(row);
+    Value cV = cst(cfg.vectorWidth);
+    RowEnds ends = loadEnds(head, nvec);
+    auto vecCol = [&](Value vi) {
+      return arith::AddIOp::create(b, loc, head,
+                                   arith::MulIOp::create(b, loc, vi, cV));
+    };
+    auto [m0, s0] = onlineUpdate(negInf, zero, ends.xh, false);
+    auto [m1, s1] = onlineUpdate(m0, s0, ends.xt, false);
     SmallVector<Value> ms = unrolledRowLoop(
         lane, nvec, ValueRange{m1, s1},
         [&](Value vi) { return loadVecKeep(vi, vecCol(vi)); },
         [&](ValueRange acc, ArrayRef<Value> xs) { return onlineFold(acc, xs); });
     auto [M, S] = allReduceOnline(ms[0], ms[1]);
     Value inv = arith::DivFOp::create(b, loc, fcst(1.0f), S);
-    auto storeScalarIf = [&](Value cond, Value col, Value x) {
-      auto ifOp = scf::IfOp::create(b, loc, cond, false);
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(ifOp.thenBlock());
-      Value e = expDiff(x, M);
-      storeScalarAt(col, arith::MulFOp::create(b, loc, e, inv));
-    };
-    storeScalarIf(inHead, lane, xh);
-    storeScalarIf(inTail, tailCol, xt);
+    storeEnds(ends, M, inv);
     Value invV = splat(inv);
     unrolledRowLoop(
         lane, nvec, ValueRange{},
@@ -725,18 +749,10 @@ private:
     auto bar = [&](Value slot) {
       return ptr(3, add(barAddr, toI64(mul(slot, cst(8)))));
     };
-    // Where row r's vectors start (its head: elements up to the first
-    // 16-byte boundary) and how many whole vectors it has.
     auto geometry = [&](Value r) -> std::pair<Value, Value> {
       if (!cfg.peel)
         return {cst(0), numVec};
-      Value cV = cst(V);
-      Value mis = remu(mul(r, cols), V);
-      Value head = arith::MinUIOp::create(
-          b, loc, remu(arith::SubIOp::create(b, loc, cV, mis), V), cols);
-      Value nvec = arith::DivUIOp::create(
-          b, loc, arith::SubIOp::create(b, loc, cols, head), cV);
-      return {head, nvec};
+      return peelGeometry(r);
     };
     // Thread 0: the CTA's chunk g (chunk k of its row g / chunks) into
     // slot g % slots, when that row exists.
@@ -829,26 +845,12 @@ private:
     };
     // Pass 1: scalar head and tail, then the chunks as they arrive.
     Value cV = cst(V);
-    Value tailStart = add(head, mul(nvec, cV));
-    Value tailCount = arith::SubIOp::create(b, loc, cols, tailStart);
-    Value inHead = ult(lane, head);
-    Value inTail = ult(lane, tailCount);
-    Value tailCol = add(tailStart, lane);
-    auto maybeLoad = [&](Value cond, Value col) -> Value {
-      auto ifOp = scf::IfOp::create(b, loc, TypeRange{f32}, cond, true);
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(ifOp.thenBlock());
-      scf::YieldOp::create(b, loc, loadScalarAt(col));
-      b.setInsertionPointToStart(ifOp.elseBlock());
-      scf::YieldOp::create(b, loc, negInf);
-      return ifOp.getResult(0);
-    };
-    Value m = negInf, s = zero, xh, xt;
+    Value m = negInf, s = zero;
+    RowEnds ends;
     if (cfg.peel) {
-      xh = maybeLoad(inHead, lane);
-      xt = maybeLoad(inTail, tailCol);
-      std::tie(m, s) = onlineUpdate(m, s, xh, false);
-      std::tie(m, s) = onlineUpdate(m, s, xt, false);
+      ends = loadEnds(head, nvec);
+      std::tie(m, s) = onlineUpdate(m, s, ends.xh, false);
+      std::tie(m, s) = onlineUpdate(m, s, ends.xt, false);
     }
     auto fold1 = [&](Value k, ValueRange acc, bool guarded) {
       Value g = add(g0, k);
@@ -866,17 +868,8 @@ private:
     SmallVector<Value> ms = fold1(cst(nChunks - 1), pass1.getResults(), true);
     auto [M, S] = allReduceOnline(ms[0], ms[1]);
     Value inv = arith::DivFOp::create(b, loc, fcst(1.0f), S);
-    if (cfg.peel) {
-      auto storeScalarIf = [&](Value cond, Value col, Value x) {
-        auto ifOp = scf::IfOp::create(b, loc, cond, false);
-        OpBuilder::InsertionGuard g2(b);
-        b.setInsertionPointToStart(ifOp.thenBlock());
-        Value e = expDiff(x, M);
-        storeScalarAt(col, arith::MulFOp::create(b, loc, e, inv));
-      };
-      storeScalarIf(inHead, lane, xh);
-      storeScalarIf(inTail, tailCol, xt);
-    }
+    if (cfg.peel)
+      storeEnds(ends, M, inv);
     // Pass 2: normalize chunk g, then refill its slot with chunk g + slots.
     Value invV = splat(inv);
     auto normalize = [&](Value k, bool guarded) {
