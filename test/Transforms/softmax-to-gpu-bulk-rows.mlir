@@ -11,6 +11,7 @@
 // Vectors narrower than 16 bytes: no bulk copies (they move 16-byte vectors).
 // RUN: tx-opt %s --split-input-file --tx-softmax-strategy="sm=90 vector-width=2" | FileCheck %s --check-prefix=VW2
 // RUN: not tx-opt %s --split-input-file --tx-softmax-strategy="sm=90 num-sms=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ERR-SMS
+// RUN: not tx-opt %s --split-input-file --tx-softmax-strategy="sm=-1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ERR-SM
 
 // 50257 f32 (201 KB a row, 16-byte vectors peeled): one CTA per SM, 16 KiB
 // chunks (32 x 512 threads), 13 of them a row, 14 slots fit in 227 KiB.
@@ -37,6 +38,7 @@
 // VW2-LABEL: func.func @vocab_f32
 // VW2: vector = {block_size = 512 : i64, bulk_chunk_bytes = 0 : i64, {{.*}} grid_ctas = 0 : i64, {{.*}} vector_width = 2 : i64}
 // ERR-SMS: error: tx-softmax-to-gpu: num-sms must be in [1, 4096], got 0
+// ERR-SM: error: tx-softmax-to-gpu: sm must be 0 (unknown) or a compute capability such as 90, got -1
 func.func @vocab_f32(%x: tensor<1024x50257xf32>) -> tensor<1024x50257xf32> {
   %0 = tx.softmax %x dim = -1 : tensor<1024x50257xf32>
   return %0 : tensor<1024x50257xf32>
