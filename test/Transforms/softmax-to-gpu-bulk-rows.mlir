@@ -66,3 +66,14 @@ func.func @rows_64k(%x: tensor<4096x32768xf16>) -> tensor<4096x32768xf16> {
   %0 = tx.softmax %x dim = -1 : tensor<4096x32768xf16>
   return %0 : tensor<4096x32768xf16>
 }
+
+// -----
+
+// An empty tensor with a row too long for any byte count (txfuzz, UBSan:
+// the row's bytes overflowed int64): no shared-memory row, no bulk copies.
+// STRAT-LABEL: func.func @huge_row
+// STRAT: smem_row_bytes = 0 : i64
+func.func @huge_row(%x: tensor<0x4611686018427387904xf32>) -> tensor<0x4611686018427387904xf32> {
+  %0 = tx.softmax %x dim = -1 : tensor<0x4611686018427387904xf32>
+  return %0 : tensor<0x4611686018427387904xf32>
+}

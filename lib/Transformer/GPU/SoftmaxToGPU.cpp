@@ -163,7 +163,9 @@ static SoftmaxPlan planSoftmax(const SoftmaxOptions &o, int64_t n, Type elt) {
   // pass when they fit (at most max-shared-memory bytes). Otherwise
   // the second pass reads the row again, from L2 only while the rows
   // in flight fit in it (vocabulary-size rows did not).
-  int64_t rowBytes = n > 0 ? n / vw * vw * (bits / 8) : -1;
+  // (Rows past 2^40 elements fit nowhere: -1, and no overflow.)
+  int64_t rowBytes =
+      n > 0 && n < (int64_t(1) << 40) ? n / vw * vw * (bits / 8) : -1;
   bool fitsSmem = o.smemRows && vecCfg.gridCtas == 0 &&
                   vecCfg.threadsPerRow == vecCfg.blockSize && rowBytes > 0 &&
                   rowBytes + 1024 + 16 <= o.maxSharedMemory;
