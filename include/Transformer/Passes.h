@@ -174,9 +174,16 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   Option<int64_t> attentionStages{
       *this, "attention-stages",
       llvm::cl::desc("tx-attention-to-gpu stages: K/V pipeline stages of the "
-                     "wgmma kernel (0 = 2) and of each warp of the decode "
-                     "kernel (0 = 3)"),
+                     "wgmma kernel (0 = 2, or 3 with a producer warpgroup) "
+                     "and of each warp of the decode kernel (0 = 3)"),
       llvm::cl::init(0)};
+  Option<int64_t> attentionProducerWarps{
+      *this, "attention-producer-warps",
+      llvm::cl::desc("tx-attention-to-gpu producer-warps: 4 = the wgmma "
+                     "kernel's K/V copies by a producer warpgroup (warp "
+                     "specialization), 0 = by every warp, -1 = the "
+                     "strategy's choice"),
+      llvm::cl::init(-1)};
   Option<bool> attentionWgmma{
       *this, "attention-wgmma",
       llvm::cl::desc("tx-attention-to-gpu wgmma: with chip=sm_90a, the "

@@ -321,10 +321,10 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     its commit/wait are inline PTX (`llvm.inline_asm`), the form upstream
     lowers `nvvm.wgmma.mma_async` to: the register-A form needed for P V has
     no NVVM op, and `nvgpu.warpgroup.mma`'s accumulator cannot be read
-    element by element for the softmax. There is no TMA and no warp
-    specialization (FlashAttention-3's producer warpgroup). Shared memory:
+    element by element for the softmax. There is no TMA. Shared memory:
     `1024 + 2 * (q-tile*D + stages*kv-tile*(D + Dv))` bytes (`stages` K/V
-    buffers, default 2, each copied `stages - 1` steps ahead); `warps` must be a
+    buffers, default 2, each copied `stages - 1` steps ahead), plus 16 bytes
+    per stage with a producer warpgroup; `warps` must be a
     multiple of 4 and `q-tile` is `16 * warps`. The loop has one barrier per
     K/V step and software-pipelines P V: step t computes S(t) and
     O += P(t-1) V(t-1) in one asm statement. With two warpgroups per CTA
@@ -335,7 +335,37 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     (session 5): `kv-tile = 128`; `warps = 4` (one warpgroup, 64 query rows
     per CTA, 2-3 CTAs per SM) when D and Dv are at most 64, else `warps = 8`
     (two warpgroups in ping-pong, 128 rows per CTA); with a mask operand and
-    a head dim above 64, `kv-tile = 64` (128 spills registers):
+    a head dim above 64, `kv-tile = 64` (128 spills registers).
+
+    Warp specialization (`producer-warps = 4`; FlashAttention-3's producer
+    warpgroup, with cp.async instead of TMA): 4 more warps issue the K/V
+    copies, slot j into stage j % `stages` once the consumers have released
+    the slot `stages` steps back (an "empty" mbarrier per stage, one
+    arrival per consumer thread after its wgmma of the step completed), and
+    signal the slot on a "full" mbarrier once their copies have landed
+    (`cp.async.wait_group`, trailing the newest slot by one) and are fenced
+    for wgmma's async proxy (`fence.proxy.async`). The `warps` consumer
+    warps only compute; their two warpgroups keep the ping-pong phases with
+    a named barrier of their own threads (`barrier.sync 1, 256`), and
+    `setmaxnreg` moves registers from the producers (24) to them (240)
+    when the CTA has more than 256 threads. Default: on for 8 warps at
+    D = Dv = 128 without causal, window or mask, with `stages = 3` (2 where
+    3 do not fit); ops with a mask never take it (the key visibility flags
+    are computed by every warp). H200, same process (bench/RESULTS.md,
+    session 15; the causal ranges are one kernel timed twice in the run),
+    TFLOP/s:
+
+    | shape (B,H,S,D), f16      | every warp copies, 2 st. | producer WG, 3 st. | SDPA cuDNN |
+    |---------------------------|-------------:|-------------:|-----------:|
+    | 4,16,4096,128             |        477.1 |    **507.3** |      547.4 |
+    | 4,16,4096,128 causal      |  415.3-448.8 |        424.2 |      535.4 |
+    | 1,32,16384,128            |        492.3 |    **525.5** |      580.9 |
+    | 1,32,16384,128 causal     |  473.3-482.3 |        480.3 |      547.5 |
+
+    (2 stages with the producer: 0.95-0.98x of 3; one consumer warpgroup
+    at D = 64: 0.5-0.8x of the kernel without a producer, one CTA per SM.)
+
+    Defaults of the kernel without a producer warpgroup:
 
     | shape (B,H,S,D), f16      | 2 WG, kv 64 | 2 WG, kv 128 | 1 WG, kv 128 | SDPA flash |
     |---------------------------|------------:|-------------:|-------------:|-----------:|
@@ -433,9 +463,11 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     Option<"wgmma", "wgmma", "bool", /*default=*/"false",
            "Use the sm_90a warpgroup-MMA kernel (wgmma.mma_async from shared-memory descriptors, 64 query rows per warpgroup) for f16 and bf16 with D and Dv in {64, 128}; needs sm = 90 and a chip of sm_90a (tx-gpu-pipeline sets it for chip=sm_90a)">,
     Option<"stages", "stages", "int64_t", /*default=*/"0",
-           "wgmma and decode kernels: K/V pipeline stages in shared memory (per warp for decode), copied that many steps minus one ahead (0 = 2 for wgmma, 3 for decode; else 2..4); the mma.sync kernel's pipeline is fixed (K and V as separate cp.async groups, one tile ahead)">,
+           "wgmma and decode kernels: K/V pipeline stages in shared memory (per warp for decode), copied that many steps minus one ahead (0 = 2 for wgmma, 3 for wgmma with a producer warpgroup where they fit, 3 for decode; else 2..4); the mma.sync kernel's pipeline is fixed (K and V as separate cp.async groups, one tile ahead)">,
     Option<"mmaRowTiles", "mma-row-tiles", "int64_t", /*default=*/"0",
            "Tensor-core kernel: m16 row tiles per warp (0 = 2: each K/V fragment feeds 32 rows; 1 or 2)">,
+    Option<"producerWarps", "producer-warps", "int64_t", /*default=*/"-1",
+           "wgmma kernel: 4 = warp specialization, a producer warpgroup (4 more warps) issues the K/V copies and signals them through mbarriers, the compute warps only compute (setmaxnreg moves registers to them at 8 compute warps); 0 = every warp copies; -1 = the strategy's choice. Not with a mask operand">,
     Option<"maxSharedMemory", "max-shared-memory", "int64_t", /*default=*/"232448",
            "Largest dynamic shared memory per CTA in bytes (227 KiB on sm_90)">,
     Option<"decode", "decode", "bool", /*default=*/"true",
@@ -506,9 +538,11 @@ def TxAttentionStrategy : Pass<"tx-attention-strategy", "::mlir::func::FuncOp"> 
     Option<"wgmma", "wgmma", "bool", /*default=*/"false",
            "Allow the sm_90a warpgroup-MMA family (needs sm = 90 and an sm_90a chip)">,
     Option<"stages", "stages", "int64_t", /*default=*/"0",
-           "wgmma and decode: K/V pipeline stages (0 = 2 for wgmma, 3 for decode; else 2..4)">,
+           "wgmma and decode: K/V pipeline stages (0 = 2 for wgmma, 3 with its producer warpgroup where they fit, 3 for decode; else 2..4)">,
     Option<"mmaRowTiles", "mma-row-tiles", "int64_t", /*default=*/"0",
            "mma.sync: m16 row tiles per warp (0 = 2; 1 or 2)">,
+    Option<"producerWarps", "producer-warps", "int64_t", /*default=*/"-1",
+           "wgmma: 4 = a producer warpgroup copies K/V (warp specialization), 0 = every warp copies, -1 = the strategy's choice; not with a mask operand">,
     Option<"maxSharedMemory", "max-shared-memory", "int64_t", /*default=*/"232448",
            "Largest dynamic shared memory per CTA in bytes (227 KiB on sm_90)">,
     Option<"decode", "decode", "bool", /*default=*/"true",

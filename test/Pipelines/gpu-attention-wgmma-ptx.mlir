@@ -18,7 +18,7 @@
 // MASK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 0;
 // RUN: %cuda_toolkit/bin/ptxas -arch=sm_90a -v %t.ptx/bf16_d64_kernel.ptx -o %t.3.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: %cuda_toolkit/bin/ptxas -arch=sm_90a -v %t.ptx/f16_d64_causal_kernel.ptx -o %t.1.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
-// RUN: %cuda_toolkit/bin/ptxas -arch=sm_90a -v %t.ptx/f16_d128_kernel.ptx -o %t.2.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+// RUN: %cuda_toolkit/bin/ptxas -arch=sm_90a -v %t.ptx/f16_d128_kernel.ptx -o %t.2.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS-WS
 // attention-stages=3: the step loop waits for all but the newest cp.async
 // group (wait_group 1; with 2 stages it waits for all: 0).
 // RUN: tx-opt %s --tx-gpu-pipeline="format=isa chip=sm_90a attention-stages=3" | %python %tx_src/scripts/extract_ptx.py %t.s3.ptx
@@ -80,6 +80,32 @@
 // RUN: grep -c "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {.*}, %rd[0-9]*, %rd[0-9]*, q, 1, 1, 0, 0;" %t.ptx/f16_d128_kernel.ptx | FileCheck %s --check-prefix=N28
 // RUN: grep -c "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {.*}, {%r[0-9]*, %r[0-9]*, %r[0-9]*, %r[0-9]*}, %rd[0-9]*, q, 1, 1, 1;" %t.ptx/f16_d128_kernel.ptx | FileCheck %s --check-prefix=N64
 // RUN: grep -c "wgmma.wait_group.sync.aligned 0;" %t.ptx/f16_d128_kernel.ptx | FileCheck %s --check-prefix=N6
+// D = 128 without causal, window or mask is warp-specialized by default
+// (3 stages): 8 consumer warps and a producer warpgroup (384 threads) that
+// gives registers to the consumers (setmaxnreg), K/V slots handed over
+// through mbarriers; the consumers keep their ping-pong phases with a
+// named barrier of their 256 threads. producer-warps=0 gives the kernel
+// where every warp copies.
+// RUN: FileCheck %s --check-prefix=WS < %t.ptx/f16_d128_kernel.ptx
+// WS: .maxntid 384, 1, 1
+// WS-DAG: mbarrier.init.shared.b64
+// WS-DAG: setmaxnreg.dec.sync.aligned.u32 24;
+// WS-DAG: setmaxnreg.inc.sync.aligned.u32 240;
+// WS-DAG: mbarrier.try_wait.parity.shared.b64
+// WS-DAG: mbarrier.arrive.shared.b64
+// WS-DAG: barrier.sync 1, 256;
+// RUN: tx-opt %s --tx-gpu-pipeline="format=isa chip=sm_90a attention-producer-warps=0" | %python %tx_src/scripts/extract_ptx.py %t.nows.ptx
+// RUN: FileCheck %s --check-prefix=NOWS < %t.nows.ptx/f16_d128_kernel.ptx
+// RUN: FileCheck %s --check-prefix=BARRIER < %t.nows.ptx/f16_d128_kernel.ptx
+// RUN: %cuda_toolkit/bin/ptxas -arch=sm_90a -v %t.nows.ptx/f16_d128_kernel.ptx -o %t.5.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+// The warp-specialized kernel launches at 168 registers per thread (384
+// threads); 256 * 240 + 128 * 24 fits in what the CTA holds, so
+// setmaxnreg.inc never waits forever. (The producers' 24 registers spill a
+// few bytes in the predicated tail-tile copies.)
+// PTXAS-WS: Used 168 registers
+// NOWS: .maxntid 256, 1, 1
+// NOWS-NOT: mbarrier
+// NOWS-NOT: setmaxnreg
 // N2: {{^}}2{{$}}
 // N3: {{^}}3{{$}}
 // N16: {{^}}16{{$}}

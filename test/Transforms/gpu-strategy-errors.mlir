@@ -36,6 +36,22 @@ func.func @wgmma_no_stages(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x128x64xf16>
 
 // -----
 
+// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.gpu_strategy: 'producer_warps' must be 0 or 4
+func.func @wgmma_producer_warps(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x2x64x64xf16> {
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "wgmma", kv_tile = 64 : i64, q_tile = 64 : i64, warps = 4 : i64, stages = 2 : i64, producer_warps = 2 : i64}} : tensor<1x2x64x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x2x64x64xf16>
+  return %o : tensor<1x2x64x64xf16>
+}
+
+// -----
+
+// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.gpu_strategy: 'producer_warps' = 4 does not take a mask operand
+func.func @wgmma_producer_mask(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>, %m: tensor<1x1x64x128xi1>) -> tensor<1x2x64x64xf16> {
+  %o = tx.attention %q, %k, %v mask(%m : tensor<1x1x64x128xi1>) {tx.gpu_strategy = {family = "wgmma", kv_tile = 64 : i64, q_tile = 64 : i64, warps = 4 : i64, stages = 2 : i64, producer_warps = 4 : i64}} : tensor<1x2x64x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x2x64x64xf16>
+  return %o : tensor<1x2x64x64xf16>
+}
+
+// -----
+
 // CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.gpu_strategy: q_tile must be 16 * m_tiles * warps
 func.func @mma_q_tile(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x2x64x64xf16> {
   %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "mma", kv_tile = 64 : i64, q_tile = 64 : i64, warps = 4 : i64, m_tiles = 2 : i64}} : tensor<1x2x64x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x2x64x64xf16>

@@ -636,6 +636,7 @@ OPTS = {
     "attention-kv-tile": ([0, 16, 32, 64, 128], WEIRD_INTS),
     "attention-mma-row-tiles": ([0, 1, 2, 4], [-1, 3, 5, 8, 1 << 40]),
     "attention-stages": ([0, 2, 3, 4], [-1, 1, 5, 16, 1 << 40]),
+    "attention-producer-warps": ([-1, 0, 4], [-2, 1, 3, 8, 1 << 40]),
     "attention-tensor-cores": (["true", "false"], ["1", "0", "yes"]),
     "attention-wgmma": (["true", "false"], ["2"]),
     "softmax-block-size": ([0] + POW2[5:], WEIRD_INTS),
@@ -667,6 +668,7 @@ OPTS = {
     "sm": ([70, 75, 80, 86, 89, 90, 100], [-1, 0, 50, 1000]),
     "wgmma": (["true", "false"], ["x"]),
     "stages": ([0, 2, 3, 4], [-1, 1, 7, 1 << 40]),
+    "producer-warps": ([-1, 0, 4], [-2, 1, 3, 1 << 40]),
     "mma-row-tiles": ([0, 1, 2, 4], [-1, 3, 5, 1 << 40]),
     "max-shared-memory": ([49152, 101376, 166912, 232448], [-1, 0, 1024, 1 << 40]),
     "rows-per-tile": (TILES, WEIRD_INTS),
@@ -696,8 +698,8 @@ def gpu_options(rng, chaos):
     o = Opts(rng, chaos)
     o(1.0, "format")(0.8, "chip")
     for k in ("softmax", "attention", "attention-warps", "attention-q-tile", "attention-kv-tile",
-              "attention-mma-row-tiles", "attention-stages", "attention-tensor-cores", "attention-wgmma",
-              "softmax-block-size", "softmax-threads-per-row", "softmax-max-cached-vectors",
+              "attention-mma-row-tiles", "attention-stages", "attention-producer-warps",
+              "attention-tensor-cores", "attention-wgmma", "softmax-block-size", "softmax-threads-per-row", "softmax-max-cached-vectors",
               "softmax-grid-ctas", "softmax-prefetch", "block-size"):
         o(0.1, k)
     for k in ("opt-level", "features", "c-interface", "toolkit"):
@@ -721,13 +723,13 @@ PASS_OPTIONS = {
     "tx-emit-c-interface": [],
     "tx-softmax-to-gpu": ["block-size", "threads-per-row", "vector-width", "max-cached-vectors",
                           "grid-ctas", "prefetch"],
-    "tx-attention-to-gpu": ["warps", "q-tile", "kv-tile", "tensor-cores", "sm", "wgmma", "stages",
+    "tx-attention-to-gpu": ["warps", "q-tile", "kv-tile", "tensor-cores", "sm", "wgmma", "stages", "producer-warps",
                             "mma-row-tiles", "max-shared-memory"],
     "tx-map-parallel-loops-to-gpu": ["block-size"],
     "tx-check-gpu-target": ["chip", "chk:features", "chk:format", "softmax", "attention"],
     "tx-tile-softmax": ["rows-per-tile", "cols-per-tile", "from-strategy"],
     "tx-tile-attention": ["q-tile", "kv-tile", "decompose", "from-strategy"],
-    "tx-attention-strategy": ["warps", "q-tile", "kv-tile", "tensor-cores", "sm", "wgmma", "stages",
+    "tx-attention-strategy": ["warps", "q-tile", "kv-tile", "tensor-cores", "sm", "wgmma", "stages", "producer-warps",
                               "mma-row-tiles", "max-shared-memory"],
     "tx-map-attention-to-gpu": ["sm", "wgmma", "max-shared-memory"],
     "tx-softmax-strategy": ["block-size", "threads-per-row", "vector-width", "max-cached-vectors",

@@ -40,6 +40,10 @@ struct FlashConfig {
   int64_t mTiles = 1;    // tensor-core kernel: m16 tiles per warp
   int64_t eltBytes = 4;  // element size of Q/K/V
   int64_t stages = 2;    // wgmma: K/V stages in shared memory
+  int64_t producerWarps = 0; // wgmma: 4 = a producer warpgroup issues the
+                             // K/V copies (warp specialization), the
+                             // `warps` consumer warps compute; 0 = every
+                             // warp copies
   bool wgmma = false;    // sm_90a warpgroup kernel (64 query rows per
                          // warpgroup of 4 warps; D and Dv in {64, 128})
   bool decode = false;   // split-KV decode kernels (emitDecode)
@@ -138,7 +142,7 @@ struct FlashConfig {
     // padding, plus 1 KiB to align the start to a swizzle atom.
     if (wgmma)
       return 1024 + eltBytes * (qTile * D + stages * kvTile * (D + Dv)) +
-             flagBytes();
+             flagBytes() + (producerWarps ? 16 * stages : 0);
     if (mma)
       return eltBytes * (qTile * qStrideMma() + kvTile * kStrideMma() +
                          kvTile * vStrideMma()) +
@@ -182,6 +186,9 @@ struct AttentionTarget {
 /// tx-attention-strategy and tx-attention-to-gpu (Passes.td).
 struct AttentionChoices {
   int64_t warps = 0, qTile = 0, kvTile = 0, stages = 0, mmaRowTiles = 0;
+  /// wgmma: 4 = a producer warpgroup (warp specialization), 0 = none,
+  /// -1 = choose.
+  int64_t producerWarps = -1;
   bool tensorCores = true, decode = true;
   int64_t decodeMaxRows = 16, kvSplits = 0, decodeTileKeys = 0;
   /// Query rows per CTA fixed by tiled IR (a user's scf.forall): every

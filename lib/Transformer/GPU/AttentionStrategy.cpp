@@ -93,6 +93,10 @@ mlir::tx::checkAttentionChoices(const AttentionTarget &t,
       c.decodeTileKeys != 32)
     return bad("decode-tile-keys must be 0 (from D), 16 or 32, got " +
                Twine(c.decodeTileKeys));
+  if (c.producerWarps != -1 && c.producerWarps != 0 && c.producerWarps != 4)
+    return bad("producer-warps must be -1 (the strategy's choice), 0 or 4, "
+               "got " +
+               Twine(c.producerWarps));
   if (c.stages != 0 && (c.stages < 2 || c.stages > 4))
     return bad("stages must be 0 (2) or in [2, 4], got " + Twine(c.stages));
   if (c.kvTile != 0 && (c.kvTile < 32 || c.kvTile % 32 != 0 || c.kvTile > 256))
@@ -340,10 +344,28 @@ mlir::tx::chooseAttentionKernel(Operation *op, const AttentionProblem &p,
   // D = 128, Dv = 64); 64 keys do not.
   if (cfg.wgmma && p.mask && !c.kvTile && std::max(D, Dv) > 64)
     cfg.kvTile = 64;
+  // wgmma: warp specialization (a producer warpgroup issues the K/V copies
+  // and signals them through mbarriers). The mask's key visibility flags
+  // are computed by every warp between CTA barriers, so ops with a mask
+  // keep producer-warps = 0 (as the option's help says). Default: on for
+  // two consumer warpgroups at D = Dv = 128 without causal or window, with
+  // 3 stages (H200, same process, bench/RESULTS.md session 15: 1.06-1.07x
+  // there; causal 0.94-1.06x, D = 64 0.5-0.8x, 2 stages 0.95-0.98x).
+  if (cfg.wgmma && !p.mask) {
+    if (c.producerWarps >= 0)
+      cfg.producerWarps = c.producerWarps;
+    else if (cfg.warps == 8 && D == 128 && Dv == 128 && !p.causal &&
+             !p.window)
+      cfg.producerWarps = 4;
+    if (cfg.producerWarps && !c.stages)
+      cfg.stages = 3; // 2 when 3 do not fit (below)
+  }
   // Default tiles that do not fit the chip's shared memory shrink (32
   // keys, then 4 rows per warp on CUDA cores); forced ones are an error.
   // (wgmma: halve 128 -> 64 -> 32 keys.)
   int64_t maxSmem = t.maxSharedMemory;
+  if (cfg.wgmma && cfg.smemBytes() > maxSmem && !c.stages && cfg.stages > 2)
+    cfg.stages = 2;
   while (cfg.wgmma && cfg.smemBytes() > maxSmem && !c.kvTile &&
          cfg.kvTile > 32)
     cfg.kvTile /= 2;
@@ -405,6 +427,8 @@ DictionaryAttr mlir::tx::strategyToAttr(MLIRContext *ctx,
       i("m_tiles", c.mTiles);
     if (c.wgmma)
       i("stages", c.stages);
+    if (c.wgmma && c.producerWarps)
+      i("producer_warps", c.producerWarps);
   }
   return b.getDictionaryAttr(a);
 }
@@ -484,5 +508,13 @@ mlir::tx::strategyFromAttr(DictionaryAttr attr, const AttentionProblem &p,
   if (!c.mma && (c.qTile % c.warps != 0 || c.qTile / c.warps > 16))
     return bad("q_tile must be a multiple of warps, at most 16 rows each");
   c.keyFlags = c.mma && p.mask;
+  // Optional: the wgmma family's producer warpgroup (absent = 0).
+  if (c.wgmma && attr.get("producer_warps")) {
+    if (!get("producer_warps", c.producerWarps) ||
+        (c.producerWarps != 0 && c.producerWarps != 4))
+      return bad("'producer_warps' must be 0 or 4");
+    if (c.producerWarps && p.mask)
+      return bad("'producer_warps' = 4 does not take a mask operand");
+  }
   return c;
 }

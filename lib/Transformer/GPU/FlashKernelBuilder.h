@@ -344,7 +344,8 @@ private:
   //
   // FlashAttention-2's loop on Hopper's warpgroup MMA (wgmma.mma_async, PTX
   // ISA 8.0, sm_90a), issued as FlashAttention-3 (Shah et al. 2024) issues
-  // it, without its warp specialization: warpgroup w (warps 4w..4w+3) owns
+  // it (warp specialization optional: FlashConfig::producerWarps, see
+  // emitWgmmaLaunch and Passes.td): warpgroup w (warps 4w..4w+3) owns
   // query rows [64w, 64w + 64) of the CTA's tile. Per K/V tile:
   //   S (64 x kv-tile, f32) = Q x K^T, both from shared memory (descriptors);
   //   the accumulators are laid out as mma.sync's C fragments (warp w of the

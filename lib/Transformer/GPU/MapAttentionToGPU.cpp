@@ -57,6 +57,7 @@ struct TxAttentionStrategyPass
     c.qTile = qTile;
     c.kvTile = kvTile;
     c.stages = stages;
+    c.producerWarps = producerWarps;
     c.mmaRowTiles = mmaRowTiles;
     c.tensorCores = tensorCores;
     c.decode = decode;
@@ -468,8 +469,10 @@ struct TxMapAttentionToGPUPass
         ch.tensorCores = cfg.mma;
         ch.kvTile = cfg.kvTile;
         ch.exactQTile = cfg.qTile;
-        if (cfg.wgmma)
+        if (cfg.wgmma) {
           ch.stages = cfg.stages;
+          ch.producerWarps = cfg.producerWarps;
+        }
         else if (cfg.mma)
           ch.mmaRowTiles = cfg.mTiles;
       }
@@ -489,7 +492,8 @@ struct TxMapAttentionToGPUPass
       else if (same)
         same = a->qTile == cfg.qTile && a->kvTile == cfg.kvTile &&
                (!cfg.mma || cfg.wgmma || a->mTiles == cfg.mTiles) &&
-               (!cfg.wgmma || a->stages == cfg.stages);
+               (!cfg.wgmma || (a->stages == cfg.stages &&
+                               a->producerWarps == cfg.producerWarps));
       if (!same)
         return fail(Twine("its tx.gpu_strategy is not a kernel of this "
                           "problem (element type, head dims, mask, window) "
@@ -674,6 +678,7 @@ struct TxAttentionToGPUPass
     s.sm = sm;
     s.wgmma = wgmma;
     s.stages = stages;
+    s.producerWarps = producerWarps;
     s.mmaRowTiles = mmaRowTiles;
     s.maxSharedMemory = maxSharedMemory;
     s.decode = decode;

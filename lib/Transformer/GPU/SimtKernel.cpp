@@ -15,7 +15,7 @@ FlashKernelBuilder::Cta FlashKernelBuilder::emitCta(Value blocks, Value nQT) {
   Value smemBytes = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
                                                  cfg.smemBytes());
   auto launch = gpu::LaunchOp::create(b, loc, blocks, one, one,
-                                      cst(cfg.warps * 32), one, one,
+                                      cst((cfg.warps + cfg.producerWarps) * 32), one, one,
                                       smemBytes);
   // The oldest chip the kernel's instructions exist on (mma.sync and
   // cp.async: sm_80; wgmma: only sm_90a). tx-check-gpu-target rejects a

@@ -2,13 +2,25 @@
 //
 // FlashAttention-2 on wgmma.mma_async (sm_90a, f16/bf16, D and Dv in
 // {64, 128}): 128-byte swizzled shared-memory tiles, descriptors, inline
-// PTX for the register-A form, two warpgroups in ping-pong.
+// PTX for the register-A form, two warpgroups in ping-pong; optionally a
+// producer warpgroup that issues the K/V copies and hands the slots over
+// through mbarriers (warp specialization, FlashAttention-3).
 //
 //===----------------------------------------------------------------------===//
 #include "GPU/FlashKernelBuilder.h"
 
 using namespace mlir;
 using namespace mlir::tx;
+
+// Registers per thread after setmaxnreg in a warp-specialized CTA of two
+// consumer warpgroups and one producer warpgroup: FlashAttention-3's 240
+// and 24. setmaxnreg.inc waits until the registers exist, so the counts
+// must fit what the CTA was launched with (384 threads at 168: 256 * 240 +
+// 128 * 24 = 64512); 32 for the producers would leave the consumers
+// waiting forever. (ptxas allocates each role's code within its count:
+// consumers at 232 spilled 28-76 bytes at D = 128; producers at 24 spill
+// up to 16 bytes in the predicated tail-tile copies.)
+static constexpr int64_t kConsumerRegs = 240, kProducerRegs = 24;
 
 Value FlashKernelBuilder::i64c(int64_t v) {
   return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
@@ -246,6 +258,42 @@ void FlashKernelBuilder::emitWgmmaLaunch(Value blocks, Value nQT) {
   Value kAddr = region(S * N * DB, ks);
   Value vAddr = region(S * N * VB, vs);
   const int64_t kStage = N * DB * 128, vStage = N * VB * 128; // bytes
+  // Warp specialization (cfg.producerWarps): the last warpgroup copies,
+  // the first cfg.warps warps compute. Stage s has two mbarriers after
+  // the tiles: full[s] (the producers' copies of a slot have landed; 128
+  // arrivals) and empty[s] (the consumers are done with it; one arrival
+  // per consumer thread).
+  const bool ws = cfg.producerWarps > 0;
+  const int64_t consumers = cfg.warps * 32,
+                producers = cfg.producerWarps * 32;
+  MLIRContext *ctx = b.getContext();
+  Type i32 = b.getI32Type();
+  auto i32c = [&](int64_t x) -> Value {
+    return arith::ConstantIntOp::create(b, loc, i32, x);
+  };
+  auto toI32 = [&](Value x) -> Value {
+    return arith::IndexCastUIOp::create(b, loc, i32, x);
+  };
+  Value barAddr = ws ? toI64(add(add(addr, pad), cst(off))) : Value();
+  // mbarrier i: full[s] = i s, empty[s] = i S + s.
+  auto barPtr = [&](Value i) -> Value {
+    return LLVM::IntToPtrOp::create(
+        b, loc, LLVM::LLVMPointerType::get(ctx, 3),
+        arith::AddIOp::create(b, loc, barAddr, toI64(mul(i, 8))).getResult());
+  };
+  auto waitBar = [&](Value i, Value parity) {
+    NVVM::MBarrierTryWaitParityOp::create(b, loc, barPtr(i), toI32(parity),
+                                          i32c(10000000));
+  };
+  auto arriveBar = [&](Value i) {
+    NVVM::MBarrierArriveOp::create(b, loc, b.getI64Type(), barPtr(i),
+                                   Value());
+  };
+  auto fenceProxyAsync = [&] {
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+  };
   // Keys hidden from every row of the CTA are zero-filled, never read:
   // past kvEnd (causal, Sk) by the row limit, by the mask through the
   // flags (buffer u % 4 holds tile u's; tile u's are written in step
@@ -283,20 +331,33 @@ void FlashKernelBuilder::emitWgmmaLaunch(Value blocks, Value nQT) {
                                flagBufOf(sub(j, one)), kvLow);
            });
   };
-  asyncTileSwizzled(q, bi, h, q0, Sq, QT, D, qs, zero);
-  if (cfg.keyFlags) {
-    for (int64_t u = 0; u < S; ++u)
-      visibility(cst(u));
-    gpu::BarrierOp::create(b, loc);
-  }
-  copySlot(zero, zero);
-  // Exactly one group per slot from here on (no empty groups), so that
-  // "slot t has landed" is always wait_group(S - 2). The token only
-  // satisfies the op's syntax; the wait is by count.
-  Value groupTok = asyncCommit();
-  for (int64_t j = 1; j + 1 < S; ++j) {
-    copySlot(cst(j), cst(j));
-    asyncCommit();
+  Value groupTok;
+  if (ws) {
+    ifThen(cmpi(arith::CmpIPredicate::eq, tid, zero), [&] {
+      for (int64_t s = 0; s < S; ++s) {
+        NVVM::MBarrierInitOp::create(b, loc, barPtr(cst(s)), i32c(producers),
+                                     Value());
+        NVVM::MBarrierInitOp::create(b, loc, barPtr(cst(S + s)),
+                                     i32c(consumers), Value());
+      }
+    });
+    ctaBarrierNonAligned();
+  } else {
+    asyncTileSwizzled(q, bi, h, q0, Sq, QT, D, qs, zero);
+    if (cfg.keyFlags) {
+      for (int64_t u = 0; u < S; ++u)
+        visibility(cst(u));
+      gpu::BarrierOp::create(b, loc);
+    }
+    copySlot(zero, zero);
+    // Exactly one group per slot from here on (no empty groups), so that
+    // "slot t has landed" is always wait_group(S - 2). The token only
+    // satisfies the op's syntax; the wait is by count.
+    groupTok = asyncCommit();
+    for (int64_t j = 1; j + 1 < S; ++j) {
+      copySlot(cst(j), cst(j));
+      asyncCommit();
+    }
   }
 
   // The warpgroup's Q descriptors (k16 step t: column block t / 4, 32
@@ -324,7 +385,6 @@ void FlashKernelBuilder::emitWgmmaLaunch(Value blocks, Value nQT) {
   MmaCtx mx{1,    NT,     DT,    mul(t4, 2), rowBase, c.shift, c.mb,
             c.mh, negInf, fzero, rowG};
   Value odd = cmpi(arith::CmpIPredicate::eq, remui(wgIdx, 2), one);
-  Type i32 = b.getI32Type();
 
   // Steps t = 0 .. nKT: S(t) for t < nKT, O += P(t-1) V(t-1) for t > 0.
   // Even warpgroups run [S(t), P(t-1) V(t-1)] then softmax(t); odd ones
@@ -347,33 +407,42 @@ void FlashKernelBuilder::emitWgmmaLaunch(Value blocks, Value nQT) {
     auto loop = scf::ForOp::create(
         b, loc, zero, steps, one, init2,
         [&](OpBuilder &, Location, Value kt, ValueRange carried) {
-          // Slot kt has landed: at most the S - 2 newer slots are in
-          // flight. The barrier also orders every read of stage
-          // (kt + S - 1) % S (slot kt - 1, step kt - 1) before the copies
-          // into it below.
-          asyncWait(groupTok, S - 2);
-          NVVM::FenceProxyOp::create(
-              b, loc,
-              NVVM::ProxyKindAttr::get(b.getContext(),
-                                       NVVM::ProxyKind::async_shared),
-              NVVM::SharedSpaceAttr::get(b.getContext(),
-                                         NVVM::SharedSpace::shared_cta));
-          // The two roles run two copies of this loop, so the CTA's
-          // warpgroups meet at two different barrier instructions: that
-          // needs the non-aligned barrier.sync. (gpu.barrier is bar.sync,
-          // i.e. barrier.sync.aligned, which requires every thread of the
-          // CTA to execute the same instruction; compute-sanitizer's
-          // synccheck reports the aligned form here as a divergent
-          // barrier.)
-          ctaBarrierNonAligned();
-          Value stage = remui(kt, S);
+          // Every warp copies: slot kt has landed when at most the S - 2
+          // newer slots are in flight. The barrier also orders every read
+          // of stage (kt + S - 1) % S (slot kt - 1, step kt - 1) before
+          // the copies into it below.
+          Value stage;
+          if (ws) {
+            stage = remui(kt, S);
+            // Slot kt has landed (the producers fenced their copies for
+            // the async proxy before arriving); the consumers' named
+            // barrier keeps the two warpgroups in their ping-pong phases.
+            waitBar(stage, remui(divui(kt, S), 2));
+            LLVM::CallIntrinsicOp::create(
+                b, loc, b.getStringAttr("llvm.nvvm.barrier.cta.sync.count"),
+                ValueRange{i32c(1), i32c(consumers)});
+          } else {
+            asyncWait(groupTok, S - 2);
+            fenceProxyAsync();
+            // The two roles run two copies of this loop, so the CTA's
+            // warpgroups meet at two different barrier instructions: that
+            // needs the non-aligned barrier.sync. (gpu.barrier is bar.sync,
+            // i.e. barrier.sync.aligned, which requires every thread of the
+            // CTA to execute the same instruction; compute-sanitizer's
+            // synccheck reports the aligned form here as a divergent
+            // barrier.)
+            ctaBarrierNonAligned();
+            stage = remui(kt, S);
+          }
           Value k0 = add(c.kvBase, mul(kt, N));
           Value hasS = cmpi(arith::CmpIPredicate::ult, kt, nKT);
           Value hasPV = cmpi(arith::CmpIPredicate::ugt, kt, zero);
-          Value ahead = add(kt, cst(S - 1));
-          copySlot(ahead, remui(ahead, S));
-          asyncCommit();
-          visibility(add(kt, cst(S)));
+          if (!ws) {
+            Value ahead = add(kt, cst(S - 1));
+            copySlot(ahead, remui(ahead, S));
+            asyncCommit();
+            visibility(add(kt, cst(S)));
+          }
 
           Value kDesc0 = wgmmaDesc(arith::AddIOp::create(
               b, loc, kAddr, toI64(mul(stage, kStage))));
@@ -435,6 +504,8 @@ void FlashKernelBuilder::emitWgmmaLaunch(Value blocks, Value nQT) {
               Value *od = &r[N / 2 + 4 * dt];
               state[4 + dt] = pack({od[0], od[1], od[2], od[3]}, f32);
             }
+            if (ws) // slot kt read (wgmma waited): the producers may refill
+              arriveBar(add(stage, cst(S)));
             return SmallVector<Value>(r.begin(), r.begin() + N / 2);
           };
           // The online softmax of scores s (keys from key0): updates
@@ -506,9 +577,74 @@ void FlashKernelBuilder::emitWgmmaLaunch(Value blocks, Value nQT) {
   SmallVector<Type> resTypes;
   for (Value v : init)
     resTypes.push_back(v.getType());
-  SmallVector<Value> res = ifElse(
-      odd, resTypes, [&] { return emitLoop(true); },
-      [&] { return emitLoop(false); });
-  asyncWaitAll(); // no copy outlives the kernel
-  storeMmaOutput(mx, res, bi, h);
+  auto consume = [&] {
+    SmallVector<Value> res = ifElse(
+        odd, resTypes, [&] { return emitLoop(true); },
+        [&] { return emitLoop(false); });
+    if (!ws)
+      asyncWaitAll(); // no copy outlives the kernel
+    storeMmaOutput(mx, res, bi, h);
+  };
+  if (!ws)
+    return consume();
+
+  // Warp-specialized CTA (FlashAttention-3's producer/consumer split, with
+  // cp.async instead of TMA): the producer warpgroup copies Q with slot 0
+  // and then slot j into stage j % S once the consumers have released the
+  // slot S steps back (empty), and signals slot j (full) after its copies
+  // have landed (its wait_group trails the newest slot by one) and are
+  // fenced for wgmma's async proxy. setmaxnreg moves registers from the
+  // producers to the consumers when the CTA has more than 256 threads.
+  const bool moveRegs = consumers + producers > 256;
+  auto roles = scf::IfOp::create(
+      b, loc, cmpi(arith::CmpIPredicate::uge, warp, cst(cfg.warps)),
+      /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard gd(b);
+  b.setInsertionPointToStart(roles.elseBlock());
+  // The registers the CTA was launched with (ptxas: 65536 per SM over
+  // the threads, in units of 8), of which the producers keep
+  // kProducerRegs each; the consumers share the rest (multiple of 8).
+  const int64_t launchRegs =
+      std::min<int64_t>(255, 65536 / (consumers + producers) / 8 * 8);
+  const int64_t consumerRegs = std::min<int64_t>(
+      kConsumerRegs,
+      (launchRegs * (consumers + producers) - kProducerRegs * producers) /
+          consumers / 8 * 8);
+  if (moveRegs)
+    NVVM::SetMaxRegisterOp::create(b, loc, consumerRegs,
+                                   NVVM::SetMaxRegisterAction::increase);
+  consume();
+  b.setInsertionPointToStart(roles.thenBlock());
+  if (moveRegs)
+    NVVM::SetMaxRegisterOp::create(b, loc, kProducerRegs,
+                                   NVVM::SetMaxRegisterAction::decrease);
+  Value savedTid = tid;
+  int64_t savedWarps = cfg.warps;
+  tid = sub(tid, cst(consumers)); // the copies' thread index and count
+  cfg.warps = cfg.producerWarps;
+  asyncTileSwizzled(q, bi, h, q0, Sq, QT, D, qs, zero);
+  scf::ForOp::create(
+      b, loc, zero, steps, one, ValueRange{},
+      [&](OpBuilder &, Location, Value j, ValueRange) {
+        Value stage = remui(j, S);
+        ifThen(cmpi(arith::CmpIPredicate::uge, j, cst(S)), [&] {
+          waitBar(add(stage, cst(S)), remui(add(divui(j, S), one), 2));
+        });
+        copySlot(j, stage);
+        Value tok = asyncCommit();
+        ifThen(cmpi(arith::CmpIPredicate::uge, j, one), [&] {
+          asyncWait(tok, 1);
+          fenceProxyAsync();
+          arriveBar(remui(sub(j, one), S));
+        });
+        scf::YieldOp::create(b, loc);
+      });
+  ifThen(cmpi(arith::CmpIPredicate::ugt, steps, zero), [&] {
+    asyncWait(asyncCommit(), 0);
+    fenceProxyAsync();
+    arriveBar(remui(sub(steps, one), S));
+  });
+  asyncWaitAll(); // no copy outlives the kernel (Q when no step runs)
+  tid = savedTid;
+  cfg.warps = savedWarps;
 }

@@ -315,6 +315,7 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
     at.tensorCores = options.attentionTensorCores;
     at.mmaRowTiles = options.attentionMmaRowTiles;
     at.stages = options.attentionStages;
+    at.producerWarps = options.attentionProducerWarps;
     at.decode = options.attentionDecode;
     at.decodeMaxRows = options.attentionDecodeMaxRows;
     at.kvSplits = options.attentionKvSplits;

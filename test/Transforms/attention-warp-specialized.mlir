@@ -1,0 +1,81 @@
+// The wgmma kernel's warp specialization (producer-warps): a producer
+// warpgroup issues the K/V copies and signals them through mbarriers, the
+// consumer warpgroups compute. Default on sm_90a for two consumer
+// warpgroups at D = Dv = 128 without causal, window or mask, with 3 stages;
+// the option forces it on (ops with a mask keep 0) or off.
+// RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-strategy{wgmma=true sm=90}))" | FileCheck %s --check-prefix=DEF
+// RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-strategy{wgmma=true sm=90 producer-warps=0}))" | FileCheck %s --check-prefix=OFF
+// RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-strategy{wgmma=true sm=90 producer-warps=4}))" | FileCheck %s --check-prefix=ON
+// RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-strategy{wgmma=true sm=90 producer-warps=3}))" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{wgmma=true sm=90}),canonicalize)" | FileCheck %s --check-prefix=LAUNCH
+// RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{wgmma=true sm=90 max-shared-memory=200000}),canonicalize)" | FileCheck %s --check-prefix=SHRINK
+
+// BAD: error: tx-attention-to-gpu: producer-warps must be -1 (the strategy's choice), 0 or 4, got 3
+
+// DEF-LABEL: func.func @d128
+// DEF: tx.gpu_strategy = {family = "wgmma", kv_tile = 128 : i64, producer_warps = 4 : i64, q_tile = 128 : i64, stages = 3 : i64, warps = 8 : i64}
+// OFF-LABEL: func.func @d128
+// OFF: tx.gpu_strategy = {family = "wgmma", kv_tile = 128 : i64, q_tile = 128 : i64, stages = 2 : i64, warps = 8 : i64}
+// ON-LABEL: func.func @d128
+// ON: producer_warps = 4 : i64
+// 384 threads (8 consumer warps, 4 producer warps); shared memory 1024 +
+// 2 * (128*128 + 3*128*(128+128)) + 2 mbarriers per stage * 3 * 8 = 230448.
+// LAUNCH-LABEL: func.func @d128
+// LAUNCH: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c384, {{.*}}) dynamic_shared_memory_size %c230448_i32
+// LAUNCH-DAG: nvvm.setmaxregister decrease 24
+// LAUNCH-DAG: nvvm.setmaxregister increase 240
+// LAUNCH-DAG: nvvm.mbarrier.init
+// LAUNCH-DAG: nvvm.mbarrier.try_wait.parity
+// LAUNCH-DAG: nvvm.mbarrier.arrive
+// LAUNCH-DAG: nvvm.fence.proxy
+// Three stages do not fit 200000 bytes: two (1024 + 2 * (128*128 +
+// 2*128*256) + 32 = 164896).
+// SHRINK-LABEL: func.func @d128
+// SHRINK: dynamic_shared_memory_size %c164896_i32
+func.func @d128(%q: tensor<1x4x300x128xf16>, %k: tensor<1x4x300x128xf16>, %v: tensor<1x4x300x128xf16>) -> tensor<1x4x300x128xf16> {
+  %0 = tx.attention %q, %k, %v : tensor<1x4x300x128xf16>, tensor<1x4x300x128xf16>, tensor<1x4x300x128xf16> -> tensor<1x4x300x128xf16>
+  return %0 : tensor<1x4x300x128xf16>
+}
+
+// -----
+
+// Causal: off by default, on when asked (3 stages).
+// DEF-LABEL: func.func @d128_causal
+// DEF-NOT: producer_warps
+// DEF: stages = 2 : i64
+// ON-LABEL: func.func @d128_causal
+// ON: producer_warps = 4 : i64, q_tile = 128 : i64, stages = 3 : i64
+// LAUNCH-LABEL: func.func @d128_causal
+// LAUNCH: threads({{.*}}) in ({{.*}} = %c256, {{.*}})
+// LAUNCH-NOT: nvvm.mbarrier
+func.func @d128_causal(%q: tensor<1x4x300x128xf16>, %k: tensor<1x4x300x128xf16>, %v: tensor<1x4x300x128xf16>) -> tensor<1x4x300x128xf16> {
+  %0 = tx.attention %q, %k, %v causal : tensor<1x4x300x128xf16>, tensor<1x4x300x128xf16>, tensor<1x4x300x128xf16> -> tensor<1x4x300x128xf16>
+  return %0 : tensor<1x4x300x128xf16>
+}
+
+// -----
+
+// A mask operand keeps every warp copying, even when asked (its key
+// visibility flags are computed by every warp).
+// DEF-LABEL: func.func @d128_mask
+// DEF-NOT: producer_warps
+// ON-LABEL: func.func @d128_mask
+// ON-NOT: producer_warps
+// ON: return
+func.func @d128_mask(%q: tensor<1x4x300x128xf16>, %k: tensor<1x4x300x128xf16>, %v: tensor<1x4x300x128xf16>, %m: tensor<1x1x300x300xi1>) -> tensor<1x4x300x128xf16> {
+  %0 = tx.attention %q, %k, %v mask(%m : tensor<1x1x300x300xi1>) : tensor<1x4x300x128xf16>, tensor<1x4x300x128xf16>, tensor<1x4x300x128xf16> -> tensor<1x4x300x128xf16>
+  return %0 : tensor<1x4x300x128xf16>
+}
+
+// -----
+
+// D = 64 (one consumer warpgroup, 256 threads): on only when asked, without
+// setmaxnreg (every thread has 255 registers).
+// DEF-LABEL: func.func @d64
+// DEF-NOT: producer_warps
+// ON-LABEL: func.func @d64
+// ON: producer_warps = 4 : i64
+func.func @d64(%q: tensor<1x4x300x64xf16>, %k: tensor<1x4x300x64xf16>, %v: tensor<1x4x300x64xf16>) -> tensor<1x4x300x64xf16> {
+  %0 = tx.attention %q, %k, %v : tensor<1x4x300x64xf16>, tensor<1x4x300x64xf16>, tensor<1x4x300x64xf16> -> tensor<1x4x300x64xf16>
+  return %0 : tensor<1x4x300x64xf16>
+}
