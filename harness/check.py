@@ -477,7 +477,8 @@ class Runner:
         with attention=simple (the reference path)."""
         g, dev = self.gen, DEVICE
         f16, f32, bf16 = torch.float16, torch.float32, torch.bfloat16
-        # flash_cases_sm90a (the wgmma kernel) exists where main.sh built it.
+        # flash_cases_sm90a and flash_cases_ws (the wgmma kernel, the second
+        # with its producer warpgroup) exist where main.sh built them.
         libs = [F for F in TAGS if os.path.exists(os.path.join(self.lib_dir, F, "lib%s.so" % F))]
         for F in libs:
             self.flash_cases(F, g, dev, f16, f32, bf16)
@@ -1163,7 +1164,7 @@ print("NEXT CALL", "OK" if res["pass"] else "WRONG rel %%g" %% res["rel_err"])
 
 # The flash-case libraries (scripts/main.sh) and the tag of their check names.
 TAGS = {"flash_cases": "", "flash_cases_tiles": " [tiles 6x32]",
-        "flash_cases_sm90a": " [sm_90a]"}
+        "flash_cases_sm90a": " [sm_90a]", "flash_cases_ws": " [sm_90a producer]"}
 
 
 def main():

@@ -5,7 +5,8 @@ scripts/sanitize.sh runs this script once under each compute-sanitizer tool
 (memcheck, racecheck, synccheck, initcheck). It loads the libraries that
 scripts/main.sh builds (cases: softmax kernels and the reference lowering;
 flash_cases: chip sm_90, i.e. the CUDA-core and mma.sync attention kernels;
-flash_cases_sm90a: the wgmma kernel; both: the split-KV decode kernel and
+flash_cases_sm90a: the wgmma kernel; flash_cases_ws: the wgmma kernel with
+its producer warpgroup; all: the split-KV decode kernel and
 softcap, sliding windows) and calls each entry point below once on
 small inputs made on the CPU and copied to the device (no PyTorch kernel runs
 besides the copies, so every report is about tx's kernels), with outputs from
@@ -61,7 +62,7 @@ def calls():
     # Attention through the reference lowering (dynamic head dims).
     c.append(attn("cases", "attn_dyn_f16", 1, 2, 1, 17, 33, 24, F16))
     c.append(attn("cases", "attn_mask_causal_dyn_f32", 1, 2, 2, 9, 13, 8, F32, mask=(I1, None)))
-    for lib in ("flash_cases", "flash_cases_sm90a"):
+    for lib in ("flash_cases", "flash_cases_sm90a", "flash_cases_ws"):
         for dt in (F16, BF16):
             for d in (64, 128):
                 n = "f16" if dt == F16 else "bf16"

@@ -6,7 +6,8 @@
 # The bundled examples (examples/*.mlir) are compiled for chip=$TX_CHIP
 # (default sm_90a: H100/H200, where f16 attention takes the warpgroup-MMA
 # kernel); the check cases for sm_90 (mma.sync kernel), plus
-# flash_cases_sm90a for sm_90a; the kernels of context-parallel attention
+# flash_cases_sm90a for sm_90a and flash_cases_ws for sm_90a with the wgmma
+# kernel's producer warpgroup; the kernels of context-parallel attention
 # (bench/ring_attention.mlir: tx.distributed) for sm_90a.
 #
 # The compile report has one line per library (entry points, kernels, the
@@ -43,6 +44,10 @@ if [ "${TX_RUN_ONLY:-0}" != 1 ]; then
   cmp -s "$root/harness/flash_cases.mlir" "$out/src/flash_cases_tiles.mlir" || cp "$root/harness/flash_cases.mlir" "$out/src/flash_cases_tiles.mlir"
   # And for chip=sm_90a: the warpgroup-MMA (wgmma) kernel for f16 at head dims 64/128.
   cmp -s "$root/harness/flash_cases.mlir" "$out/src/flash_cases_sm90a.mlir" || cp "$root/harness/flash_cases.mlir" "$out/src/flash_cases_sm90a.mlir"
+  # And sm_90a with the wgmma kernel's producer warpgroup wherever it can run
+  # (every op without a mask; the default takes it only for static
+  # non-causal D = 128).
+  cmp -s "$root/harness/flash_cases.mlir" "$out/src/flash_cases_ws.mlir" || cp "$root/harness/flash_cases.mlir" "$out/src/flash_cases_ws.mlir"
   for f in "$root"/examples/*.mlir "$root/harness/cases.mlir" "$out"/src/*.mlir \
            "$root/bench/ring_attention.mlir"; do
     stem=$(basename "$f" .mlir)
@@ -50,7 +55,8 @@ if [ "${TX_RUN_ONLY:-0}" != 1 ]; then
     [ "$(dirname "$f")" = "$root/examples" ] && opts="chip=$chip"
     case "$stem" in *_simple) opts="attention=simple" ;; flash_cases) opts="attention=flash" ;;
       flash_cases_tiles) opts="attention=flash attention-warps=2 attention-q-tile=6 attention-kv-tile=32" ;;
-      flash_cases_sm90a|ring_attention) opts="attention=flash chip=sm_90a" ;; esac
+      flash_cases_sm90a|ring_attention) opts="attention=flash chip=sm_90a" ;;
+      flash_cases_ws) opts="attention=flash chip=sm_90a attention-producer-warps=4" ;; esac
     # Recompile only when the source or the compiler changed, or the
     # manifest that harness/check.py reads (through python/tx) is missing.
     lib="$out/$stem/lib$stem.so"

@@ -348,10 +348,11 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     warps only compute; their two warpgroups keep the ping-pong phases with
     a named barrier of their own threads (`barrier.sync 1, 256`), and
     `setmaxnreg` moves registers from the producers (24) to them (240)
-    when the CTA has more than 256 threads. Default: on for 8 warps at
-    D = Dv = 128 without causal, window or mask, with `stages = 3` (2 where
-    3 do not fit); ops with a mask never take it (the key visibility flags
-    are computed by every warp). H200, same process (bench/RESULTS.md,
+    when the CTA has more than 256 threads. Default: on for 8 warps and
+    128 keys per step at D = Dv = 128 with static shapes, without causal,
+    window, mask, softcap or per-sequence lengths, with `stages = 3` (2
+    where 3 do not fit; off where neither fits); ops with a mask never
+    take it (the key visibility flags are computed by every warp). H200, same process (bench/RESULTS.md,
     session 15; the causal ranges are one kernel timed twice in the run),
     TFLOP/s:
 

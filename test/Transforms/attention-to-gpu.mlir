@@ -12,7 +12,7 @@
 // RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{wgmma=true sm=80}))" 2>&1 | FileCheck %s --check-prefix=BAD-WG-SM
 // RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{wgmma=true warps=6}))" 2>&1 | FileCheck %s --check-prefix=BAD-WG-WARPS
 // RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{wgmma=true stages=5}))" 2>&1 | FileCheck %s --check-prefix=BAD-STAGES
-// BAD-STAGES: error: tx-attention-to-gpu: stages must be 0 (2) or in [2, 4], got 5
+// BAD-STAGES: error: tx-attention-to-gpu: stages must be 0 (the kernel's default) or in [2, 4], got 5
 // Three stages: 1024 + 2 * (64*64 + 3*128*(64+64)) = 107520 bytes.
 // RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{wgmma=true stages=3}),canonicalize)" 2>/dev/null | FileCheck %s --check-prefix=WG3
 // WG3-LABEL: func.func @causal_gqa

@@ -1,14 +1,24 @@
 // The wgmma kernel's warp specialization (producer-warps): a producer
 // warpgroup issues the K/V copies and signals them through mbarriers, the
 // consumer warpgroups compute. Default on sm_90a for two consumer
-// warpgroups at D = Dv = 128 without causal, window or mask, with 3 stages;
-// the option forces it on (ops with a mask keep 0) or off.
+// warpgroups at D = Dv = 128 with 128 keys per step, static shapes, without
+// causal, window, mask, softcap or per-sequence lengths, with 3 stages; the
+// option forces it on (ops with a mask keep 0: the option applies to a
+// whole module, while a tx.gpu_strategy asking for it on a masked op is an
+// error) or off.
 // RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-strategy{wgmma=true sm=90}))" | FileCheck %s --check-prefix=DEF
 // RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-strategy{wgmma=true sm=90 producer-warps=0}))" | FileCheck %s --check-prefix=OFF
 // RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-strategy{wgmma=true sm=90 producer-warps=4}))" | FileCheck %s --check-prefix=ON
 // RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-strategy{wgmma=true sm=90 producer-warps=3}))" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{wgmma=true sm=90}),canonicalize)" | FileCheck %s --check-prefix=LAUNCH
 // RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{wgmma=true sm=90 max-shared-memory=200000}),canonicalize)" | FileCheck %s --check-prefix=SHRINK
+// Where neither 3 nor 2 stages fit at 128 keys and 8 warps, the default
+// does not take the producer (its tiles would shrink to a configuration
+// never measured faster).
+// RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-strategy{wgmma=true sm=90 max-shared-memory=100000}))" | FileCheck %s --check-prefix=SMALL
+// SMALL-LABEL: func.func @d128
+// SMALL-NOT: producer_warps
+// SMALL: return
 
 // BAD: error: tx-attention-to-gpu: producer-warps must be -1 (the strategy's choice), 0 or 4, got 3
 
@@ -78,4 +88,27 @@ func.func @d128_mask(%q: tensor<1x4x300x128xf16>, %k: tensor<1x4x300x128xf16>, %
 func.func @d64(%q: tensor<1x4x300x64xf16>, %k: tensor<1x4x300x64xf16>, %v: tensor<1x4x300x64xf16>) -> tensor<1x4x300x64xf16> {
   %0 = tx.attention %q, %k, %v : tensor<1x4x300x64xf16>, tensor<1x4x300x64xf16>, tensor<1x4x300x64xf16> -> tensor<1x4x300x64xf16>
   return %0 : tensor<1x4x300x64xf16>
+}
+
+// -----
+
+// Softcap and dynamic shapes: off by default (not timed; their consumers
+// spill at 240 registers), on when asked.
+// DEF-LABEL: func.func @d128_softcap
+// DEF-NOT: producer_warps
+// ON-LABEL: func.func @d128_softcap
+// ON: producer_warps = 4 : i64
+func.func @d128_softcap(%q: tensor<1x4x300x128xf16>, %k: tensor<1x4x300x128xf16>, %v: tensor<1x4x300x128xf16>) -> tensor<1x4x300x128xf16> {
+  %0 = tx.attention %q, %k, %v softcap = 30.0 : tensor<1x4x300x128xf16>, tensor<1x4x300x128xf16>, tensor<1x4x300x128xf16> -> tensor<1x4x300x128xf16>
+  return %0 : tensor<1x4x300x128xf16>
+}
+
+// -----
+
+// DEF-LABEL: func.func @d128_dynamic
+// DEF-NOT: producer_warps
+// DEF: return
+func.func @d128_dynamic(%q: tensor<?x4x?x128xf16>, %k: tensor<?x4x?x128xf16>, %v: tensor<?x4x?x128xf16>) -> tensor<?x4x?x128xf16> {
+  %0 = tx.attention %q, %k, %v : tensor<?x4x?x128xf16>, tensor<?x4x?x128xf16>, tensor<?x4x?x128xf16> -> tensor<?x4x?x128xf16>
+  return %0 : tensor<?x4x?x128xf16>
 }

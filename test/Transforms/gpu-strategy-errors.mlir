@@ -36,9 +36,25 @@ func.func @wgmma_no_stages(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x128x64xf16>
 
 // -----
 
-// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.gpu_strategy: 'producer_warps' must be 0 or 4
+// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.gpu_strategy: 'producer_warps' must be the integer 0 or 4, got 2 : i64
 func.func @wgmma_producer_warps(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x2x64x64xf16> {
   %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "wgmma", kv_tile = 64 : i64, q_tile = 64 : i64, warps = 4 : i64, stages = 2 : i64, producer_warps = 2 : i64}} : tensor<1x2x64x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x2x64x64xf16>
+  return %o : tensor<1x2x64x64xf16>
+}
+
+// -----
+
+// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.gpu_strategy: 'producer_warps' must be the integer 0 or 4, got "4"
+func.func @wgmma_producer_warps_string(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x2x64x64xf16> {
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "wgmma", kv_tile = 64 : i64, q_tile = 64 : i64, warps = 4 : i64, stages = 2 : i64, producer_warps = "4"}} : tensor<1x2x64x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x2x64x64xf16>
+  return %o : tensor<1x2x64x64xf16>
+}
+
+// -----
+
+// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.gpu_strategy: 'producer_warps' applies to the wgmma family only, not mma
+func.func @mma_producer_warps(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x2x64x64xf16> {
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "mma", kv_tile = 64 : i64, q_tile = 128 : i64, warps = 4 : i64, m_tiles = 2 : i64, producer_warps = 4 : i64}} : tensor<1x2x64x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x2x64x64xf16>
   return %o : tensor<1x2x64x64xf16>
 }
 

@@ -98,7 +98,8 @@ mlir::tx::checkAttentionChoices(const AttentionTarget &t,
                "got " +
                Twine(c.producerWarps));
   if (c.stages != 0 && (c.stages < 2 || c.stages > 4))
-    return bad("stages must be 0 (2) or in [2, 4], got " + Twine(c.stages));
+    return bad("stages must be 0 (the kernel's default) or in [2, 4], got " +
+               Twine(c.stages));
   if (c.kvTile != 0 && (c.kvTile < 32 || c.kvTile % 32 != 0 || c.kvTile > 256))
     return bad("kv-tile must be 0 (from the head dim) or a multiple of 32 "
                "in [32, 256], got " +
@@ -347,18 +348,36 @@ mlir::tx::chooseAttentionKernel(Operation *op, const AttentionProblem &p,
   // wgmma: warp specialization (a producer warpgroup issues the K/V copies
   // and signals them through mbarriers). The mask's key visibility flags
   // are computed by every warp between CTA barriers, so ops with a mask
-  // keep producer-warps = 0 (as the option's help says). Default: on for
-  // two consumer warpgroups at D = Dv = 128 without causal or window, with
-  // 3 stages (H200, same process, bench/RESULTS.md session 15: 1.06-1.07x
-  // there; causal 0.94-1.06x, D = 64 0.5-0.8x, 2 stages 0.95-0.98x).
+  // keep producer-warps = 0 (as the option's help says). Default: on where
+  // it was measured faster, two consumer warpgroups at D = Dv = 128 with
+  // 128 keys per step, static Sq and Sk, without causal, window, softcap
+  // or per-sequence lengths, with 3 stages (2 where 3 do not fit; off
+  // where neither fits at these tiles). H200, same process,
+  // bench/RESULTS.md session 15: 1.06-1.07x there; causal 0.94-1.06x, one
+  // consumer warpgroup (D = 64) 0.5-0.8x, 2 stages 0.95-0.98x; softcap,
+  // lengths and dynamic shapes not timed, and their consumers spill 16-40
+  // bytes at 240 registers.
   if (cfg.wgmma && !p.mask) {
-    if (c.producerWarps >= 0)
+    auto qTy = cast<RankedTensorType>(p.query.getType());
+    auto kTy = cast<RankedTensorType>(p.key.getType());
+    if (c.producerWarps >= 0) {
       cfg.producerWarps = c.producerWarps;
-    else if (cfg.warps == 8 && D == 128 && Dv == 128 && !p.causal &&
-             !p.window)
+      if (cfg.producerWarps && !c.stages)
+        cfg.stages = 3; // 2 when 3 do not fit (below)
+    } else if (cfg.warps == 8 && cfg.kvTile == 128 && D == 128 &&
+               Dv == 128 && !p.causal && !p.window && !p.softcap &&
+               !p.kvLengths && !p.qLengths && qTy.hasStaticShape() &&
+               kTy.hasStaticShape()) {
       cfg.producerWarps = 4;
-    if (cfg.producerWarps && !c.stages)
-      cfg.stages = 3; // 2 when 3 do not fit (below)
+      if (!c.stages)
+        cfg.stages = 3;
+      if (cfg.smemBytes() > t.maxSharedMemory && !c.stages)
+        cfg.stages = 2;
+      if (cfg.smemBytes() > t.maxSharedMemory) {
+        cfg.producerWarps = 0;
+        cfg.stages = c.stages ? c.stages : 2;
+      }
+    }
   }
   // Default tiles that do not fit the chip's shared memory shrink (32
   // keys, then 4 rows per warp on CUDA cores); forced ones are an error.
@@ -509,10 +528,17 @@ mlir::tx::strategyFromAttr(DictionaryAttr attr, const AttentionProblem &p,
     return bad("q_tile must be a multiple of warps, at most 16 rows each");
   c.keyFlags = c.mma && p.mask;
   // Optional: the wgmma family's producer warpgroup (absent = 0).
-  if (c.wgmma && attr.get("producer_warps")) {
+  if (Attribute x = attr.get("producer_warps")) {
+    if (!c.wgmma)
+      return bad("'producer_warps' applies to the wgmma family only, not " +
+                 f);
     if (!get("producer_warps", c.producerWarps) ||
-        (c.producerWarps != 0 && c.producerWarps != 4))
-      return bad("'producer_warps' must be 0 or 4");
+        (c.producerWarps != 0 && c.producerWarps != 4)) {
+      std::string got;
+      llvm::raw_string_ostream os(got);
+      x.print(os);
+      return bad("'producer_warps' must be the integer 0 or 4, got " + got);
+    }
     if (c.producerWarps && p.mask)
       return bad("'producer_warps' = 4 does not take a mask operand");
   }

@@ -81,7 +81,11 @@ static int minPtxForSm(int sm, char suffix) {
 
 /// The largest dynamic shared memory a CTA can opt into on sm_NN (bytes).
 static int64_t maxSharedMemoryOf(int sm) {
-  return sm >= 90              ? 232448
+  // CUDA C Programming Guide, "Technical Specifications per Compute
+  // Capability": 227 KiB on sm_90/sm_100/sm_103/sm_110, 99 KiB on the
+  // consumer chips sm_120/sm_121 (as on sm_86/sm_89).
+  return sm >= 120             ? 101376
+         : sm >= 90            ? 232448
          : sm == 80 || sm == 87 ? 166912
          : sm >= 86             ? 101376
          : sm == 75             ? 65536
