@@ -14,9 +14,11 @@ FlashKernelBuilder::Cta FlashKernelBuilder::emitCta(Value blocks, Value nQT) {
   Value one = cst(1), zero = cst(0);
   Value smemBytes = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
                                                  cfg.smemBytes());
-  auto launch = gpu::LaunchOp::create(b, loc, blocks, one, one,
-                                      cst((cfg.warps + cfg.producerWarps) * 32), one, one,
-                                      smemBytes);
+  // Threads: the compute warps, plus the wgmma kernel's producer
+  // warpgroup when it has one.
+  auto launch = gpu::LaunchOp::create(
+      b, loc, blocks, one, one, cst((cfg.warps + cfg.producerWarps) * 32),
+      one, one, smemBytes);
   // The oldest chip the kernel's instructions exist on (mma.sync and
   // cp.async: sm_80; wgmma: only sm_90a). tx-check-gpu-target rejects a
   // pipeline whose chip is older, instead of LLVM's "Cannot select" abort
