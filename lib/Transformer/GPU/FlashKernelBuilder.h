@@ -372,11 +372,15 @@ private:
   /// cp.async of a [rows x width] tile of a global [B,H,S,width] buffer (rows
   /// from row0; rows >= rowLimit zero-filled) into the swizzled layout: the
   /// 64-column block cb of the tile occupies rows [cb * rows, (cb + 1) * rows)
-  /// of the [R x 64] shared view, from view row `viewRow0`.
+  /// of the [R x 64] shared view, from view row `viewRow0`. The copies are
+  /// shared by `copyThreads` threads, this one being `copyTid` (default:
+  /// every thread of the CTA's compute warps, `tid`; the producer warpgroup
+  /// of the warp-specialized kernel passes its own).
   void asyncTileSwizzled(Value buf, Value i0, Value i1, Value row0,
                          Value rowLimit, int64_t rows, int64_t width,
                          Value view, Value viewRow0, Value flagBuf = Value(),
-                         Value rowStart = Value());
+                         Value rowStart = Value(), Value copyTid = Value(),
+                         int64_t copyThreads = 0);
 
   /// The wgmma shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor
   /// Format") of a 128B-swizzled operand at shared address `addr` (i64):

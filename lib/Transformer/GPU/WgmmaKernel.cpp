@@ -41,9 +41,11 @@ Value FlashKernelBuilder::remui(Value x, int64_t y) {
 void FlashKernelBuilder::asyncTileSwizzled(Value buf, Value i0, Value i1, Value row0,
                        Value rowLimit, int64_t rows, int64_t width,
                        Value view, Value viewRow0, Value flagBuf,
-                       Value rowStart) {
+                       Value rowStart, Value copyTid, int64_t copyThreads) {
   const int64_t cpr = width / 8; // 16-byte chunks per row
-  const int64_t threads = cfg.warps * 32, total = rows * cpr;
+  const int64_t threads = copyThreads ? copyThreads : cfg.warps * 32,
+                total = rows * cpr;
+  Value tid = copyTid ? copyTid : this->tid;
   auto tokTy = nvgpu::DeviceAsyncTokenType::get(b.getContext());
   Value lastRow = sub(rowLimit, cst(1));
   auto copy = [&](Value r, Value ch) {
@@ -311,6 +313,10 @@ void FlashKernelBuilder::emitWgmmaLaunch(Value blocks, Value nQT) {
         emitKeyVisibility(u, remui(u, 4), q0, c.shift, c.mb, c.mh);
       });
   };
+  // Who issues the K/V copies: every compute thread (null: asyncTileSwizzled's
+  // default), or the producer warpgroup (set below).
+  Value copyTid;
+  int64_t copyThreads = 0;
 
   // Slot j (in stage j % S) holds K(j) and V(j - 1): step t computes
   // S(t) and O += P(t - 1) V(t - 1) from slot t. Slot j's copies are one
@@ -320,7 +326,8 @@ void FlashKernelBuilder::emitWgmmaLaunch(Value blocks, Value nQT) {
   auto copySlot = [&](Value j, Value stageIdx) {
     ifThen(cmpi(arith::CmpIPredicate::ult, j, nKT), [&] {
       asyncTileSwizzled(k, bi, kh, add(c.kvBase, mul(j, N)), kvEnd, N, D,
-                        ks, mul(stageIdx, N * DB), flagBufOf(j), kvLow);
+                        ks, mul(stageIdx, N * DB), flagBufOf(j), kvLow,
+                        copyTid, copyThreads);
     });
     ifThen(arith::AndIOp::create(
                b, loc, cmpi(arith::CmpIPredicate::ugt, j, zero),
@@ -328,7 +335,8 @@ void FlashKernelBuilder::emitWgmmaLaunch(Value blocks, Value nQT) {
            [&] {
              asyncTileSwizzled(v, bi, kh, add(c.kvBase, mul(sub(j, one), N)),
                                kvEnd, N, Dv, vs, mul(stageIdx, N * VB),
-                               flagBufOf(sub(j, one)), kvLow);
+                               flagBufOf(sub(j, one)), kvLow, copyTid,
+                               copyThreads);
            });
   };
   Value groupTok;
@@ -618,11 +626,10 @@ void FlashKernelBuilder::emitWgmmaLaunch(Value blocks, Value nQT) {
   if (moveRegs)
     NVVM::SetMaxRegisterOp::create(b, loc, kProducerRegs,
                                    NVVM::SetMaxRegisterAction::decrease);
-  Value savedTid = tid;
-  int64_t savedWarps = cfg.warps;
-  tid = sub(tid, cst(consumers)); // the copies' thread index and count
-  cfg.warps = cfg.producerWarps;
-  asyncTileSwizzled(q, bi, h, q0, Sq, QT, D, qs, zero);
+  copyTid = sub(tid, cst(consumers));
+  copyThreads = producers;
+  asyncTileSwizzled(q, bi, h, q0, Sq, QT, D, qs, zero, Value(), Value(),
+                    copyTid, copyThreads);
   scf::ForOp::create(
       b, loc, zero, steps, one, ValueRange{},
       [&](OpBuilder &, Location, Value j, ValueRange) {
@@ -645,6 +652,4 @@ void FlashKernelBuilder::emitWgmmaLaunch(Value blocks, Value nQT) {
     arriveBar(remui(sub(steps, one), S));
   });
   asyncWaitAll(); // no copy outlives the kernel (Q when no step runs)
-  tid = savedTid;
-  cfg.warps = savedWarps;
 }
