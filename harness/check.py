@@ -755,7 +755,8 @@ class Runner:
         well past the cap (mma.sync on sm_90, wgmma on sm_90a), bf16 D = 128
         with an additive mask (mma.sync on sm_90, wgmma on sm_90a), huge
         f32 logits (CUDA cores), decode bf16 with an additive mask and decode
-        f16 Sq = 3 causal (the split-KV decode kernel)."""
+        f16 Sq = 3 causal (the split-KV decode kernel), and scores well past
+        the cap at D = 128 (f16) and D = 64 causal (bf16)."""
         g = self.gen
         f16, f32, bf16 = torch.float16, torch.float32, torch.bfloat16
 
@@ -781,6 +782,14 @@ class Runner:
         am[..., :70] = float("-inf")
         att("softcap_add_d128_bf16", "softcap 15 bf16 D128 additive mask Sq200 Sk333", q, k, v,
             mask=am, softcap=15.0)
+        # Scores well past the cap, where the capped scores crowd near +-c and
+        # an absolute error in them is a relative error in P: Gemma 2's cap
+        # 50 with |s * scale| up to ~100 (f16, D = 128: wgmma / mma.sync),
+        # and cap 30 with |s * scale| up to ~50 (bf16, D = 64, causal).
+        att("softcap50_d128_f16", "softcap 50 f16 D128 scores past the cap Sq200 Sk333",
+            *qkv(1, 4, 2, 200, 333, 128, 128, f16, -11, 11), softcap=50.0)
+        att("softcap30_d64_causal_bf16", "softcap 30 bf16 D64 causal scores past the cap Sq150 Sk150",
+            *qkv(2, 4, 4, 150, 150, 64, 64, bf16, -9, 9), causal=True, softcap=30.0)
 
     def decode(self, F, tag):
         """The split-KV decode kernels (issue #17) against float64: Sk not a

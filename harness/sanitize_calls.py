@@ -100,10 +100,15 @@ def calls():
         c.append(attn(lib, "dec_sq4_causal_f16", 2, 32, 8, 4, 5000, 128, F16))
         c.append(attn(lib, "dec_mqa_d64_f16", 2, 8, 1, 1, 9000, 64, F16))
         c.append(attn(lib, "dec_causal_f32", 2, 4, 2, 3, 700, 64, F32, dv=32))
-        # Logit soft-capping (#19): the CUDA-core kernel and the decode kernel.
+        # Logit soft-capping (#19): the tensor-core or CUDA-core kernel and the decode kernel.
         c.append(attn(lib, "softcap_gqa_causal_f16", 2, 8, 2, 77, 130, 64, F16))
         c.append(attn(lib, "softcap_dec_causal_f16", 2, 8, 2, 3, 3001, 64, F16))
         c.append(attn(lib, "softcap_dec_add_bf16", 3, 8, 2, 1, 700, 128, BF16, mask=(BF16, None)))
+        # ... and the tensor-core kernels' cap (tanh.approx; the additive
+        # mask takes the form that scales scores before the row max).
+        c.append(attn(lib, "softcap50_d128_f16", 1, 4, 2, 200, 333, 128, F16))
+        c.append(attn(lib, "softcap30_d64_causal_bf16", 2, 4, 4, 150, 150, 64, BF16))
+        c.append(attn(lib, "softcap_add_d128_bf16", 1, 4, 2, 200, 333, 128, BF16, mask=(BF16, None)))
         # Sliding windows (#19): tiles skipped at both ends, keys below the
         # window zero-filled, with masks (the key flags), every family.
         c.append(attn(lib, "window_left_gqa_f16", 1, 8, 2, 300, 300, 64, F16))

@@ -253,15 +253,23 @@ Value FlashKernelBuilder::capScore(Value s) {
   return fmul(softcap, t);
 }
 
+Value FlashKernelBuilder::capTanh(Value s) {
+  Value y = mulRn(s, fcst(scaleD / softcapD));
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, f32, ValueRange{y}, "tanh.approx.f32 $0, $1;", "=f,f",
+      /*has_side_effects=*/false, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      ArrayAttr());
+  return asmOp.getRes();
+}
+
 Value FlashKernelBuilder::capLog2(Value s) {
-  const double log2e = 1.4426950408889634;
-  double c = softcapD;
-  Value e = fastExp2(mulRn(s, fcst(2.0 * scaleD * log2e / c)));
-  Value r = LLVM::CallIntrinsicOp::create(
-                b, loc, f32, b.getStringAttr("llvm.nvvm.rcp.approx.ftz.f"),
-                ValueRange{arith::AddFOp::create(b, loc, e, fcst(1.0))})
-                .getResult(0);
-  return fma(fcst(-2.0 * c * log2e), r, fcst(c * log2e));
+  return mulRn(capTanh(s), fcst(softcapD * 1.4426950408889634));
+}
+
+Value FlashKernelBuilder::rawScale() {
+  return capFolded() ? fcst(softcapD * 1.4426950408889634) : scale;
 }
 
 Value FlashKernelBuilder::exp2Of(Value x) {

@@ -125,19 +125,37 @@ private:
   /// the score itself without softcap.
   Value capScore(Value s);
 
-  /// The tensor-core kernels' capped score in the exp2 domain,
-  /// x = c * tanh(s * scale / c) * log2(e) for a raw score s, with
-  /// tanh(y) = 1 - 2 / (2^(2 y log2 e) + 1): one multiply, ex2.approx and
-  /// rcp.approx (two MUFU instructions) and one FFMA,
-  ///   x = c log2e - 2 c log2e * rcp(ex2(s * 2 scale log2e / c) + 1),
-  /// instead of a division and libdevice's tanhf (tens of instructions per
-  /// score: the kernel took 3x its uncapped time; now 1.25-1.6x, H200,
-  /// bench/RESULTS.md session 9). Saturates exactly (ex2 -> inf gives c,
-  /// -> 0 gives -c); the absolute error of x is about c * 2^-21, far below
-  /// the f16/bf16 rounding of the output. (PTX tanh.approx.f32, one MUFU
-  /// instead of two, measured 1.1-1.3x faster still, but its 2^-11
-  /// relative error is an error of up to c * 2^-11 in the capped score.)
+  /// The tensor-core kernels' soft-capping: t = tanh(s * scale / c) for a
+  /// raw score s, one multiply and PTX `tanh.approx.f32` (one MUFU
+  /// instruction; FlashAttention's `apply_softcap` uses the same
+  /// instruction through CUTLASS's fast tanh). Its documented bound is a
+  /// 2^-11 relative error, but on the H200 the harness's rows with scores
+  /// well past the cap (f16 D = 128, cap 50, |s * scale| up to ~100) match
+  /// float64 as closely as the exact form did (rel 2.3e-4 vs 2.3e-4,
+  /// bench/RESULTS.md session 16), and t in [-1, 1] bounds every exponent.
+  /// Saturates exactly (tanh.approx(+-inf) = +-1); NaN stays NaN.
+  Value capTanh(Value s);
+  /// The capped score in the exp2 domain, x = c * log2(e) * capTanh(s)
+  /// (each product rounded), for kernels that form x before the row max
+  /// (the tensor-core kernels with an additive mask and softcap).
   Value capLog2(Value s);
+  /// Tensor-core kernels (mmaSoftmaxStep): softcap without an additive
+  /// mask keeps t = capTanh(s) as the score, takes the row max over t, and
+  /// forms each exponent as one FFMA, 2^(t * C - a) with C = c log2(e) and
+  /// a = round(max t * C): |t| <= 1 bounds the FFMA's rounding error
+  /// (the unbounded raw scores of the uncapped kernels need the two
+  /// rounded products instead, see mmaSoftmaxStep).
+  bool capFolded() const { return softcap && !(mask && !keepMask); }
+  /// Whether mmaSoftmaxStep forms the exponent-domain score x before the
+  /// row max (mma.sync uncapped, and softcap with an additive mask), else
+  /// the max is over raw scores (wgmma uncapped: s, capFolded: t) and the
+  /// anchor is a = round(max * rawScale()).
+  bool scoresScaledFirst() const {
+    return !capFolded() && (!cfg.wgmma || softcap);
+  }
+  /// The factor from a raw score's maximum to the exponent anchor: the
+  /// scale * log2(e) of the uncapped kernels, c * log2(e) with capFolded.
+  Value rawScale();
 
   /// exp(x) as exp2(x * log2(e)).
   Value exp2Of(Value x);

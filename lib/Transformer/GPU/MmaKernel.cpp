@@ -322,16 +322,21 @@ FlashKernelBuilder::MmaStep FlashKernelBuilder::mmaSoftmaxStep(const MmaCtx &cx,
   // s, then a = round(m * c), the same value by monotonic rounding) and
   // forms each x right before its exponent. An additive mask joins raw
   // scores as mask / scale, scaled ones as mask * log2(e).
-  // Softcap: x = cap(s * scale) * log2(e), formed first in both kernels
-  // (the cap is not linear, so the wgmma kernel's raw-score max would not
-  // give a by one rounded product).
-  const bool scaleFirst = !cfg.wgmma || softcap;
-  if (scaleFirst)
-    for (Value &x : s)
-      x = softcap ? capLog2(x) : mulRn(x, scale);
+  // Softcap (capFolded, no additive mask): t = tanh(s * scale / c) takes
+  // the raw score's place, the max is over t and each exponent is one FFMA
+  // t * C - a (C = c log2(e); |t| <= 1 bounds its rounding error). With an
+  // additive mask x = C * t is formed first, as in the mma.sync kernel.
+  const bool capT = capFolded();
+  const bool scaleFirst = scoresScaledFirst();
+  Value rawC = rawScale();
+  for (Value &x : s)
+    x = capT ? capTanh(x)
+        : !scaleFirst ? x
+        : softcap ? capLog2(x)
+                  : mulRn(x, scale);
   Value invScale = scaleFirst
                        ? maskScale
-                       : arith::DivFOp::create(b, loc, maskScale, scale)
+                       : arith::DivFOp::create(b, loc, maskScale, rawC)
                              .getResult();
   if (mask) {
     Value sqLast = sub(Sq, one), skLast = sub(Sk, one);
@@ -407,16 +412,18 @@ FlashKernelBuilder::MmaStep FlashKernelBuilder::mmaSoftmaxStep(const MmaCtx &cx,
       // additive mask or logits of 1e10, that error exceeds 128 and exp2
       // gives inf, then inf * 0 = NaN, or 0; CASES.md H2/H3.) The rescale
       // uses the same rounded anchors: alpha = 2^(a_old - a_new).
-      Value a = scaleFirst ? mSafe : mulRn(mSafe, scale);
-      Value aOld = scaleFirst ? carried[r] : mulRn(carried[r], scale);
+      Value a = scaleFirst ? mSafe : mulRn(mSafe, rawC);
+      Value aOld = scaleFirst ? carried[r] : mulRn(carried[r], rawC);
       alpha[r] = fastExp2(subRn(aOld, a));
       lNew[r] =
           arith::MulFOp::create(b, loc, carried[2 * MT + r], alpha[r]);
+      Value negA = capT ? arith::NegFOp::create(b, loc, a).getResult() : a;
       for (int64_t nt = 0; nt < NT; ++nt)
         for (int64_t e = 2 * hh; e < 2 * hh + 2; ++e) {
           int64_t x = (mt * NT + nt) * 4 + e;
           p[x] = fastExp2(
-              subRn(scaleFirst ? s[x] : mulRn(s[x], scale), a));
+              capT ? fma(s[x], rawC, negA)
+                   : subRn(scaleFirst ? s[x] : mulRn(s[x], scale), a));
           lNew[r] = arith::AddFOp::create(b, loc, lNew[r], p[x]);
         }
     }
@@ -466,9 +473,9 @@ void FlashKernelBuilder::storeMmaOutput(const MmaCtx &cx, ValueRange results, Va
     b.setInsertionPointToStart(ifRow.thenBlock());
     if (lseOut) {
       // The anchor a of the exponents 2^(x - a) (mmaSoftmaxStep): the
-      // carried max in exp2 units (mma.sync) or raw (wgmma), times ln 2.
+      // carried max in exp2 units (scoresScaledFirst) or raw, times ln 2.
       Value m = results[r];
-      Value a = cfg.wgmma && !softcap ? mulRn(m, scale) : m;
+      Value a = scoresScaledFirst() ? m : mulRn(m, rawScale());
       Value mNat = arith::MulFOp::create(b, loc, a,
                                          fcst(0.69314718055994531));
       ifThen(cmpi(arith::CmpIPredicate::eq, col2, cst(0)),
