@@ -350,7 +350,7 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     `setmaxnreg` moves registers from the producers (24) to them (240)
     when the CTA has more than 256 threads. Default: on for 8 warps and
     128 keys per step at D = Dv = 128 with static shapes, without causal,
-    window, mask, softcap or per-sequence lengths, with `stages = 3` (2
+    window, mask or per-sequence lengths, with `stages = 3` (2
     where 3 do not fit; off where neither fits); ops with a mask never
     take it (the key visibility flags are computed by every warp). H200, same process (bench/RESULTS.md,
     session 15; the causal ranges are one kernel timed twice in the run),

@@ -350,13 +350,13 @@ mlir::tx::chooseAttentionKernel(Operation *op, const AttentionProblem &p,
   // are computed by every warp between CTA barriers, so ops with a mask
   // keep producer-warps = 0 (as the option's help says). Default: on where
   // it was measured faster, two consumer warpgroups at D = Dv = 128 with
-  // 128 keys per step, static Sq and Sk, without causal, window, softcap
-  // or per-sequence lengths, with 3 stages (2 where 3 do not fit; off
-  // where neither fits at these tiles). H200, same process,
-  // bench/RESULTS.md session 15: 1.06-1.07x there; causal 0.94-1.06x, one
-  // consumer warpgroup (D = 64) 0.5-0.8x, 2 stages 0.95-0.98x; softcap,
-  // lengths and dynamic shapes not timed, and their consumers spill 16-40
-  // bytes at 240 registers.
+  // 128 keys per step, static Sq and Sk, without causal, window or
+  // per-sequence lengths, with 3 stages (2 where 3 do not fit; off where
+  // neither fits at these tiles). H200, same process, bench/RESULTS.md
+  // session 15: 1.06-1.07x there; causal 0.94-1.06x, one consumer
+  // warpgroup (D = 64) 0.5-0.8x, 2 stages 0.95-0.98x; session 16: with
+  // softcap 1.05-1.07x (although its consumers spill 0-16 bytes at 240
+  // registers); lengths and dynamic shapes not timed.
   if (cfg.wgmma && !p.mask) {
     auto qTy = cast<RankedTensorType>(p.query.getType());
     auto kTy = cast<RankedTensorType>(p.key.getType());
@@ -365,7 +365,7 @@ mlir::tx::chooseAttentionKernel(Operation *op, const AttentionProblem &p,
       if (cfg.producerWarps && !c.stages)
         cfg.stages = 3; // 2 when 3 do not fit (below)
     } else if (cfg.warps == 8 && cfg.kvTile == 128 && D == 128 &&
-               Dv == 128 && !p.causal && !p.window && !p.softcap &&
+               Dv == 128 && !p.causal && !p.window &&
                !p.kvLengths && !p.qLengths && qTy.hasStaticShape() &&
                kTy.hasStaticShape()) {
       cfg.producerWarps = 4;
