@@ -174,3 +174,36 @@ func.func @attn_lse_causal_dyn_f32(%q: tensor<?x?x?x?xf32>, %k: tensor<?x?x?x?xf
   %0, %1 = tx.attention %q, %k, %v causal : tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32> -> tensor<?x?x?x?xf32>, tensor<?x?x?xf32>
   return %0, %1 : tensor<?x?x?x?xf32>, tensor<?x?x?xf32>
 }
+// A user's own row tiling (what transform.structured.tile_using_forall on
+// tx.softmax with tile sizes [8, 0] / [2, 0] makes): tx-gpu-pipeline maps
+// the forall with the user's rows per CTA (8 rows of 32 lanes in 256
+// threads; 2 warps of one vocabulary row each).
+func.func @softmax_user_rows8_dyn_f32(%x: tensor<?x1000xf32>) -> tensor<?x1000xf32> {
+  %c0 = arith.constant 0 : index
+  %r = tensor.dim %x, %c0 : tensor<?x1000xf32>
+  %e = tensor.empty(%r) : tensor<?x1000xf32>
+  %n = affine.apply affine_map<()[s0] -> (s0 ceildiv 8)>()[%r]
+  %y = scf.forall (%i) in (%n) shared_outs(%o = %e) -> (tensor<?x1000xf32>) {
+    %off = affine.apply affine_map<(d0) -> (d0 * 8)>(%i)
+    %sz = affine.min affine_map<(d0)[s0] -> (-d0 + s0, 8)>(%off)[%r]
+    %t = tensor.extract_slice %x[%off, 0] [%sz, 1000] [1, 1] : tensor<?x1000xf32> to tensor<?x1000xf32>
+    %s = tx.softmax %t dim = -1 : tensor<?x1000xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %s into %o[%off, 0] [%sz, 1000] [1, 1] : tensor<?x1000xf32> into tensor<?x1000xf32>
+    }
+  }
+  return %y : tensor<?x1000xf32>
+}
+func.func @softmax_user_rows2_f16(%x: tensor<37x50257xf16>) -> tensor<37x50257xf16> {
+  %e = tensor.empty() : tensor<37x50257xf16>
+  %y = scf.forall (%i) in (19) shared_outs(%o = %e) -> (tensor<37x50257xf16>) {
+    %off = affine.apply affine_map<(d0) -> (d0 * 2)>(%i)
+    %sz = affine.min affine_map<(d0) -> (-d0 + 37, 2)>(%off)
+    %t = tensor.extract_slice %x[%off, 0] [%sz, 50257] [1, 1] : tensor<37x50257xf16> to tensor<?x50257xf16>
+    %s = tx.softmax %t dim = -1 : tensor<?x50257xf16>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %s into %o[%off, 0] [%sz, 50257] [1, 1] : tensor<?x50257xf16> into tensor<37x50257xf16>
+    }
+  }
+  return %y : tensor<37x50257xf16>
+}

@@ -354,6 +354,20 @@ class Runner:
             x[r - 1, 3] = 1e4 if dt == torch.float32 else 6e4
             self.softmax(C, "softmax_%dx%d_%s" % (r, n, NAMES[dt]),
                          "S1 bulk rows %dx%d (-inf row, huge logit)" % (r, n), x)
+        # A user's row tiling (transform-dialect tiles of 8 and 2 rows,
+        # cases.mlir): the kernels at the user's rows per CTA, partial last
+        # tiles (37 and 13 rows), a -inf row and a huge logit.
+        for r in (37, 13, 1):
+            x = rand((r, 1000), torch.float32, g, -8, 8)
+            x[r // 2].fill_(ninf)
+            x[0, 5] = 1e4
+            self.softmax(C, "softmax_user_rows8_dyn_f32",
+                         "user row tiles of 8: %dx1000 f32 (-inf row, huge logit)" % r, x)
+        x = rand((37, 50257), torch.float16, g, -8, 8)
+        x[36].fill_(ninf)
+        x[3, 7] = 6e4
+        self.softmax(C, "softmax_user_rows2_f16",
+                     "user row tiles of 2: 37x50257 f16 (-inf row, huge logit)", x)
         # S2: rows split across lanes must combine partial (max, sum) pairs,
         # lanes holding only -inf included: exact answers.
         s2 = torch.tensor([[0.0, 0, 0, 0], [ninf] * 4, [1000.0, 1001.0, ninf, ninf]], device=dev)

@@ -57,7 +57,10 @@ def calls():
                           ("softmax_3x4096_f32", (3, 4096), F32), ("softmax_7x50257_f32", (7, 50257), F32),
                           ("softmax_7x50257_f16", (7, 50257), F16),
                           ("softmax_140x49157_f32", (140, 49157), F32),
-                          ("softmax_300x50257_bf16", (300, 50257), BF16), ("softmax_dim0_dyn_f32", (37, 5), F32)):
+                          ("softmax_300x50257_bf16", (300, 50257), BF16), ("softmax_dim0_dyn_f32", (37, 5), F32),
+                          # a user's row tiling (8 and 2 rows per CTA)
+                          ("softmax_user_rows8_dyn_f32", (37, 1000), F32),
+                          ("softmax_user_rows2_f16", (37, 50257), F16)):
         c.append(softmax(fn, shape, dt))
     # Attention through the reference lowering (dynamic head dims).
     c.append(attn("cases", "attn_dyn_f16", 1, 2, 1, 17, 33, 24, F16))

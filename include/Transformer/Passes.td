@@ -196,7 +196,7 @@ def TxSoftmaxStrategy : Pass<"tx-softmax-strategy", "::mlir::func::FuncOp"> {
 }
 
 def TxMapSoftmaxToGPU : Pass<"tx-map-softmax-to-gpu", "::mlir::func::FuncOp"> {
-  let summary = "Map tiled tx.softmax (scf.forall of row tiles with a tx.gpu_strategy) onto GPU kernels";
+  let summary = "Map tiled tx.softmax (scf.forall of row tiles: tx-tile-softmax's or a user's) onto GPU kernels";
   let description = [{
     The GPU mapping of tx.softmax's tiled IR (after `tx-softmax-strategy` and
     `tx-tile-softmax from-strategy=true`):
@@ -216,7 +216,27 @@ def TxMapSoftmaxToGPU : Pass<"tx-map-softmax-to-gpu", "::mlir::func::FuncOp"> {
     A statically empty `tx.softmax` with a strategy becomes an empty tensor.
     A forall whose row tile differs from the strategy's rows per CTA, and a
     `tx.softmax` with a strategy that is not tiled, are errors.
+
+    A forall without a strategy is a user's row tiling (e.g.
+    `transform.structured.tile_using_forall` on a 2-D `tx.softmax` along
+    dim 1 with tile sizes `[k, 0]`, whose normalized form `(%i) in
+    (ceil(R / k))` with rows `[%i * k, %i * k + min(k, R - %i * k))` is
+    accepted as well as `(0) to (R) step (k)`): it gets the strategy's plan
+    for this row length when that runs k rows per CTA, else the same kernel
+    with a CTA of k row groups (threads per row unchanged where k of them
+    fit in 1024 threads, else other lane counts per row); the options
+    below are the strategy's chip facts for it. A tile no kernel runs
+    (more than 1024 threads needed, or rows not whole) is an error naming
+    the tile.
   }];
+  let options = [
+    Option<"sm", "sm", "int64_t", /*default=*/"90",
+           "Target compute capability (for foralls without a tx.gpu_strategy)">,
+    Option<"numSms", "num-sms", "int64_t", /*default=*/"132",
+           "SMs of the target GPU, sizing persistent grids (for foralls without a tx.gpu_strategy)">,
+    Option<"maxSharedMemory", "max-shared-memory", "int64_t", /*default=*/"232448",
+           "Largest dynamic shared memory per CTA in bytes (for foralls without a tx.gpu_strategy)">,
+  ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
     "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",

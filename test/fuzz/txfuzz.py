@@ -671,6 +671,7 @@ OPTS = {
     "producer-warps": ([-1, 0, 4], [-2, 1, 3, 1 << 40]),
     "mma-row-tiles": ([0, 1, 2, 4], [-1, 3, 5, 1 << 40]),
     "max-shared-memory": ([49152, 101376, 166912, 232448], [-1, 0, 1024, 1 << 40]),
+    "num-sms": ([1, 108, 132], [-1, 0, 5000, 1 << 40]),
     "rows-per-tile": (TILES, WEIRD_INTS),
     "cols-per-tile": ([0] + TILES, WEIRD_INTS),
     "decompose": (["true", "false"], ["x"]),
@@ -734,7 +735,7 @@ PASS_OPTIONS = {
     "tx-map-attention-to-gpu": ["sm", "wgmma", "max-shared-memory"],
     "tx-softmax-strategy": ["block-size", "threads-per-row", "vector-width", "max-cached-vectors",
                             "grid-ctas", "prefetch"],
-    "tx-map-softmax-to-gpu": [],
+    "tx-map-softmax-to-gpu": ["sm", "num-sms", "max-shared-memory"],
 }
 
 

@@ -14,6 +14,7 @@
 #include "Transformer/TilingUtils.h"
 #include "Transformer/TxOps.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -385,6 +386,41 @@ planFromAttr(DictionaryAttr d, int64_t n, Type elt,
   return p;
 }
 
+/// A plan for a user's row tile of `k` rows per CTA (a forall without a
+/// tx.gpu_strategy): the strategy's own plan when it runs k rows per CTA,
+/// else the same choice with the threads per row held and the CTA sized
+/// k times that, else other threads per row (the strategy's first, then
+/// 1024 down to 2); each candidate must pass the checks a strategy
+/// attribute does (planFromAttr). Failure: no kernel runs k rows per CTA.
+static FailureOr<SoftmaxPlan> planForRowTile(SoftmaxOptions o, int64_t n,
+                                             Type elt, int64_t k) {
+  SoftmaxPlan plan = planSoftmax(o, n, elt);
+  if (plan.rowsPerCta() == k)
+    return plan;
+  const KernelConfig &c = plan.hasVector ? plan.vec : plan.scalar;
+  SmallVector<int64_t> perRow = {c.threadsPerRow};
+  for (int64_t t = 1024; t >= 2; t /= 2)
+    if (t != c.threadsPerRow)
+      perRow.push_back(t);
+  Builder b(elt.getContext());
+  for (int64_t t : perRow) {
+    if (k < 1 || k > 1024 / t)
+      continue;
+    o.threadsPerRow = t;
+    o.blockSize = k * t;
+    if (o.blockSize < 32 || !llvm::isPowerOf2_64(o.blockSize) ||
+        (t > 32 && t != o.blockSize))
+      continue;
+    SoftmaxPlan cand = planSoftmax(o, n, elt);
+    if (cand.rowsPerCta() != k)
+      continue;
+    if (succeeded(planFromAttr(planToAttr(b, cand), n, elt,
+                               [](const Twine &) {})))
+      return cand;
+  }
+  return failure();
+}
+
 /// The kernels of `plan` over the [R, N] buffers `in2` and `out2` at the
 /// builder's insertion point (host code): nothing when R or N is 0; the
 /// vector kernel when both buffers are 16-byte aligned (and a dynamic N is
@@ -432,14 +468,31 @@ static void emitSoftmaxKernels(OpBuilder &b, Location loc, Value in2,
   buildSoftmaxKernel(b, loc, in2, out2, rows, cols, n, elt, plan.scalar);
 }
 
+/// Whether `op` is the tile of a user's row tiling: a 2-D tx.softmax along
+/// dim 1 without a tx.gpu_strategy, directly in an scf.forall without one,
+/// on a slice (made in the forall) of a tensor defined outside it, e.g.
+/// transform.structured.tile_using_forall with tile sizes [k, 0]. The
+/// strategy leaves it alone and tx-map-softmax-to-gpu maps the forall.
+static bool isUserRowTile(SoftmaxOp op) {
+  auto forall = dyn_cast_or_null<scf::ForallOp>(op->getParentOp());
+  auto slice = op.getInput().getDefiningOp<tensor::ExtractSliceOp>();
+  return forall && !forall->hasAttr(kGpuStrategyAttr) &&
+         !op->hasAttr(kGpuStrategyAttr) && slice &&
+         slice->getParentOp() == forall.getOperation() &&
+         slice.getSourceType().getRank() == 2 && op.getNormalizedDim() == 1 &&
+         !forall->isAncestor(
+             slice.getSource().getParentRegion()->getParentOp());
+}
+
 //===----------------------------------------------------------------------===//
 // tx-softmax-strategy
 //===----------------------------------------------------------------------===//
 
 static LogicalResult checkSoftmaxOptions(Operation *op,
-                                         const SoftmaxOptions &o) {
+                                         const SoftmaxOptions &o,
+                                         StringRef pass = "tx-softmax-to-gpu") {
   auto bad = [&](const Twine &msg) {
-    mlir::emitError(op->getLoc(), "tx-softmax-to-gpu: ") << msg;
+    mlir::emitError(op->getLoc(), pass) << ": " << msg;
     return failure();
   };
   if (o.blockSize != 0 && (o.blockSize < 32 || o.blockSize > 1024 ||
@@ -505,8 +558,9 @@ struct TxSoftmaxStrategyPass
     Builder b(&getContext());
     getOperation().walk([&](SoftmaxOp op) {
       auto ty = op.getType();
-      // Along another dimension: the reference lowering.
-      if (op.getNormalizedDim() != ty.getRank() - 1)
+      // Along another dimension: the reference lowering. A user's row
+      // tile: tx-map-softmax-to-gpu plans it for the user's rows per CTA.
+      if (op.getNormalizedDim() != ty.getRank() - 1 || isUserRowTile(op))
         return;
       int64_t n = ty.getDimSize(ty.getRank() - 1);
       if (ShapedType::isDynamic(n))
@@ -525,6 +579,10 @@ struct TxMapSoftmaxToGPUPass
     : public tx::impl::TxMapSoftmaxToGPUBase<TxMapSoftmaxToGPUPass> {
   using Base::Base;
 
+  /// `attr`: the forall's strategy; null for a user's tiling (a forall
+  /// without one, e.g. transform.structured.tile_using_forall on the
+  /// tx.softmax with tile sizes [k, 0]), which gets a plan whose kernel
+  /// runs exactly its k rows per CTA (planForRowTile).
   LogicalResult mapForall(scf::ForallOp forall, SoftmaxOp tile,
                           DictionaryAttr attr) {
     auto fail = [&](const Twine &msg) {
@@ -544,31 +602,94 @@ struct TxMapSoftmaxToGPUPass
     int64_t n = srcTy.getDimSize(1);
     if (ShapedType::isDynamic(n))
       n = -1;
-    FailureOr<SoftmaxPlan> plan = planFromAttr(
-        attr, n, srcTy.getElementType(),
-        [&](const Twine &m) {
-          (void)fail(Twine(kGpuStrategyAttr) + ": " + m);
-        });
-    if (failed(plan))
-      return failure();
     std::optional<int64_t> step =
         forall.getRank() == 1 ? getConstantIntValue(forall.getMixedStep()[0])
                               : std::nullopt;
     if (!step || !isConstantIntValue(forall.getMixedLowerBound()[0], 0))
-      return fail("expected an scf.forall over rows from 0 with a constant "
-                  "step (tx-tile-softmax from-strategy=true)");
-    if (*step != plan->rowsPerCta())
-      return fail("the row tile " + Twine(*step) + " differs from the " +
-                  "strategy's rows per CTA " + Twine(plan->rowsPerCta()));
+      return fail(attr ? "expected an scf.forall over rows from 0 with a "
+                         "constant step (tx-tile-softmax from-strategy=true)"
+                       : "expected a 1-D scf.forall over row tiles from 0 "
+                         "with a constant step");
     Value iv = forall.getInductionVar(0);
+    Value rowOffset =
+        llvm::dyn_cast_if_present<Value>(slice.getMixedOffsets()[0]);
+    // The row tile k: the step with offsets r = iv (tx-tile-softmax), or,
+    // for a user's tiling, the normalized form of tile_using_forall:
+    // iv = 0 .. ceil(R / k) - 1, r = iv * k (affine.apply), k rows or
+    // min(k, R - r) (affine.min).
+    int64_t k = *step;
+    bool normalized = false;
+    if (!attr && rowOffset != iv) {
+      auto apply = rowOffset ? rowOffset.getDefiningOp<affine::AffineApplyOp>()
+                             : affine::AffineApplyOp();
+      std::optional<int64_t> kk;
+      if (apply && apply.getAffineMap().getNumResults() == 1 &&
+          apply.getOperands().size() == 1 && apply.getOperands()[0] == iv)
+        if (auto bin =
+                dyn_cast<AffineBinaryOpExpr>(apply.getAffineMap().getResult(0)))
+          if (bin.getKind() == AffineExprKind::Mul &&
+              isa<AffineDimExpr>(bin.getLHS()))
+            if (auto c = dyn_cast<AffineConstantExpr>(bin.getRHS()))
+              kk = c.getValue();
+      if (!kk || *step != 1 || *kk < 1)
+        return fail("a user's row tiling must give the tile's first row as "
+                    "the induction variable (step k) or as iv * k "
+                    "(tile_using_forall's normalized form)");
+      k = *kk;
+      normalized = true;
+    }
+    auto sizeOk = [&](OpFoldResult sz) {
+      if (std::optional<int64_t> c = getConstantIntValue(sz))
+        return *c == k;
+      auto mn = llvm::dyn_cast_if_present<Value>(sz)
+                    ? cast<Value>(sz).getDefiningOp<affine::AffineMinOp>()
+                    : affine::AffineMinOp();
+      return mn && llvm::any_of(mn.getAffineMap().getResults(),
+                                [&](AffineExpr e) {
+                                  auto c = dyn_cast<AffineConstantExpr>(e);
+                                  return c && c.getValue() == k;
+                                });
+    };
+    auto coversRows = [&]() {
+      OpFoldResult ub = forall.getMixedUpperBound()[0];
+      if (!normalized)
+        return isSizeOf(ub, slice.getSource(), 0);
+      int64_t r = slice.getSourceType().getDimSize(0);
+      if (!ShapedType::isDynamic(r))
+        return isConstantIntValue(ub, (r + k - 1) / k);
+      auto apply = llvm::dyn_cast_if_present<Value>(ub)
+                       ? cast<Value>(ub).getDefiningOp<affine::AffineApplyOp>()
+                       : affine::AffineApplyOp();
+      AffineMap m = apply ? apply.getAffineMap() : AffineMap();
+      return m && m.getNumResults() == 1 && apply.getOperands().size() == 1 &&
+             m.getResult(0) ==
+                 getAffineBinaryOpExpr(AffineExprKind::CeilDiv,
+                                       getAffineSymbolExpr(0, m.getContext()),
+                                       getAffineConstantExpr(k, m.getContext())) &&
+             isSizeOf(apply.getOperands()[0], slice.getSource(), 0);
+    };
     if (tile.getNormalizedDim() != 1 ||
-        llvm::dyn_cast_if_present<Value>(slice.getMixedOffsets()[0]) != iv ||
+        (!normalized && rowOffset != iv) ||
         !isConstantIntValue(slice.getMixedOffsets()[1], 0) ||
         !isSizeOf(slice.getMixedSizes()[1], slice.getSource(), 1) ||
-        !isSizeOf(forall.getMixedUpperBound()[0], slice.getSource(), 0))
+        (!attr && !sizeOk(slice.getMixedSizes()[0])) || !coversRows())
       return fail("the forall must run over all R rows of the [R, N] input "
                   "and its tile be a softmax over whole rows [r, r + k) "
                   "(dim 1)");
+    FailureOr<SoftmaxPlan> plan =
+        attr ? planFromAttr(attr, n, srcTy.getElementType(),
+                            [&](const Twine &m) {
+                              (void)fail(Twine(kGpuStrategyAttr) + ": " + m);
+                            })
+             : planForRowTile(userOptions(), n, srcTy.getElementType(), k);
+    if (failed(plan))
+      return attr ? failure()
+                  : fail("no softmax kernel runs a tile of " + Twine(k) +
+                         " rows per CTA (rows per CTA = block size / threads "
+                         "per row, at most 1024 threads per CTA)");
+    if (k != plan->rowsPerCta())
+      return fail("the row tile " + Twine(k) + " differs from the " +
+                  "strategy's rows per CTA " + Twine(plan->rowsPerCta()));
     auto term = forall.getTerminator();
     auto yielding = term.getYieldingOps();
     auto ins = yielding.empty() ? tensor::ParallelInsertSliceOp()
@@ -576,7 +697,8 @@ struct TxMapSoftmaxToGPUPass
                                       *yielding.begin());
     if (forall.getNumResults() != 1 || !ins ||
         ins.getSource() != tile.getResult() ||
-        llvm::dyn_cast_if_present<Value>(ins.getMixedOffsets()[0]) != iv ||
+        llvm::dyn_cast_if_present<Value>(ins.getMixedOffsets()[0]) !=
+            rowOffset ||
         !isConstantIntValue(ins.getMixedOffsets()[1], 0))
       return fail("the forall must write the tile's softmax into its one "
                   "result at rows [r, r + k)");
@@ -645,7 +767,25 @@ struct TxMapSoftmaxToGPUPass
     return success();
   }
 
+  /// The strategy options for foralls without a tx.gpu_strategy.
+  SoftmaxOptions userOptions() const {
+    SoftmaxOptions o;
+    o.sm = sm;
+    o.numSms = numSms;
+    o.maxSharedMemory = maxSharedMemory;
+    return o;
+  }
+
   void runOnOperation() override {
+    SoftmaxOptions o = userOptions();
+    if (failed(checkSoftmaxOptions(getOperation(), o, getArgument())))
+      return signalPassFailure();
+    if (o.maxSharedMemory < 0) {
+      getOperation().emitError("tx-map-softmax-to-gpu: max-shared-memory "
+                               "must be >= 0, got ")
+          << o.maxSharedMemory;
+      return signalPassFailure();
+    }
     SmallVector<std::tuple<scf::ForallOp, SoftmaxOp, DictionaryAttr>> tiles;
     SmallVector<SoftmaxOp> untiled;
     getOperation().walk([&](SoftmaxOp op) {
@@ -653,7 +793,8 @@ struct TxMapSoftmaxToGPUPass
       auto attr = forall ? forall->getAttrOfType<DictionaryAttr>(
                                kGpuStrategyAttr)
                          : DictionaryAttr();
-      if (attr && op->getParentOp() == forall.getOperation())
+      bool direct = forall && op->getParentOp() == forall.getOperation();
+      if ((attr && direct) || isUserRowTile(op))
         tiles.push_back({forall, op, attr});
       else if (op->hasAttr(kGpuStrategyAttr))
         untiled.push_back(op);

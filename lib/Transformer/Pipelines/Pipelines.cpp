@@ -375,7 +375,11 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
     TxTileSoftmaxOptions smTile;
     smTile.fromStrategy = true;
     pm.addNestedPass<func::FuncOp>(createTxTileSoftmax(smTile));
-    pm.addNestedPass<func::FuncOp>(createTxMapSoftmaxToGPU());
+    TxMapSoftmaxToGPUOptions smMap; // for a user's row tiling
+    smMap.sm = sm.sm ? sm.sm : smMap.sm;
+    smMap.numSms = sm.numSms;
+    smMap.maxSharedMemory = sm.maxSharedMemory;
+    pm.addNestedPass<func::FuncOp>(createTxMapSoftmaxToGPU(smMap));
   }
   buildTxToBufferizedLinalgPipeline(pm);
   // Results become out-parameters (destination-passing ABI, docs/ABI.md): a
