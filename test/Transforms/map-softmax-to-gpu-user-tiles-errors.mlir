@@ -74,3 +74,19 @@ func.func @gaps(%x: tensor<64x1000xf32>) -> tensor<64x1000xf32> {
   }
   return %y : tensor<64x1000xf32>
 }
+
+// -----
+
+// Every other row (stride 2): the tile is not rows [r, r + k).
+// CHECK: map-softmax-to-gpu-user-tiles-errors.mlir:[[@LINE+3]]:8: error: tx-map-softmax-to-gpu: the forall must write the tile's softmax into its one result at rows [r, r + k) (unit strides, the tile's rows)
+func.func @strided(%x: tensor<64x1000xf32>) -> tensor<64x1000xf32> {
+  %e = tensor.empty() : tensor<64x1000xf32>
+  %y = scf.forall (%r) = (0) to (64) step (8) shared_outs(%o = %e) -> (tensor<64x1000xf32>) {
+    %t = tensor.extract_slice %x[%r, 0] [8, 1000] [2, 1] : tensor<64x1000xf32> to tensor<8x1000xf32>
+    %s = tx.softmax %t dim = -1 : tensor<8x1000xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %s into %o[%r, 0] [8, 1000] [1, 1] : tensor<8x1000xf32> into tensor<64x1000xf32>
+    }
+  }
+  return %y : tensor<64x1000xf32>
+}

@@ -843,7 +843,8 @@ def make_case(seed, index, seeds):
         return Case(text, [("transform-interpreter", [], False)] +
                     ([("canonicalize", [], False)] if rng.random() < 0.3 else []) +
                     # A user's tiling, then tx's GPU mapping.
-                    ([("tx-map-attention-to-gpu", [], True)] if rng.random() < 0.3 else []),
+                    ([(rng.choice(["tx-map-attention-to-gpu", "tx-map-softmax-to-gpu"]), [], True)]
+                     if rng.random() < 0.3 else []),
                     rng.choice(["tx-opt", "tx-opt", "mlir-opt"]))
     passes = pick_passes(rng, rng.random() < 0.3)
     if rng.random() < 0.1:

@@ -695,13 +695,23 @@ struct TxMapSoftmaxToGPUPass
     auto ins = yielding.empty() ? tensor::ParallelInsertSliceOp()
                                 : dyn_cast<tensor::ParallelInsertSliceOp>(
                                       *yielding.begin());
+    auto unitStrides = [](ArrayRef<OpFoldResult> st) {
+      return llvm::all_of(st, [](OpFoldResult x) {
+        return isConstantIntValue(x, 1);
+      });
+    };
     if (forall.getNumResults() != 1 || !ins ||
         ins.getSource() != tile.getResult() ||
         llvm::dyn_cast_if_present<Value>(ins.getMixedOffsets()[0]) !=
             rowOffset ||
-        !isConstantIntValue(ins.getMixedOffsets()[1], 0))
+        !isConstantIntValue(ins.getMixedOffsets()[1], 0) ||
+        !unitStrides(slice.getMixedStrides()) ||
+        !unitStrides(ins.getMixedStrides()) ||
+        !isEqualConstantIntOrValue(ins.getMixedSizes()[0],
+                                   slice.getMixedSizes()[0]))
       return fail("the forall must write the tile's softmax into its one "
-                  "result at rows [r, r + k)");
+                  "result at rows [r, r + k) (unit strides, the tile's "
+                  "rows)");
     Value in = slice.getSource();
     auto ty = cast<RankedTensorType>(in.getType());
     Location loc = tile.getLoc();
