@@ -131,7 +131,7 @@ def rand_qkv(gen, b, h, hkv, sq, sk, d, dv, dt, lo=-3, hi=3):
             rand((b, hkv, sk, dv), dt, gen, lo, hi))
 
 
-def ref_lse(q, k, mask=None, causal=False, scale=None, window=None):
+def ref_lse(q, k, mask=None, causal=False, scale=None, window=None, softcap=None):
     """float64 log-sum-exp of every query row's scores [B, H, Sq] (tx
     semantics as ref_attention; -inf for a row that sees no key)."""
     B, H, Sq, D = q.shape
@@ -142,6 +142,8 @@ def ref_lse(q, k, mask=None, causal=False, scale=None, window=None):
         scale = 1.0 / math.sqrt(D)
     kk = k.double().repeat_interleave(H // Hkv, dim=1)
     s = torch.matmul(q.double(), kk.transpose(-1, -2)) * scale
+    if softcap is not None:
+        s = softcap * torch.tanh(s / softcap)
     if mask is not None:
         if mask.dtype == torch.bool:
             s = s.masked_fill(~mask, float("-inf"))
@@ -804,6 +806,23 @@ class Runner:
             *qkv(1, 4, 2, 200, 333, 128, 128, f16, -11, 11), softcap=50.0)
         att("softcap30_d64_causal_bf16", "softcap 30 bf16 D64 causal scores past the cap Sq150 Sk150",
             *qkv(2, 4, 4, 150, 150, 64, 64, bf16, -9, 9), causal=True, softcap=30.0)
+        # The log-sum-exp of capped scores (the tensor-core kernels anchor
+        # it on max t * c log2 e without an additive mask, on the scaled
+        # score with one).
+        q, k, v = qkv(1, 4, 2, 130, 200, 128, 128, f16, -8, 8)
+        self.lse_call(F, "lse_softcap_causal_d128_f16",
+                      "softcap 50 LSE causal f16 D128 Sq130 Sk200" + tag, [q, k, v],
+                      (1, 4, 130, 128), f16,
+                      lambda: ref_lse(q, k, causal=True, softcap=50.0),
+                      lambda: ref_attention(q, k, v, causal=True, softcap=50.0))
+        q, k, v = qkv(2, 4, 4, 70, 90, 64, 64, bf16, -6, 6)
+        am = rand((2, 4, 70, 90), bf16, g, -3, 3)
+        am[..., 20:40] = float("-inf")
+        self.lse_call(F, "lse_softcap_add_d64_bf16",
+                      "softcap 20 LSE bf16 D64 additive mask Sq70 Sk90" + tag, [q, k, v, am],
+                      (2, 4, 70, 64), bf16,
+                      lambda: ref_lse(q, k, am, softcap=20.0),
+                      lambda: ref_attention(q, k, v, am, softcap=20.0))
 
     def decode(self, F, tag):
         """The split-KV decode kernels (issue #17) against float64: Sk not a

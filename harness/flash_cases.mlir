@@ -306,6 +306,14 @@ func.func @softcap30_d64_causal_bf16(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x4x?
   %0 = tx.attention %q, %k, %v softcap = 30.0 causal : tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16> -> tensor<?x4x?x64xbf16>
   return %0 : tensor<?x4x?x64xbf16>
 }
+func.func @lse_softcap_causal_d128_f16(%q: tensor<?x4x?x128xf16>, %k: tensor<?x2x?x128xf16>, %v: tensor<?x2x?x128xf16>) -> (tensor<?x4x?x128xf16>, tensor<?x4x?xf32>) {
+  %o, %l = tx.attention %q, %k, %v softcap = 50.0 causal : tensor<?x4x?x128xf16>, tensor<?x2x?x128xf16>, tensor<?x2x?x128xf16> -> tensor<?x4x?x128xf16>, tensor<?x4x?xf32>
+  return %o, %l : tensor<?x4x?x128xf16>, tensor<?x4x?xf32>
+}
+func.func @lse_softcap_add_d64_bf16(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x4x?x64xbf16>, %v: tensor<?x4x?x64xbf16>, %m: tensor<?x4x?x?xbf16>) -> (tensor<?x4x?x64xbf16>, tensor<?x4x?xf32>) {
+  %o, %l = tx.attention %q, %k, %v mask(%m : tensor<?x4x?x?xbf16>) softcap = 20.0 : tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16> -> tensor<?x4x?x64xbf16>, tensor<?x4x?xf32>
+  return %o, %l : tensor<?x4x?x64xbf16>, tensor<?x4x?xf32>
+}
 func.func @softcap_add_d128_bf16(%q: tensor<?x4x?x128xbf16>, %k: tensor<?x2x?x128xbf16>, %v: tensor<?x2x?x128xbf16>, %m: tensor<?x4x?x?xbf16>) -> tensor<?x4x?x128xbf16> {
   %0 = tx.attention %q, %k, %v mask(%m : tensor<?x4x?x?xbf16>) softcap = 15.0 : tensor<?x4x?x128xbf16>, tensor<?x2x?x128xbf16>, tensor<?x2x?x128xbf16> -> tensor<?x4x?x128xbf16>
   return %0 : tensor<?x4x?x128xbf16>
