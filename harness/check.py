@@ -235,6 +235,8 @@ def poisoned(shape, dtype):
 # Checks
 # ----------------------------------------------------------------------------
 class Runner:
+    skip_examples = False  # --skip-examples: no example libraries, not even in flash()
+
     def __init__(self, lib_dir, only):
         self.lib_dir = lib_dir
         self.only = only
@@ -502,7 +504,8 @@ class Runner:
         def qkv(b, h, hkv, sq, sk, d, dv, dt):
             return rand((b, h, sq, d), dt, g), rand((b, hkv, sk, d), dt, g), rand((b, hkv, sk, dv), dt, g)
 
-        for dt, n in ((f16, "f16"), (f32, "f32")):
+        # The examples' reference-path builds (skipped with --skip-examples).
+        for dt, n in (() if self.skip_examples else ((f16, "f16"), (f32, "f32"))):
             q, k, v = rand((8, 12, 1024, 64), dt, g), rand((8, 12, 1024, 64), dt, g), rand((8, 12, 1024, 64), dt, g)
             self.attention("gpt2_attention_simple", "gpt2_attention_" + n, "simple-path example gpt2 B8 H12 S1024 D64 causal", q, k, v, causal=True)
             q, k, v = rand((1, 32, 4096, 128), dt, g), rand((1, 8, 4096, 128), dt, g), rand((1, 8, 4096, 128), dt, g)
@@ -1233,6 +1236,7 @@ def main():
         torch.cuda.init()
         print("device:", torch.cuda.get_device_name(), "| torch", torch.__version__, flush=True)
     r = Runner(args.lib_dir, args.only)
+    r.skip_examples = args.skip_examples
     if not args.skip_cases:
         r.cases()
         r.mismatch_is_error()
