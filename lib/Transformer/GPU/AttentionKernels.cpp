@@ -12,6 +12,9 @@
 using namespace mlir;
 using namespace mlir::tx;
 
+/// log2(e): scores are scaled by it so that exponents run on ex2.
+static constexpr double kLog2e = 1.4426950408889634;
+
 SmallVector<Value> FlashKernelBuilder::build() {
   auto toBuf = [&](Value t) -> Value {
     auto ty = cast<RankedTensorType>(t.getType());
@@ -66,12 +69,11 @@ SmallVector<Value> FlashKernelBuilder::build() {
   }
 
   // Scale folded with log2(e): scores live in the exp2 domain.
-  const double log2e = 1.4426950408889634;
   double s = prob.scale;
-  scale = fcst(s * log2e);
+  scale = fcst(s * kLog2e);
   scaleNat = fcst(s);
   scaleD = s;
-  maskScale = fcst(log2e);
+  maskScale = fcst(kLog2e);
   if (FloatAttr c = prob.softcap) {
     softcapD = c.getValueAsDouble();
     softcap = fcst(softcapD);
@@ -265,11 +267,11 @@ Value FlashKernelBuilder::capTanh(Value s) {
 }
 
 Value FlashKernelBuilder::capLog2(Value s) {
-  return mulRn(capTanh(s), fcst(softcapD * 1.4426950408889634));
+  return mulRn(capTanh(s), fcst(softcapD * kLog2e));
 }
 
 Value FlashKernelBuilder::rawScale() {
-  return capFolded() ? fcst(softcapD * 1.4426950408889634) : scale;
+  return capFolded() ? fcst(softcapD * kLog2e) : scale;
 }
 
 Value FlashKernelBuilder::exp2Of(Value x) {
