@@ -35,7 +35,9 @@ using utils::IteratorType;
 // Helpers
 //===----------------------------------------------------------------------===//
 
-/// Static H / Hkv of Q and K/V, if known (H == Hkv == 0 counts as 1).
+/// Static H / Hkv of Q and K/V, if known (at least 1: H == 0, which the
+/// verifier allows with any Hkv, has an empty iteration space, and a group
+/// of 0 would divide by zero in the K/V head's index map).
 static std::optional<int64_t> staticGroup(Value query, Value key,
                                           Value value) {
   int64_t h = cast<RankedTensorType>(query.getType()).getDimSize(1);
@@ -46,7 +48,7 @@ static std::optional<int64_t> staticGroup(Value query, Value key,
     return std::nullopt;
   if (hkv == 0)
     return 1;
-  return h / hkv;
+  return std::max<int64_t>(h / hkv, 1);
 }
 static std::optional<int64_t> staticGroup(OnlineAttentionOp op) {
   return staticGroup(op.getQuery(), op.getKey(), op.getValue());
