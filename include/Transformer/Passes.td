@@ -248,13 +248,15 @@ def TxMapSoftmaxToGPU : Pass<"tx-map-softmax-to-gpu", "::mlir::func::FuncOp"> {
 }
 
 def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
-  let summary = "tx.attention's GPU path in one pass: tx-attention-strategy, tx-tile-attention, tx-map-attention-to-gpu";
+  let summary = "tx.attention's GPU path in one pass: tx-attention-strategy, tx-tile-attention, tx-stage-attention, tx-pipeline-attention, tx-map-attention-to-gpu";
   let description = [{
-    Runs the three steps of tx.attention's GPU path with these options:
+    Runs the five steps of tx.attention's GPU path with these options:
     `tx-attention-strategy` (kernel family and tiles), `tx-tile-attention`
-    (`from-strategy=true decompose=false`: the FlashAttention-2 tiled IR)
-    and `tx-map-attention-to-gpu` (the tiled IR onto a `gpu.launch`).
-    `tx-gpu-pipeline` runs the three as separate passes; this pass is the
+    (`from-strategy=true decompose=false`: the FlashAttention-2 tiled IR),
+    `tx-stage-attention` (the Q, K and V tiles in shared memory),
+    `tx-pipeline-attention` (the key loop's pipeline depth) and
+    `tx-map-attention-to-gpu` (the tiled IR onto a `gpu.launch`).
+    `tx-gpu-pipeline` runs the five as separate passes; this pass is the
     shorthand for tests and for pipelines that want the kernels only. The
     kernels are described here.
 
@@ -579,6 +581,74 @@ def TxAttentionStrategy : Pass<"tx-attention-strategy", "::mlir::func::FuncOp"> 
   ];
 }
 
+def TxStageAttention : Pass<"tx-stage-attention", "::mlir::func::FuncOp"> {
+  let summary = "Stage the Q, K and V tiles of tiled tx.attention in GPU shared memory (workgroup memory)";
+  let description = [{
+    The staging step of tx.attention's GPU path, between tiling
+    (`tx-tile-attention`, or a user's `tile_using_forall`) and the GPU
+    mapping (`tx-map-attention-to-gpu`). Every kernel family reads its Q
+    tile once per CTA and its K and V tiles once per key step from shared
+    memory (FlashAttention-2, Dao 2023, Algorithm 1: "load K_j, V_j from
+    HBM to on-chip SRAM"); this pass writes that into the tiled IR. In
+    every `scf.forall` that holds a `tx.online_attention`:
+
+    - the Q tile (the forall-level `tensor.extract_slice` of Q that the
+      tile op reads, before the key loop) and
+    - the K and V tiles (the tile op's operands, inside the key loop)
+
+    become copies into fresh tensors in `#gpu.address_space<workgroup>`:
+
+    ```mlir
+    %buf = bufferization.alloc_tensor(%n) {memory_space = #gpu.address_space<workgroup>}
+             : tensor<1x1x?x64xf16>
+    %kt_smem = bufferization.materialize_in_destination %kt in %buf
+             : (tensor<1x1x?x64xf16>, tensor<1x1x?x64xf16>) -> tensor<1x1x?x64xf16>
+    ```
+
+    which is exactly what upstream's
+    `transform.structured.promote_tensor to #gpu.address_space<workgroup>`
+    makes, so a transform script can stage the tiles itself instead. The
+    mask tile is not staged (the kernels read it from global memory, per
+    key tile). `tx-map-attention-to-gpu` requires the three tiles staged in
+    workgroup memory and lowers each copy with its family's instructions
+    (cp.async 16-byte copies, or the producer warpgroup's, into the
+    family's swizzled or padded layout). Tiles already staged are left
+    alone; foralls without a `tx.online_attention` are untouched. For the
+    GPU path only (the CPU pipelines do not run it).
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::gpu::GPUDialect"];
+}
+
+def TxPipelineAttention : Pass<"tx-pipeline-attention", "::mlir::func::FuncOp"> {
+  let summary = "Choose the software pipeline of tiled tx.attention's key loop (tx.pipeline_stages)";
+  let description = [{
+    The software-pipelining step of tx.attention's GPU path, after
+    `tx-stage-attention`: sets `tx.pipeline_stages = N : i64` on the key
+    loop (the `scf.for` over key tiles around the `tx.online_attention`) of
+    every forall that carries a `tx.gpu_strategy`. N is the number of K/V
+    tiles resident in shared memory at once: while the kernel computes
+    with tile j, the copies of tiles j + 1 .. j + N - 1 are in flight
+    (cp.async groups or TMA-style bulk copies counted on mbarriers).
+
+    | family | N |
+    |---|---|
+    | `wgmma` | the strategy's `stages` (2 to 4; 3 with a producer warpgroup where they fit) |
+    | `decode` | the strategy's `stages` (per warp: 2 to 4) |
+    | `mma` | 1 (one K and one V buffer; the next K tile is copied while this tile's V is used) |
+    | `simt` | 1 |
+
+    `tx-map-attention-to-gpu` builds the pipeline the attribute asks for,
+    and checks it (an N the family cannot run, or whose buffers do not fit
+    in `max-shared-memory`, is an error that names the loop). The attribute
+    is the loop's own: a transform script can set it with
+    `transform.annotate %loop "tx.pipeline_stages" = %n : !transform.any_op,
+    !transform.param<i64>`, on the strategy's tiling or a user's, and a loop
+    without it gets the strategy's depth. Loops that already carry the
+    attribute are left alone.
+  }];
+}
+
 def TxMapAttentionToGPU : Pass<"tx-map-attention-to-gpu", "::mlir::func::FuncOp"> {
   let summary = "Map tiled tx.attention (scf.forall of query tiles, key loop of tx.online_attention) onto a GPU kernel";
   let description = [{
@@ -613,11 +683,24 @@ def TxMapAttentionToGPU : Pass<"tx-map-attention-to-gpu", "::mlir::func::FuncOp"
     CTAs and warps and merged with the log-sum-exp rule. The kernels are
     described under `tx-attention-to-gpu`.
 
+    Staging and pipelining are read from the IR (`tx-stage-attention`,
+    `tx-pipeline-attention`, or a user's `promote_tensor` / `annotate`):
+    the Q tile must be staged in `#gpu.address_space<workgroup>` once on its
+    slice chain inside the forall, the K and V tiles as the tile op's
+    operands (one key tile per step), the mask not at all; each staging copy
+    becomes the family's copies (cp.async, or the producer warpgroup's) into
+    its shared-memory layout. The key loop's `tx.pipeline_stages` (K/V tiles
+    resident at once) is the pipeline the kernel builds: 2 to 4 for `wgmma`
+    and `decode`, 1 for `mma` and `simt`; a loop without it gets the
+    strategy's.
+
     Requirements checked with a diagnostic: tiles of 1 over B, of 1 or
     `H / Hkv` over H, a constant query tile and key step that a kernel
     takes; a forall over all of (B, H, Sq); Q, K, V and mask tiles sliced
     from tensors defined outside the forall at the tile's batch, head (K/V
-    head `h / (H / Hkv)`) and rows; the state starting at (0, -inf, 0); the
+    head `h / (H / Hkv)`) and rows; Q, K and V staged in workgroup memory
+    as above, the mask unstaged; a `tx.pipeline_stages` the family runs and
+    whose buffers fit; the state starting at (0, -inf, 0); the
     epilogue computing O (and the LSE) from the final state and written at
     the tile's position; static head dims; a `tx.gpu_strategy` that the
     strategy table makes for this problem on this chip (`sm`, `wgmma`,

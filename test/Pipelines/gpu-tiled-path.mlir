@@ -1,9 +1,11 @@
 // tx.attention's and tx.softmax's one GPU path, pinned in the middle of
 // tx-gpu-pipeline for the bundled examples. Attention: strategy (tx.gpu_strategy on the op) -> tiling (the
 // FlashAttention-2 tiled IR: scf.forall over query tiles, scf.for over key
-// tiles of tx.online_attention, the epilogue) -> GPU mapping (the forall is
-// the grid: one gpu.launch, no forall or tx op left).
-// RUN: tx-opt %tx_src/examples/gpt2_attention.mlir --tx-gpu-pipeline="chip=sm_90a format=isa" -o /dev/null --mlir-disable-threading --mlir-print-ir-after=tx-attention-strategy,tx-tile-attention,tx-map-attention-to-gpu 2>&1 | FileCheck %s --check-prefix=GPT2
+// tiles of tx.online_attention, the epilogue) -> staging (Q, K, V tiles
+// copied into workgroup-memory tensors) -> pipelining (tx.pipeline_stages on
+// the key loop) -> GPU mapping (the forall is the grid: one gpu.launch, no
+// forall or tx op left).
+// RUN: tx-opt %tx_src/examples/gpt2_attention.mlir --tx-gpu-pipeline="chip=sm_90a format=isa" -o /dev/null --mlir-disable-threading --mlir-print-ir-after=tx-attention-strategy,tx-tile-attention,tx-stage-attention,tx-pipeline-attention,tx-map-attention-to-gpu 2>&1 | FileCheck %s --check-prefix=GPT2
 // RUN: tx-opt %tx_src/examples/llama3_gqa_attention.mlir --tx-gpu-pipeline="chip=sm_90a format=isa" -o /dev/null --mlir-disable-threading --mlir-print-ir-after=tx-tile-attention,tx-map-attention-to-gpu 2>&1 | FileCheck %s --check-prefix=LLAMA
 // Softmax: strategy (the vector kernel and its scalar fallback) -> row tiles
 // of the strategy's rows per CTA -> the kernels:
@@ -24,6 +26,18 @@
 // GPT2:   linalg.generic {{.*}} attrs = {tx.attention_epilogue = "output"}
 // GPT2:   tensor.parallel_insert_slice %{{.*}} into %[[OUT]][%[[B]], %[[H]], %[[I]], 0] [1, 1, 64, 64]
 // GPT2: } {tx.gpu_strategy = {family = "wgmma"
+// GPT2: IR Dump After TxStageAttention
+// GPT2-LABEL: func.func @gpt2_attention_f16
+// GPT2: %[[QT:.*]] = tensor.extract_slice %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, 0] [1, 1, 64, 64]
+// GPT2: %[[QB:.*]] = bufferization.alloc_tensor() {memory_space = #gpu.address_space<workgroup>} : tensor<1x1x64x64xf16>
+// GPT2: bufferization.materialize_in_destination %[[QT]] in %[[QB]]
+// GPT2: scf.for
+// GPT2-COUNT-2: bufferization.alloc_tensor() {memory_space = #gpu.address_space<workgroup>} : tensor<1x1x128x64xf16>
+// GPT2: tx.online_attention
+// GPT2: IR Dump After TxPipelineAttention
+// GPT2-LABEL: func.func @gpt2_attention_f16
+// GPT2: tx.online_attention
+// GPT2: } {tx.pipeline_stages = 2 : i64}
 // GPT2: IR Dump After TxMapAttentionToGPU
 // GPT2-LABEL: func.func @gpt2_attention_f16
 // GPT2-NOT: scf.forall

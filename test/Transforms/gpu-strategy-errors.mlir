@@ -2,7 +2,7 @@
 // tx-tile-attention from-strategy=true and tx-map-attention-to-gpu: every
 // dictionary no kernel can run is refused with a located error naming the
 // missing or inconsistent key.
-// RUN: not tx-opt %s --split-input-file --tx-tile-attention="from-strategy=true decompose=false" --tx-map-attention-to-gpu="sm=90" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s
+// RUN: not tx-opt %s --split-input-file --tx-tile-attention="from-strategy=true decompose=false" --tx-stage-attention --tx-map-attention-to-gpu="sm=90" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s
 
 // CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.gpu_strategy: missing 'family' (simt, mma, wgmma or decode)
 func.func @no_family(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x2x64x64xf16> {

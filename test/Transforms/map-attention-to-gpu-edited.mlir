@@ -3,10 +3,10 @@
 // D=32, causal, then edited): what the mapping cannot build faithfully is
 // refused with a located error, never compiled as something else.
 // (sm = 75: the chip checks come first.)
-// RUN: not tx-opt %s --split-input-file --tx-map-attention-to-gpu="sm=75" -o /dev/null 2>&1 | FileCheck %s
+// RUN: not tx-opt %s --split-input-file --tx-stage-attention --tx-map-attention-to-gpu="sm=75" -o /dev/null 2>&1 | FileCheck %s
 // The mma strategy on f32 Q/K/V (case 4) on an sm_80+ chip: not a kernel of
 // this problem.
-// RUN: not tx-opt %s --split-input-file --tx-map-attention-to-gpu="sm=90" -o /dev/null 2>&1 | FileCheck %s --check-prefix=F32MMA
+// RUN: not tx-opt %s --split-input-file --tx-stage-attention --tx-map-attention-to-gpu="sm=90" -o /dev/null 2>&1 | FileCheck %s --check-prefix=F32MMA
 // CHECK: map-attention-to-gpu-edited.mlir:[[@LINE+10]]:{{[0-9]+}}: error: tx-map-attention-to-gpu: the K and V tiles must be the tile's batch and K/V head (h / (H / Hkv))
 #map = affine_map<()[s0] -> (s0 + 64)>
 #map1 = affine_map<()[s0] -> (128, s0 + 96)>

@@ -1,7 +1,7 @@
 // Diagnostics of tx-map-attention-to-gpu on a user's tiling
 // (transform dialect) that no kernel can run. Each names the tile and is
 // reported at the tiled op's location.
-// RUN: not tx-opt %s --split-input-file --transform-interpreter --tx-map-attention-to-gpu="sm=90" -o /dev/null 2>&1 | FileCheck %s
+// RUN: not tx-opt %s --split-input-file --transform-interpreter --tx-stage-attention --tx-map-attention-to-gpu="sm=90" -o /dev/null 2>&1 | FileCheck %s
 
 // CHECK: map-attention-to-gpu-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: the kernels take one batch and one head (or, for the split-KV decode kernel, the H / Hkv heads of one K/V head) per CTA: tile sizes [1, 1, q_tile] or [1, H / Hkv, Sq]
 func.func @two_batches(%q: tensor<2x2x64x64xf16>, %k: tensor<2x2x64x64xf16>, %v: tensor<2x2x64x64xf16>) -> tensor<2x2x64x64xf16> {
@@ -71,7 +71,7 @@ module attributes {transform.with_named_sequence} {
 // -----
 
 // A strategy made for sm_90a (wgmma) mapped for a chip without wgmma.
-// RUN: not tx-opt %s --split-input-file --tx-attention-strategy="sm=90 wgmma=true" --tx-tile-attention="from-strategy=true decompose=false" --tx-map-attention-to-gpu="sm=90" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHIP
+// RUN: not tx-opt %s --split-input-file --tx-attention-strategy="sm=90 wgmma=true" --tx-tile-attention="from-strategy=true decompose=false" --tx-stage-attention --tx-map-attention-to-gpu="sm=90" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHIP
 // CHIP: map-attention-to-gpu-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: its tx.gpu_strategy asks for the wgmma family, which needs an sm_90a chip (wgmma=true; this mapping targets sm = 90 without wgmma)
 func.func @stale_chip(%q: tensor<1x2x256x64xf16>, %k: tensor<1x2x256x64xf16>, %v: tensor<1x2x256x64xf16>) -> tensor<1x2x256x64xf16> {
   %o = tx.attention %q, %k, %v causal : tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16> -> tensor<1x2x256x64xf16>

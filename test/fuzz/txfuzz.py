@@ -609,6 +609,21 @@ def gen_transform(rng, text):
         rty = ", ".join(["!transform.any_op"] * (1 + nloops))
         lines.append("    %s = transform.structured.tile_using_for %%op tile_sizes [%s]"
                      " : (!transform.any_op) -> (%s)" % (res, ", ".join(map(str, sizes)), rty))
+        if op == "tx.online_attention" and rng.random() < 0.5:
+            # Staging and pipelining by hand (tx-stage-attention's and
+            # tx-pipeline-attention's forms), sometimes wrong.
+            for i in range(rng.choice([1, 2, 3, 3, 4])):
+                space = rng.choice(["workgroup", "workgroup", "global", "private"])
+                lines.append("    %%v%d = transform.get_operand %%t[%d] : (!transform.any_op) -> !transform.any_value"
+                             % (i, rng.choice([i, i, 3, 4])))
+                lines.append("    %%s%d = transform.structured.promote_tensor to #gpu.address_space<%s> %%v%d"
+                             " : !transform.any_value" % (i, space, i))
+            if nloops and rng.random() < 0.6:
+                val = rng.choice(["1 : i64", "2 : i64", "3 : i64", "4 : i64", "0 : i64", "9 : i64",
+                                  "-1 : i64", '"x"'])
+                ty = "!transform.param<i64>" if ":" in val else "!transform.any_param"
+                lines.append("    %%n = transform.param.constant %s -> %s" % (val, ty))
+                lines.append('    transform.annotate %%l0 "tx.pipeline_stages" = %%n : !transform.any_op, %s' % ty)
     elif r < 0.9:
         lines.append("    %d = transform.structured.decompose_interface %op : (!transform.any_op) -> !transform.any_op")
     else:
@@ -733,6 +748,8 @@ PASS_OPTIONS = {
     "tx-attention-strategy": ["warps", "q-tile", "kv-tile", "tensor-cores", "sm", "wgmma", "stages", "producer-warps",
                               "mma-row-tiles", "max-shared-memory"],
     "tx-map-attention-to-gpu": ["sm", "wgmma", "max-shared-memory"],
+    "tx-stage-attention": [],
+    "tx-pipeline-attention": [],
     "tx-softmax-strategy": ["block-size", "threads-per-row", "vector-width", "max-cached-vectors",
                             "grid-ctas", "prefetch"],
     "tx-map-softmax-to-gpu": ["sm", "num-sms", "max-shared-memory"],
@@ -748,7 +765,8 @@ def pass_options(rng, name, chaos):
 
 FUNC_PASSES = {"tx-softmax-to-gpu", "tx-attention-to-gpu", "tx-map-parallel-loops-to-gpu",
                "tx-tile-softmax", "tx-tile-attention", "tx-attention-strategy",
-               "tx-map-attention-to-gpu", "tx-softmax-strategy", "tx-map-softmax-to-gpu"}
+               "tx-map-attention-to-gpu", "tx-softmax-strategy", "tx-map-softmax-to-gpu",
+               "tx-stage-attention", "tx-pipeline-attention"}
 BUFFERIZE = "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}"
 
 
@@ -808,9 +826,14 @@ def pick_passes(rng, chaos):
         passes = [("convert-tx-to-linalg", [], False), ("tx-decompose-softmax", [], False),
                   (BUFFERIZE, [], False), ("convert-linalg-to-parallel-loops", [], False)]
     elif name == "tx-map-attention-to-gpu" and rng.random() < 0.7:
-        # The GPU path step by step: strategy, tiling from it, mapping.
+        # The GPU path step by step: strategy, tiling from it, staging,
+        # pipelining (each sometimes left out), mapping.
         passes = [("tx-attention-strategy", pass_options(rng, "tx-attention-strategy", chaos), True),
                   ("tx-tile-attention", ["from-strategy=true", "decompose=false"], True)]
+        if rng.random() < 0.9:
+            passes.append(("tx-stage-attention", [], True))
+        if rng.random() < 0.8:
+            passes.append(("tx-pipeline-attention", [], True))
     elif name == "tx-map-softmax-to-gpu" and rng.random() < 0.7:
         passes = [("tx-softmax-strategy", pass_options(rng, "tx-softmax-strategy", chaos), True),
                   ("tx-tile-softmax", ["from-strategy=true"], True)]
@@ -843,6 +866,7 @@ def make_case(seed, index, seeds):
         return Case(text, [("transform-interpreter", [], False)] +
                     ([("canonicalize", [], False)] if rng.random() < 0.3 else []) +
                     # A user's tiling, then tx's GPU mapping.
+                    ([("tx-stage-attention", [], True)] if rng.random() < 0.2 else []) +
                     ([(rng.choice(["tx-map-attention-to-gpu", "tx-map-softmax-to-gpu"]), [], True)]
                      if rng.random() < 0.3 else []),
                     rng.choice(["tx-opt", "tx-opt", "mlir-opt"]))

@@ -223,6 +223,25 @@ FailureOr<FlashConfig> strategyFromAttr(DictionaryAttr attr,
                                         const AttentionProblem &p,
                                         llvm::function_ref<void(const Twine &)> fail);
 
+/// A tile staged in shared memory (tx-stage-attention, or upstream's
+/// transform.structured.promote_tensor): `materialize_in_destination
+/// %source in %buf` with %buf a `bufferization.alloc_tensor` (no copy
+/// operand) in `memorySpace` (null when the alloc has none).
+struct StagedTile {
+  Value source;
+  Attribute memorySpace;
+};
+std::optional<StagedTile> stagedTile(Value v);
+/// Whether `space` is `#gpu.address_space<workgroup>` (shared memory).
+bool isWorkgroupMemory(Attribute space);
+
+/// The attribute of a key loop that gives its software pipeline: the K/V
+/// tiles resident in shared memory at once (tx-pipeline-attention).
+inline constexpr llvm::StringLiteral kPipelineStagesAttr = "tx.pipeline_stages";
+/// The family's pipeline depth of `cfg`: wgmma `stages`, decode
+/// `decodeStages`, 1 for mma.sync and CUDA cores.
+int64_t pipelineStagesOf(const FlashConfig &cfg);
+
 /// Emits the kernel of `cfg`'s family for `p` at the builder's insertion
 /// point (host code on tensors, before bufferization): sizes (with the
 /// shape checks of AttentionShapes.h when `checks`), the output buffers, the

@@ -100,12 +100,98 @@ struct TxMapAttentionToGPUPass
       Region *r = v.getParentRegion();
       if (!forall->isAncestor(r->getParentOp()))
         return v; // defined outside: the whole tensor
+      if (std::optional<StagedTile> st = stagedTile(v)) {
+        v = st->source;
+        continue;
+      }
       auto s = dyn_cast_or_null<tensor::ExtractSliceOp>(def);
       if (!s)
         return Value();
       v = s.getSource();
     }
     return v;
+  }
+
+  /// The staged tile's source (tx-stage-attention; through every staging
+  /// when staged more than once), else `v`.
+  static Value unstaged(Value v) {
+    while (std::optional<StagedTile> st = stagedTile(v))
+      v = st->source;
+    return v;
+  }
+
+  /// Checks the staging of the tile's operands (tx-stage-attention): Q
+  /// staged once on its slice chain inside the forall, K and V staged as
+  /// the tile op's operands (one key tile per step), all in workgroup
+  /// memory; the mask not staged.
+  LogicalResult checkStaging(scf::ForallOp forall, OnlineAttentionOp tile,
+                             llvm::function_ref<LogicalResult(const Twine &)>
+                                 fail) {
+    const char *fix = " (run tx-stage-attention, or "
+                      "transform.structured.promote_tensor to "
+                      "#gpu.address_space<workgroup> on it)";
+    auto spaceOk = [&](const StagedTile &st, StringRef what) {
+      if (isWorkgroupMemory(st.memorySpace))
+        return success();
+      std::string got = "no memory space";
+      if (st.memorySpace) {
+        llvm::raw_string_ostream os(got);
+        got.clear();
+        os << st.memorySpace;
+      }
+      return fail("the " + what + " tile is staged in " + got +
+                  "; the kernels stage tiles in shared memory "
+                  "(#gpu.address_space<workgroup>)");
+    };
+    int qStaged = 0;
+    for (Value v = tile.getQuery();
+         v && forall->isAncestor(v.getParentRegion()->getParentOp());) {
+      if (std::optional<StagedTile> st = stagedTile(v)) {
+        if (failed(spaceOk(*st, "Q")))
+          return failure();
+        ++qStaged;
+        v = st->source;
+        continue;
+      }
+      auto sl = v.getDefiningOp<tensor::ExtractSliceOp>();
+      v = sl ? sl.getSource() : Value();
+    }
+    if (qStaged == 0)
+      return fail(Twine("the Q tile is not staged in shared memory; every "
+                        "kernel family reads Q from shared memory") +
+                  fix);
+    if (qStaged > 1)
+      return fail("the Q tile is staged " + Twine(qStaged) +
+                  " times; the kernels stage it once per CTA");
+    for (auto [what, v] : {std::pair<StringRef, Value>{"K", tile.getKey()},
+                           {"V", tile.getValue()}}) {
+      std::optional<StagedTile> st = stagedTile(v);
+      if (!st) {
+        for (auto sl = v.getDefiningOp<tensor::ExtractSliceOp>(); sl;
+             sl = unstaged(sl.getSource()).getDefiningOp<tensor::ExtractSliceOp>())
+          if (stagedTile(sl.getSource()))
+            return fail("the " + what + " tile is staged outside the key "
+                          "loop (all of its keys at once); the kernels stage "
+                          "one key tile per step: stage the "
+                          "tx.online_attention's " + what + " operand");
+        return fail("the " + what + " tile is not staged in shared memory; "
+                    "every kernel family reads K and V tiles from shared "
+                    "memory" + Twine(fix));
+      }
+      if (failed(spaceOk(*st, what)))
+        return failure();
+    }
+    if (Value m = tile.getMask())
+      for (Value v = m;
+           v && forall->isAncestor(v.getParentRegion()->getParentOp());) {
+        if (stagedTile(v))
+          return fail("the mask tile is staged; the kernels read the mask "
+                      "from global memory, one key tile at a time (stage Q, "
+                      "K and V only)");
+        auto sl = v.getDefiningOp<tensor::ExtractSliceOp>();
+        v = sl ? sl.getSource() : Value();
+      }
+    return success();
   }
 
   /// The per-batch lengths tensor of a length the tiling read:
@@ -164,11 +250,11 @@ struct TxMapAttentionToGPUPass
         return fail("the forall must start at (0, 0, 0)");
     SmallVector<OpFoldResult> steps = forall.getMixedStep();
     tensor::ExtractSliceOp qSlice;
-    Value qRoot = tile.getQuery();
+    Value qRoot = unstaged(tile.getQuery());
     for (auto s = qRoot.getDefiningOp<tensor::ExtractSliceOp>(); s;
          s = qRoot.getDefiningOp<tensor::ExtractSliceOp>()) {
       qSlice = s;
-      qRoot = s.getSource();
+      qRoot = unstaged(s.getSource());
     }
     if (!qSlice || forall->isAncestor(qRoot.getParentRegion()->getParentOp()))
       return fail("the tile's Q must be a slice of a Q defined outside the "
@@ -224,7 +310,7 @@ struct TxMapAttentionToGPUPass
       if (!st)
         return fail("the key loop must have a constant step");
       // It must step over keys: the K tile starts at the loop's variable.
-      auto kIn = tile.getKey().getDefiningOp<tensor::ExtractSliceOp>();
+      auto kIn = unstaged(tile.getKey()).getDefiningOp<tensor::ExtractSliceOp>();
       if (!kIn || llvm::dyn_cast_if_present<Value>(kIn.getMixedOffsets()[2]) !=
                       keyLoop.getInductionVar() ||
           !isConstantIntValue(kIn.getMixedOffsets()[3], 0))
@@ -257,8 +343,8 @@ struct TxMapAttentionToGPUPass
     // H == Hkv, else h / (H / Hkv)), all keys from 0.
     for (Value kv : {tile.getKey(), tile.getValue()}) {
       tensor::ExtractSliceOp outer;
-      for (auto sl = kv.getDefiningOp<tensor::ExtractSliceOp>(); sl;
-           sl = sl.getSource().getDefiningOp<tensor::ExtractSliceOp>())
+      for (auto sl = unstaged(kv).getDefiningOp<tensor::ExtractSliceOp>(); sl;
+           sl = unstaged(sl.getSource()).getDefiningOp<tensor::ExtractSliceOp>())
         if (!forall->isAncestor(sl.getSource().getParentRegion()->getParentOp()))
           outer = sl;
       if (!outer)
@@ -421,6 +507,47 @@ struct TxMapAttentionToGPUPass
                       Twine(d) + ")");
       }
     }
+    if (failed(checkStaging(forall, tile, fail)))
+      return failure();
+    // The key loop's software pipeline (tx-pipeline-attention, or a
+    // user's annotation): 0 = the strategy's.
+    int64_t pipeStages = 0;
+    auto failLoop = [&](const Twine &msg) {
+      keyLoop.emitError("tx-map-attention-to-gpu: ") << msg;
+      return failure();
+    };
+    if (keyLoop)
+      if (Attribute a = keyLoop->getAttr(kPipelineStagesAttr)) {
+        auto ia = dyn_cast<IntegerAttr>(a);
+        if (!ia || ia.getInt() < 1 || ia.getInt() > 4) {
+          std::string got;
+          llvm::raw_string_ostream os(got);
+          os << a;
+          return failLoop(Twine(kPipelineStagesAttr) +
+                          " must be an integer in [1, 4] (K/V tiles "
+                          "resident in shared memory), got " +
+                          got);
+        }
+        pipeStages = ia.getInt();
+      }
+    auto familyName = [](const FlashConfig &c) -> StringRef {
+      return c.decode ? "decode" : c.wgmma ? "wgmma" : c.mma ? "mma" : "simt";
+    };
+    // Whether the family of `c` can keep `pipeStages` K/V tiles.
+    auto checkDepth = [&](const FlashConfig &c) -> LogicalResult {
+      if (!pipeStages)
+        return success();
+      if (!c.wgmma && !c.decode && pipeStages != 1)
+        return failLoop("the " + familyName(c) + " family keeps one K and "
+                        "one V tile in shared memory: " +
+                        Twine(kPipelineStagesAttr) + " must be 1, got " +
+                        Twine(pipeStages));
+      if ((c.wgmma || c.decode) && pipeStages < 2)
+        return failLoop("the " + familyName(c) + " family pipelines 2 to 4 "
+                        "K/V tiles: " + Twine(kPipelineStagesAttr) +
+                        " must be in [2, 4], got " + Twine(pipeStages));
+      return success();
+    };
     p.outType = cast<RankedTensorType>(forall.getResult(resO).getType());
     if (resL >= 0)
       p.lseType = cast<RankedTensorType>(forall.getResult(resL).getType());
@@ -435,6 +562,12 @@ struct TxMapAttentionToGPUPass
         return failure();
       cfg = *c;
       fromTiling = true;
+      if (failed(checkDepth(cfg)))
+        return failure();
+      if (pipeStages && cfg.decode)
+        cfg.decodeStages = pipeStages;
+      else if (pipeStages && cfg.wgmma)
+        cfg.stages = pipeStages;
       // The strategy must be one the table makes for this problem on this
       // chip (with its choices forced): a hand-written or stale strategy
       // (another chip, another element type or head dim) is refused here,
@@ -521,6 +654,7 @@ struct TxMapAttentionToGPUPass
       target.maxSharedMemory = maxSharedMemory;
       AttentionChoices c;
       c.decodeTileKeys = kvT;
+      c.stages = pipeStages > 1 ? pipeStages : 0;
       if (kvT != 0 && kvT != 16 && kvT != 32)
         return fail("the key loop's step " + Twine(kvT) +
                     " has no decode kernel: it takes 16 or 32 keys per "
@@ -536,6 +670,8 @@ struct TxMapAttentionToGPUPass
                     "all Sq rows, with static H, Hkv and Sq and "
                     "G * Sq <= 16");
       cfg = **chosen;
+      if (failed(checkDepth(cfg)))
+        return failure();
     } else {
       if (kvT && (kvT < 32 || kvT % 32 != 0 || kvT > 256))
         return fail("the key loop's step " + Twine(kvT) +
@@ -555,7 +691,26 @@ struct TxMapAttentionToGPUPass
       if (!*chosen)
         return fail("no GPU kernel takes this tiled attention");
       cfg = **chosen;
+      if (failed(checkDepth(cfg)))
+        return failure();
+      if (pipeStages && pipeStages != pipelineStagesOf(cfg)) {
+        // The family with the loop's pipeline depth.
+        c.stages = pipeStages;
+        FailureOr<std::optional<FlashConfig>> again =
+            chooseAttentionKernel(tile, p, target, c);
+        if (failed(again))
+          return failure();
+        if (!*again || familyName(**again) != familyName(cfg))
+          return failLoop("no " + familyName(cfg) + " kernel takes " +
+                          Twine(kPipelineStagesAttr) + " = " +
+                          Twine(pipeStages));
+        cfg = **again;
+      }
     }
+    // The pipeline the kernel builds is the loop's.
+    if (pipeStages && pipelineStagesOf(cfg) != pipeStages)
+      return failLoop("no " + familyName(cfg) + " kernel takes " +
+                      Twine(kPipelineStagesAttr) + " = " + Twine(pipeStages));
 
     OpBuilder b(forall);
     // Shape checks: already emitted by tx-tile-attention; a user's tiling
@@ -691,6 +846,8 @@ struct TxAttentionToGPUPass
     t.fromStrategy = true;
     t.decompose = false;
     pm.addPass(createTxTileAttention(t));
+    pm.addPass(createTxStageAttention());
+    pm.addPass(createTxPipelineAttention());
     TxMapAttentionToGPUOptions m;
     m.sm = sm;
     m.wgmma = wgmma;

@@ -341,6 +341,8 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
     tile.fromStrategy = true;
     tile.decompose = false;
     pm.addNestedPass<func::FuncOp>(createTxTileAttention(tile));
+    pm.addNestedPass<func::FuncOp>(createTxStageAttention());
+    pm.addNestedPass<func::FuncOp>(createTxPipelineAttention());
     TxMapAttentionToGPUOptions map;
     map.sm = at.sm;
     map.wgmma = at.wgmma;

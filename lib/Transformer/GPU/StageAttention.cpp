@@ -1,0 +1,164 @@
+//===- StageAttention.cpp - staging and pipelining of tiled tx.attention --===//
+//
+// Two steps of tx.attention's GPU path on the tiled IR, between
+// tx-tile-attention and tx-map-attention-to-gpu (docs/Design.md):
+//
+//   tx-stage-attention     the Q tile (once per CTA) and the K and V tiles
+//                          (once per key step) become copies into tensors
+//                          in #gpu.address_space<workgroup>: upstream's
+//                          transform.structured.promote_tensor form,
+//                          bufferization.alloc_tensor + materialize_in_destination
+//   tx-pipeline-attention  the key loop gets tx.pipeline_stages, the K/V
+//                          tiles resident in shared memory at once
+//
+// tx-map-attention-to-gpu reads both (stagedTile, pipelineStagesOf).
+//
+//===----------------------------------------------------------------------===//
+#include "GPU/AttentionKernel.h"
+#include "Transformer/Passes.h"
+#include "Transformer/TxOps.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+namespace mlir {
+namespace tx {
+#define GEN_PASS_DEF_TXSTAGEATTENTION
+#define GEN_PASS_DEF_TXPIPELINEATTENTION
+#include "Transformer/Passes.h.inc"
+} // namespace tx
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::tx;
+
+std::optional<StagedTile> mlir::tx::stagedTile(Value v) {
+  auto m = v.getDefiningOp<bufferization::MaterializeInDestinationOp>();
+  if (!m || m->getNumResults() != 1)
+    return std::nullopt;
+  auto alloc = m.getDest().getDefiningOp<bufferization::AllocTensorOp>();
+  if (!alloc || alloc.getCopy())
+    return std::nullopt;
+  return StagedTile{m.getSource(), alloc.getMemorySpaceAttr()};
+}
+
+bool mlir::tx::isWorkgroupMemory(Attribute space) {
+  auto a = dyn_cast_or_null<gpu::AddressSpaceAttr>(space);
+  return a && a.getValue() == gpu::AddressSpace::Workgroup;
+}
+
+int64_t mlir::tx::pipelineStagesOf(const FlashConfig &cfg) {
+  if (cfg.decode)
+    return cfg.decodeStages;
+  if (cfg.wgmma)
+    return cfg.stages;
+  return 1; // mma.sync, CUDA cores: one K and one V buffer
+}
+
+/// `v` copied into a new tensor of its type in workgroup memory, at the
+/// builder's insertion point.
+static Value stage(OpBuilder &b, Location loc, Value v) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<Value> dyn;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      dyn.push_back(b.createOrFold<tensor::DimOp>(loc, v, d));
+  auto buf = bufferization::AllocTensorOp::create(
+      b, loc, type, dyn, /*copy=*/Value(), /*size_hint=*/Value(),
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup));
+  return bufferization::MaterializeInDestinationOp::create(b, loc, v, buf)
+      .getResult();
+}
+
+/// Whether some value on `v`'s chain of extract_slice sources (up to a
+/// value defined outside `forall`) is already staged.
+static bool chainStaged(Value v, scf::ForallOp forall) {
+  while (v && forall->isAncestor(v.getParentRegion()->getParentOp())) {
+    if (stagedTile(v))
+      return true;
+    auto s = v.getDefiningOp<tensor::ExtractSliceOp>();
+    if (!s)
+      return false;
+    v = s.getSource();
+  }
+  return false;
+}
+
+namespace {
+
+struct TxStageAttentionPass
+    : public tx::impl::TxStageAttentionBase<TxStageAttentionPass> {
+  void runOnOperation() override {
+    SmallVector<OnlineAttentionOp> tiles;
+    getOperation().walk([&](OnlineAttentionOp t) { tiles.push_back(t); });
+    for (OnlineAttentionOp tile : tiles) {
+      auto forall = tile->getParentOfType<scf::ForallOp>();
+      if (!forall)
+        continue;
+      Location loc = tile.getLoc();
+      // Q: the outermost slice inside the forall (before the key loop), so
+      // that it is staged once per CTA.
+      if (!chainStaged(tile.getQuery(), forall)) {
+        Value q = tile.getQuery();
+        tensor::ExtractSliceOp outer;
+        for (auto s = q.getDefiningOp<tensor::ExtractSliceOp>(); s;
+             s = s.getSource().getDefiningOp<tensor::ExtractSliceOp>()) {
+          if (!forall->isAncestor(s))
+            break;
+          outer = s;
+        }
+        Value target = outer ? outer.getResult() : q;
+        OpBuilder b(tile);
+        if (outer)
+          b.setInsertionPointAfter(outer);
+        Value staged = stage(b, loc, target);
+        Operation *copy = staged.getDefiningOp();
+        target.replaceUsesWithIf(staged, [&](OpOperand &use) {
+          return use.getOwner() != copy &&
+                 forall->isAncestor(use.getOwner());
+        });
+      }
+      // K and V: the tile op's operands, per key step.
+      for (OpOperand *operand :
+           {&tile.getKeyMutable(), &tile.getValueMutable()}) {
+        if (stagedTile(operand->get()))
+          continue;
+        OpBuilder b(tile);
+        operand->set(stage(b, loc, operand->get()));
+      }
+    }
+  }
+};
+
+struct TxPipelineAttentionPass
+    : public tx::impl::TxPipelineAttentionBase<TxPipelineAttentionPass> {
+  void runOnOperation() override {
+    getOperation().walk([&](OnlineAttentionOp tile) {
+      auto loop = dyn_cast<scf::ForOp>(tile->getParentOp());
+      auto forall = tile->getParentOfType<scf::ForallOp>();
+      if (!loop || !forall || loop->hasAttr(kPipelineStagesAttr))
+        return;
+      // A forall without a strategy (a user's tiling): the mapping
+      // chooses. A malformed strategy is left to the mapping to report.
+      auto attr = forall->getAttrOfType<DictionaryAttr>(kGpuStrategyAttr);
+      auto fam = attr ? attr.getAs<StringAttr>("family") : StringAttr();
+      if (!fam)
+        return;
+      int64_t n = 1;
+      if (fam.getValue() == "wgmma" || fam.getValue() == "decode") {
+        auto st = attr.getAs<IntegerAttr>("stages");
+        if (!st)
+          return;
+        n = st.getInt();
+      } else if (fam.getValue() != "mma" && fam.getValue() != "simt") {
+        return;
+      }
+      loop->setAttr(kPipelineStagesAttr,
+                    IntegerAttr::get(IntegerType::get(&getContext(), 64), n));
+    });
+  }
+};
+
+} // namespace

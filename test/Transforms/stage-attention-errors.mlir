@@ -1,0 +1,272 @@
+// Diagnostics of the staging and pipelining of tiled tx.attention (what
+// tx-map-attention-to-gpu requires of them), on a user's transform script:
+// tile_using_forall [1, 1, 64], tile_using_for [0, 0, 0, 64] and the
+// script's own promote_tensor / annotate. Each is an error with the
+// forall's (staging) or the key loop's (pipeline) location.
+// RUN: not tx-opt %s --split-input-file --transform-interpreter --tx-map-attention-to-gpu="sm=90 wgmma=true" -o /dev/null 2>&1 | FileCheck %s
+// mma.sync (sm_90 without wgmma) keeps one K and one V buffer:
+// RUN: not tx-opt %s --split-input-file --transform-interpreter --tx-map-attention-to-gpu="sm=90" -o /dev/null 2>&1 | FileCheck %s --check-prefix=MMA
+
+// The Q, K and V tiles must be staged in shared memory (Q first).
+// CHECK: stage-attention-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: the Q tile is not staged in shared memory; every kernel family reads Q from shared memory (run tx-stage-attention, or transform.structured.promote_tensor to #gpu.address_space<workgroup> on it)
+func.func @unstaged(%q: tensor<2x4x128x64xf16>, %k: tensor<2x4x256x64xf16>, %v: tensor<2x4x256x64xf16>) -> tensor<2x4x128x64xf16> {
+  %o = tx.attention %q, %k, %v : tensor<2x4x128x64xf16>, tensor<2x4x256x64xf16>, tensor<2x4x256x64xf16> -> tensor<2x4x128x64xf16>
+  return %o : tensor<2x4x128x64xf16>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %a = transform.structured.match ops{["tx.attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %tiled, %forall = transform.structured.tile_using_forall %a tile_sizes [1, 1, 64]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %step = transform.structured.match ops{["tx.online_attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t2, %loop = transform.structured.tile_using_for %step tile_sizes [0, 0, 0, 64]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %qt = transform.get_operand %t2[0] : (!transform.any_op) -> !transform.any_value
+    %kt = transform.get_operand %t2[1] : (!transform.any_op) -> !transform.any_value
+    %vt = transform.get_operand %t2[2] : (!transform.any_op) -> !transform.any_value
+    transform.yield
+  }
+}
+
+// -----
+
+// CHECK: stage-attention-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: the V tile is not staged in shared memory; every kernel family reads K and V tiles from shared memory (run tx-stage-attention, or transform.structured.promote_tensor to #gpu.address_space<workgroup> on it)
+func.func @v_unstaged(%q: tensor<2x4x128x64xf16>, %k: tensor<2x4x256x64xf16>, %v: tensor<2x4x256x64xf16>) -> tensor<2x4x128x64xf16> {
+  %o = tx.attention %q, %k, %v : tensor<2x4x128x64xf16>, tensor<2x4x256x64xf16>, tensor<2x4x256x64xf16> -> tensor<2x4x128x64xf16>
+  return %o : tensor<2x4x128x64xf16>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %a = transform.structured.match ops{["tx.attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %tiled, %forall = transform.structured.tile_using_forall %a tile_sizes [1, 1, 64]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %step = transform.structured.match ops{["tx.online_attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t2, %loop = transform.structured.tile_using_for %step tile_sizes [0, 0, 0, 64]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %qt = transform.get_operand %t2[0] : (!transform.any_op) -> !transform.any_value
+    %kt = transform.get_operand %t2[1] : (!transform.any_op) -> !transform.any_value
+    %vt = transform.get_operand %t2[2] : (!transform.any_op) -> !transform.any_value
+    %qts = transform.structured.promote_tensor to #gpu.address_space<workgroup> %qt : !transform.any_value
+    %kts = transform.structured.promote_tensor to #gpu.address_space<workgroup> %kt : !transform.any_value
+    transform.yield
+  }
+}
+
+// -----
+
+// Shared memory only.
+// CHECK: stage-attention-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: the K tile is staged in #gpu.address_space<global>; the kernels stage tiles in shared memory (#gpu.address_space<workgroup>)
+func.func @k_global(%q: tensor<2x4x128x64xf16>, %k: tensor<2x4x256x64xf16>, %v: tensor<2x4x256x64xf16>) -> tensor<2x4x128x64xf16> {
+  %o = tx.attention %q, %k, %v : tensor<2x4x128x64xf16>, tensor<2x4x256x64xf16>, tensor<2x4x256x64xf16> -> tensor<2x4x128x64xf16>
+  return %o : tensor<2x4x128x64xf16>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %a = transform.structured.match ops{["tx.attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %tiled, %forall = transform.structured.tile_using_forall %a tile_sizes [1, 1, 64]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %step = transform.structured.match ops{["tx.online_attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t2, %loop = transform.structured.tile_using_for %step tile_sizes [0, 0, 0, 64]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %qt = transform.get_operand %t2[0] : (!transform.any_op) -> !transform.any_value
+    %kt = transform.get_operand %t2[1] : (!transform.any_op) -> !transform.any_value
+    %vt = transform.get_operand %t2[2] : (!transform.any_op) -> !transform.any_value
+    %qts = transform.structured.promote_tensor to #gpu.address_space<workgroup> %qt : !transform.any_value
+    %kts = transform.structured.promote_tensor to #gpu.address_space<global> %kt : !transform.any_value
+    %vts = transform.structured.promote_tensor to #gpu.address_space<workgroup> %vt : !transform.any_value
+    transform.yield
+  }
+}
+
+// -----
+
+// CHECK: stage-attention-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: the Q tile is staged 2 times; the kernels stage it once per CTA
+func.func @q_twice(%q: tensor<2x4x128x64xf16>, %k: tensor<2x4x256x64xf16>, %v: tensor<2x4x256x64xf16>) -> tensor<2x4x128x64xf16> {
+  %o = tx.attention %q, %k, %v : tensor<2x4x128x64xf16>, tensor<2x4x256x64xf16>, tensor<2x4x256x64xf16> -> tensor<2x4x128x64xf16>
+  return %o : tensor<2x4x128x64xf16>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %a = transform.structured.match ops{["tx.attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %tiled, %forall = transform.structured.tile_using_forall %a tile_sizes [1, 1, 64]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %step = transform.structured.match ops{["tx.online_attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t2, %loop = transform.structured.tile_using_for %step tile_sizes [0, 0, 0, 64]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %qt = transform.get_operand %t2[0] : (!transform.any_op) -> !transform.any_value
+    %kt = transform.get_operand %t2[1] : (!transform.any_op) -> !transform.any_value
+    %vt = transform.get_operand %t2[2] : (!transform.any_op) -> !transform.any_value
+    %qts = transform.structured.promote_tensor to #gpu.address_space<workgroup> %qt : !transform.any_value
+    %qtss = transform.structured.promote_tensor to #gpu.address_space<workgroup> %qts : !transform.any_value
+    %kts = transform.structured.promote_tensor to #gpu.address_space<workgroup> %kt : !transform.any_value
+    %vts = transform.structured.promote_tensor to #gpu.address_space<workgroup> %vt : !transform.any_value
+    transform.yield
+  }
+}
+
+// -----
+
+// The K tile staged before the key loop (all 256 keys at once).
+// CHECK: stage-attention-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: the K tile is staged outside the key loop (all of its keys at once); the kernels stage one key tile per step: stage the tx.online_attention's K operand
+func.func @k_outside(%q: tensor<2x4x128x64xf16>, %k: tensor<2x4x256x64xf16>, %v: tensor<2x4x256x64xf16>) -> tensor<2x4x128x64xf16> {
+  %o = tx.attention %q, %k, %v : tensor<2x4x128x64xf16>, tensor<2x4x256x64xf16>, tensor<2x4x256x64xf16> -> tensor<2x4x128x64xf16>
+  return %o : tensor<2x4x128x64xf16>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %a = transform.structured.match ops{["tx.attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %tiled, %forall = transform.structured.tile_using_forall %a tile_sizes [1, 1, 64]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %step = transform.structured.match ops{["tx.online_attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t2, %loop = transform.structured.tile_using_for %step tile_sizes [0, 0, 0, 64]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %qt = transform.get_operand %t2[0] : (!transform.any_op) -> !transform.any_value
+    %kt = transform.get_operand %t2[1] : (!transform.any_op) -> !transform.any_value
+    %vt = transform.get_operand %t2[2] : (!transform.any_op) -> !transform.any_value
+    %qts = transform.structured.promote_tensor to #gpu.address_space<workgroup> %qt : !transform.any_value
+    %kp = transform.get_producer_of_operand %t2[1] : (!transform.any_op) -> !transform.any_op
+    %kall = transform.get_operand %kp[0] : (!transform.any_op) -> !transform.any_value
+    %kalls = transform.structured.promote_tensor to #gpu.address_space<workgroup> %kall : !transform.any_value
+    %vts = transform.structured.promote_tensor to #gpu.address_space<workgroup> %vt : !transform.any_value
+    transform.yield
+  }
+}
+
+// -----
+
+// The mask is read from global memory per key tile.
+// CHECK: stage-attention-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: the mask tile is staged; the kernels read the mask from global memory, one key tile at a time (stage Q, K and V only)
+func.func @mask_staged(%q: tensor<2x4x128x64xf16>, %k: tensor<2x4x256x64xf16>, %v: tensor<2x4x256x64xf16>, %m: tensor<2x4x128x256xi1>) -> tensor<2x4x128x64xf16> {
+  %o = tx.attention %q, %k, %v mask(%m : tensor<2x4x128x256xi1>) : tensor<2x4x128x64xf16>, tensor<2x4x256x64xf16>, tensor<2x4x256x64xf16> -> tensor<2x4x128x64xf16>
+  return %o : tensor<2x4x128x64xf16>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %a = transform.structured.match ops{["tx.attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %tiled, %forall = transform.structured.tile_using_forall %a tile_sizes [1, 1, 64]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %step = transform.structured.match ops{["tx.online_attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t2, %loop = transform.structured.tile_using_for %step tile_sizes [0, 0, 0, 64]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %qt = transform.get_operand %t2[0] : (!transform.any_op) -> !transform.any_value
+    %kt = transform.get_operand %t2[1] : (!transform.any_op) -> !transform.any_value
+    %vt = transform.get_operand %t2[2] : (!transform.any_op) -> !transform.any_value
+    %qts = transform.structured.promote_tensor to #gpu.address_space<workgroup> %qt : !transform.any_value
+    %kts = transform.structured.promote_tensor to #gpu.address_space<workgroup> %kt : !transform.any_value
+    %vts = transform.structured.promote_tensor to #gpu.address_space<workgroup> %vt : !transform.any_value
+    %mt = transform.get_operand %t2[3] : (!transform.any_op) -> !transform.any_value
+    %mts = transform.structured.promote_tensor to #gpu.address_space<workgroup> %mt : !transform.any_value
+    transform.yield
+  }
+}
+
+// -----
+
+// The pipeline depth: an integer in [1, 4] ...
+// CHECK: stage-attention-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.pipeline_stages must be an integer in [1, 4] (K/V tiles resident in shared memory), got 7 : i64
+func.func @stages_7(%q: tensor<2x4x128x64xf16>, %k: tensor<2x4x256x64xf16>, %v: tensor<2x4x256x64xf16>) -> tensor<2x4x128x64xf16> {
+  %o = tx.attention %q, %k, %v : tensor<2x4x128x64xf16>, tensor<2x4x256x64xf16>, tensor<2x4x256x64xf16> -> tensor<2x4x128x64xf16>
+  return %o : tensor<2x4x128x64xf16>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %a = transform.structured.match ops{["tx.attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %tiled, %forall = transform.structured.tile_using_forall %a tile_sizes [1, 1, 64]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %step = transform.structured.match ops{["tx.online_attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t2, %loop = transform.structured.tile_using_for %step tile_sizes [0, 0, 0, 64]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %qt = transform.get_operand %t2[0] : (!transform.any_op) -> !transform.any_value
+    %kt = transform.get_operand %t2[1] : (!transform.any_op) -> !transform.any_value
+    %vt = transform.get_operand %t2[2] : (!transform.any_op) -> !transform.any_value
+    %qts = transform.structured.promote_tensor to #gpu.address_space<workgroup> %qt : !transform.any_value
+    %kts = transform.structured.promote_tensor to #gpu.address_space<workgroup> %kt : !transform.any_value
+    %vts = transform.structured.promote_tensor to #gpu.address_space<workgroup> %vt : !transform.any_value
+    %n = transform.param.constant 7 : i64 -> !transform.param<i64>
+    transform.annotate %loop "tx.pipeline_stages" = %n : !transform.any_op, !transform.param<i64>
+    transform.yield
+  }
+}
+
+// -----
+
+// CHECK: stage-attention-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.pipeline_stages must be an integer in [1, 4] (K/V tiles resident in shared memory), got "two"
+func.func @stages_string(%q: tensor<2x4x128x64xf16>, %k: tensor<2x4x256x64xf16>, %v: tensor<2x4x256x64xf16>) -> tensor<2x4x128x64xf16> {
+  %o = tx.attention %q, %k, %v : tensor<2x4x128x64xf16>, tensor<2x4x256x64xf16>, tensor<2x4x256x64xf16> -> tensor<2x4x128x64xf16>
+  return %o : tensor<2x4x128x64xf16>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %a = transform.structured.match ops{["tx.attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %tiled, %forall = transform.structured.tile_using_forall %a tile_sizes [1, 1, 64]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %step = transform.structured.match ops{["tx.online_attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t2, %loop = transform.structured.tile_using_for %step tile_sizes [0, 0, 0, 64]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %qt = transform.get_operand %t2[0] : (!transform.any_op) -> !transform.any_value
+    %kt = transform.get_operand %t2[1] : (!transform.any_op) -> !transform.any_value
+    %vt = transform.get_operand %t2[2] : (!transform.any_op) -> !transform.any_value
+    %qts = transform.structured.promote_tensor to #gpu.address_space<workgroup> %qt : !transform.any_value
+    %kts = transform.structured.promote_tensor to #gpu.address_space<workgroup> %kt : !transform.any_value
+    %vts = transform.structured.promote_tensor to #gpu.address_space<workgroup> %vt : !transform.any_value
+    %n = transform.param.constant "two" -> !transform.any_param
+    transform.annotate %loop "tx.pipeline_stages" = %n : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+}
+
+// -----
+
+// ... that the family can run: wgmma pipelines 2 to 4 tiles ...
+// CHECK: stage-attention-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: the wgmma family pipelines 2 to 4 K/V tiles: tx.pipeline_stages must be in [2, 4], got 1
+func.func @wgmma_1(%q: tensor<2x4x128x64xf16>, %k: tensor<2x4x256x64xf16>, %v: tensor<2x4x256x64xf16>) -> tensor<2x4x128x64xf16> {
+  %o = tx.attention %q, %k, %v : tensor<2x4x128x64xf16>, tensor<2x4x256x64xf16>, tensor<2x4x256x64xf16> -> tensor<2x4x128x64xf16>
+  return %o : tensor<2x4x128x64xf16>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %a = transform.structured.match ops{["tx.attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %tiled, %forall = transform.structured.tile_using_forall %a tile_sizes [1, 1, 64]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %step = transform.structured.match ops{["tx.online_attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t2, %loop = transform.structured.tile_using_for %step tile_sizes [0, 0, 0, 64]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %qt = transform.get_operand %t2[0] : (!transform.any_op) -> !transform.any_value
+    %kt = transform.get_operand %t2[1] : (!transform.any_op) -> !transform.any_value
+    %vt = transform.get_operand %t2[2] : (!transform.any_op) -> !transform.any_value
+    %qts = transform.structured.promote_tensor to #gpu.address_space<workgroup> %qt : !transform.any_value
+    %kts = transform.structured.promote_tensor to #gpu.address_space<workgroup> %kt : !transform.any_value
+    %vts = transform.structured.promote_tensor to #gpu.address_space<workgroup> %vt : !transform.any_value
+    %n = transform.param.constant 1 : i64 -> !transform.param<i64>
+    transform.annotate %loop "tx.pipeline_stages" = %n : !transform.any_op, !transform.param<i64>
+    transform.yield
+  }
+}
+
+// -----
+
+// ... and mma.sync only 1 (one K and one V buffer).
+// MMA: stage-attention-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: the mma family keeps one K and one V tile in shared memory: tx.pipeline_stages must be 1, got 2
+func.func @mma_2(%q: tensor<2x4x128x64xf16>, %k: tensor<2x4x256x64xf16>, %v: tensor<2x4x256x64xf16>) -> tensor<2x4x128x64xf16> {
+  %o = tx.attention %q, %k, %v : tensor<2x4x128x64xf16>, tensor<2x4x256x64xf16>, tensor<2x4x256x64xf16> -> tensor<2x4x128x64xf16>
+  return %o : tensor<2x4x128x64xf16>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %a = transform.structured.match ops{["tx.attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %tiled, %forall = transform.structured.tile_using_forall %a tile_sizes [1, 1, 64]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %step = transform.structured.match ops{["tx.online_attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t2, %loop = transform.structured.tile_using_for %step tile_sizes [0, 0, 0, 64]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %qt = transform.get_operand %t2[0] : (!transform.any_op) -> !transform.any_value
+    %kt = transform.get_operand %t2[1] : (!transform.any_op) -> !transform.any_value
+    %vt = transform.get_operand %t2[2] : (!transform.any_op) -> !transform.any_value
+    %qts = transform.structured.promote_tensor to #gpu.address_space<workgroup> %qt : !transform.any_value
+    %kts = transform.structured.promote_tensor to #gpu.address_space<workgroup> %kt : !transform.any_value
+    %vts = transform.structured.promote_tensor to #gpu.address_space<workgroup> %vt : !transform.any_value
+    %n = transform.param.constant 2 : i64 -> !transform.param<i64>
+    transform.annotate %loop "tx.pipeline_stages" = %n : !transform.any_op, !transform.param<i64>
+    transform.yield
+  }
+}
