@@ -34,14 +34,15 @@ def ConvertTxToLinalg : Pass<"convert-tx-to-linalg"> {
 }
 
 def TxSoftmaxToGPU : Pass<"tx-softmax-to-gpu", "::mlir::func::FuncOp"> {
-  let summary = "Map tx.softmax over the innermost dim onto GPU CTAs and warps (tx-softmax-strategy, tx-tile-softmax, tx-map-softmax-to-gpu)";
+  let summary = "Map tx.softmax over the innermost dim onto GPU CTAs and warps (tx-softmax-strategy, tx-tile-softmax, tx-stage-softmax, tx-map-softmax-to-gpu)";
   let description = [{
-    tx's fast softmax, as the three steps of its GPU path with these options:
+    tx's fast softmax, as the four steps of its GPU path with these options:
     `tx-softmax-strategy` (the kernel configuration below, stored on the op
     as `tx.gpu_strategy`), `tx-tile-softmax from-strategy=true` (the rows of
     the input viewed as `[R, N]` tiled by the kernel's rows per CTA into an
-    `scf.forall`) and `tx-map-softmax-to-gpu` (the forall onto the grid).
-    `tx-gpu-pipeline` runs the three as separate passes. Every
+    `scf.forall`), `tx-stage-softmax` (row tiles kept in shared memory) and
+    `tx-map-softmax-to-gpu` (the forall onto the grid).
+    `tx-gpu-pipeline` runs the four as separate passes. Every
     `tx.softmax` along the innermost dimension becomes (on tensors, before
     bufferization) a `gpu.launch` over the rows of the input viewed as
     `[R, N]`:
@@ -193,6 +194,36 @@ def TxSoftmaxStrategy : Pass<"tx-softmax-strategy", "::mlir::func::FuncOp"> {
     Option<"bulkCtasPerSm", "bulk-ctas-per-sm", "int64_t", /*default=*/"0",
            "Bulk-copied rows: CTAs per SM (0 = as many row rings as fit, at most 2)">,
   ];
+}
+
+def TxStageSoftmax : Pass<"tx-stage-softmax", "::mlir::func::FuncOp"> {
+  let summary = "Stage the row tiles of tiled tx.softmax in GPU shared memory where the strategy keeps rows there";
+  let description = [{
+    The staging step of tx.softmax's GPU path, between `tx-tile-softmax`
+    and `tx-map-softmax-to-gpu`. A softmax kernel that runs one row per CTA
+    on rows that fit keeps the row in shared memory between its two passes
+    (online max and sum, then normalize): the row is read from global memory
+    once (by the threads, or on sm_90 by `cp.async.bulk` into a ring of
+    chunk slots). In every `scf.forall` whose `tx.gpu_strategy` says so
+    (`smem_row_bytes > 0` in its vector kernel) the `tx.softmax`'s row tile
+    becomes a copy into a tensor in `#gpu.address_space<workgroup>`, as
+    `tx-stage-attention` and upstream's `promote_tensor` make it:
+
+    ```mlir
+    %buf = bufferization.alloc_tensor() {memory_space = #gpu.address_space<workgroup>} : tensor<1x50257xf32>
+    %row = bufferization.materialize_in_destination %tile in %buf
+    %y = tx.softmax %row dim = 1 : tensor<1x50257xf32>
+    ```
+
+    `tx-map-softmax-to-gpu` requires the staging to match the strategy
+    (staged exactly when it keeps rows in shared memory) and, for a user's
+    row tiling, keeps rows in shared memory only when the user staged the
+    tile. Rows held in registers or streamed from global memory are left
+    alone, as are tiles already staged. (The scalar fallback kernel for
+    misaligned buffers always reads global memory.)
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::gpu::GPUDialect"];
 }
 
 def TxMapSoftmaxToGPU : Pass<"tx-map-softmax-to-gpu", "::mlir::func::FuncOp"> {

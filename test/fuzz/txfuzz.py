@@ -750,6 +750,7 @@ PASS_OPTIONS = {
     "tx-map-attention-to-gpu": ["sm", "wgmma", "max-shared-memory"],
     "tx-stage-attention": [],
     "tx-pipeline-attention": [],
+    "tx-stage-softmax": [],
     "tx-softmax-strategy": ["block-size", "threads-per-row", "vector-width", "max-cached-vectors",
                             "grid-ctas", "prefetch"],
     "tx-map-softmax-to-gpu": ["sm", "num-sms", "max-shared-memory"],
@@ -766,7 +767,7 @@ def pass_options(rng, name, chaos):
 FUNC_PASSES = {"tx-softmax-to-gpu", "tx-attention-to-gpu", "tx-map-parallel-loops-to-gpu",
                "tx-tile-softmax", "tx-tile-attention", "tx-attention-strategy",
                "tx-map-attention-to-gpu", "tx-softmax-strategy", "tx-map-softmax-to-gpu",
-               "tx-stage-attention", "tx-pipeline-attention"}
+               "tx-stage-attention", "tx-pipeline-attention", "tx-stage-softmax"}
 BUFFERIZE = "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}"
 
 
@@ -837,6 +838,8 @@ def pick_passes(rng, chaos):
     elif name == "tx-map-softmax-to-gpu" and rng.random() < 0.7:
         passes = [("tx-softmax-strategy", pass_options(rng, "tx-softmax-strategy", chaos), True),
                   ("tx-tile-softmax", ["from-strategy=true"], True)]
+        if rng.random() < 0.9:
+            passes.append(("tx-stage-softmax", [], True))
     elif rng.random() < 0.15:
         first = rng.choice(["tx-tile-attention", "tx-tile-softmax", "canonicalize", "cse"])
         passes = [(first, [], first in FUNC_PASSES)]
@@ -866,7 +869,8 @@ def make_case(seed, index, seeds):
         return Case(text, [("transform-interpreter", [], False)] +
                     ([("canonicalize", [], False)] if rng.random() < 0.3 else []) +
                     # A user's tiling, then tx's GPU mapping.
-                    ([("tx-stage-attention", [], True)] if rng.random() < 0.2 else []) +
+                    ([(rng.choice(["tx-stage-attention", "tx-stage-softmax"]), [], True)]
+                     if rng.random() < 0.2 else []) +
                     ([(rng.choice(["tx-map-attention-to-gpu", "tx-map-softmax-to-gpu"]), [], True)]
                      if rng.random() < 0.3 else []),
                     rng.choice(["tx-opt", "tx-opt", "mlir-opt"]))

@@ -234,6 +234,9 @@ struct StagedTile {
 std::optional<StagedTile> stagedTile(Value v);
 /// Whether `space` is `#gpu.address_space<workgroup>` (shared memory).
 bool isWorkgroupMemory(Attribute space);
+/// `v` (a ranked tensor) copied into a new tensor of its type in workgroup
+/// memory at the builder's insertion point: the staged tile.
+Value stageInWorkgroupMemory(OpBuilder &b, Location loc, Value v);
 
 /// The attribute of a key loop that gives its software pipeline: the K/V
 /// tiles resident in shared memory at once (tx-pipeline-attention).

@@ -475,7 +475,10 @@ static void emitSoftmaxKernels(OpBuilder &b, Location loc, Value in2,
 /// strategy leaves it alone and tx-map-softmax-to-gpu maps the forall.
 static bool isUserRowTile(SoftmaxOp op) {
   auto forall = dyn_cast_or_null<scf::ForallOp>(op->getParentOp());
-  auto slice = op.getInput().getDefiningOp<tensor::ExtractSliceOp>();
+  Value in = op.getInput();
+  if (std::optional<StagedTile> st = stagedTile(in)) // tx-stage-softmax's
+    in = st->source;
+  auto slice = in.getDefiningOp<tensor::ExtractSliceOp>();
   return forall && !forall->hasAttr(kGpuStrategyAttr) &&
          !op->hasAttr(kGpuStrategyAttr) && slice &&
          slice->getParentOp() == forall.getOperation() &&
@@ -592,7 +595,13 @@ struct TxMapSoftmaxToGPUPass
     // scf.forall (%r) = (0) to (R) step (rows per CTA) { tx.softmax on
     // rows [%r, %r + k) of a [R, N] tensor, all N columns;
     // parallel_insert_slice at [%r, 0] }.
-    auto slice = tile.getInput().getDefiningOp<tensor::ExtractSliceOp>();
+    // The row tile, through its staging in shared memory (tx-stage-softmax
+    // or a user's promote_tensor), checked against the kernel below.
+    Value tileIn = tile.getInput();
+    std::optional<StagedTile> staged = stagedTile(tileIn);
+    if (staged)
+      tileIn = staged->source;
+    auto slice = tileIn.getDefiningOp<tensor::ExtractSliceOp>();
     if (!slice || forall->isAncestor(slice.getSource().getParentRegion()
                                          ->getParentOp()) ||
         slice.getSourceType().getRank() != 2)
@@ -681,7 +690,8 @@ struct TxMapSoftmaxToGPUPass
                             [&](const Twine &m) {
                               (void)fail(Twine(kGpuStrategyAttr) + ": " + m);
                             })
-             : planForRowTile(userOptions(), n, srcTy.getElementType(), k);
+             : planForRowTile(userOptions(staged.has_value()), n,
+                              srcTy.getElementType(), k);
     if (failed(plan))
       return attr ? failure()
                   : fail("no softmax kernel runs a tile of " + Twine(k) +
@@ -690,6 +700,35 @@ struct TxMapSoftmaxToGPUPass
     if (k != plan->rowsPerCta())
       return fail("the row tile " + Twine(k) + " differs from the " +
                   "strategy's rows per CTA " + Twine(plan->rowsPerCta()));
+    int64_t smemRow = plan->hasVector ? plan->vec.smemRowBytes : 0;
+    if (staged && !isWorkgroupMemory(staged->memorySpace)) {
+      std::string got = "no memory space";
+      if (staged->memorySpace) {
+        got.clear();
+        llvm::raw_string_ostream os(got);
+        os << staged->memorySpace;
+      }
+      return fail("the row tile is staged in " + got + "; the kernels keep "
+                  "rows in shared memory (#gpu.address_space<workgroup>)");
+    }
+    if (attr && smemRow > 0 && !staged)
+      return fail("its tx.gpu_strategy keeps each row in shared memory "
+                  "between the kernel's two passes (smem_row_bytes = " +
+                  Twine(smemRow) +
+                  "): stage the row tile (run tx-stage-softmax, or "
+                  "transform.structured.promote_tensor to "
+                  "#gpu.address_space<workgroup> on the tx.softmax's input)");
+    if (staged && smemRow == 0)
+      return fail(attr ? Twine("the row tile is staged in shared memory, but "
+                               "the strategy's kernel holds rows in "
+                               "registers or streams them from global memory "
+                               "(smem_row_bytes = 0)")
+                       : "the row tile is staged in shared memory, but no "
+                         "kernel keeps a tile of " +
+                             Twine(k) +
+                             " rows in shared memory (one row per CTA of a "
+                             "row length whose 16-byte vectors fit in "
+                             "max-shared-memory); leave it unstaged");
     auto term = forall.getTerminator();
     auto yielding = term.getYieldingOps();
     auto ins = yielding.empty() ? tensor::ParallelInsertSliceOp()
@@ -777,9 +816,11 @@ struct TxMapSoftmaxToGPUPass
     return success();
   }
 
-  /// The strategy options for foralls without a tx.gpu_strategy.
-  SoftmaxOptions userOptions() const {
+  /// The strategy options for foralls without a tx.gpu_strategy (rows in
+  /// shared memory only when the user staged the tile there).
+  SoftmaxOptions userOptions(bool smemRows = true) const {
     SoftmaxOptions o;
+    o.smemRows = smemRows;
     o.sm = sm;
     o.numSms = numSms;
     o.maxSharedMemory = maxSharedMemory;
@@ -869,6 +910,7 @@ struct TxSoftmaxToGPUPass
     TxTileSoftmaxOptions t;
     t.fromStrategy = true;
     pm.addPass(createTxTileSoftmax(t));
+    pm.addPass(createTxStageSoftmax());
     pm.addPass(createTxMapSoftmaxToGPU());
     if (failed(runPipeline(pm, getOperation())))
       signalPassFailure();

@@ -377,6 +377,7 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
     TxTileSoftmaxOptions smTile;
     smTile.fromStrategy = true;
     pm.addNestedPass<func::FuncOp>(createTxTileSoftmax(smTile));
+    pm.addNestedPass<func::FuncOp>(createTxStageSoftmax());
     TxMapSoftmaxToGPUOptions smMap; // for a user's row tiling
     smMap.sm = sm.sm ? sm.sm : smMap.sm;
     smMap.numSms = sm.numSms;

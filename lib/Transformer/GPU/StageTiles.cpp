@@ -1,7 +1,7 @@
-//===- StageAttention.cpp - staging and pipelining of tiled tx.attention --===//
+//===- StageTiles.cpp - staging and pipelining of the tiled IR ------------===//
 //
-// Two steps of tx.attention's GPU path on the tiled IR, between
-// tx-tile-attention and tx-map-attention-to-gpu (docs/Design.md):
+// Steps of the GPU path on the tiled IR, between tiling and GPU mapping
+// (docs/Design.md):
 //
 //   tx-stage-attention     the Q tile (once per CTA) and the K and V tiles
 //                          (once per key step) become copies into tensors
@@ -10,8 +10,11 @@
 //                          bufferization.alloc_tensor + materialize_in_destination
 //   tx-pipeline-attention  the key loop gets tx.pipeline_stages, the K/V
 //                          tiles resident in shared memory at once
+//   tx-stage-softmax       the row tile of a softmax whose strategy keeps
+//                          rows in shared memory, the same way
 //
-// tx-map-attention-to-gpu reads both (stagedTile, pipelineStagesOf).
+// tx-map-attention-to-gpu and tx-map-softmax-to-gpu read them (stagedTile,
+// pipelineStagesOf).
 //
 //===----------------------------------------------------------------------===//
 #include "GPU/AttentionKernel.h"
@@ -27,6 +30,7 @@ namespace mlir {
 namespace tx {
 #define GEN_PASS_DEF_TXSTAGEATTENTION
 #define GEN_PASS_DEF_TXPIPELINEATTENTION
+#define GEN_PASS_DEF_TXSTAGESOFTMAX
 #include "Transformer/Passes.h.inc"
 } // namespace tx
 } // namespace mlir
@@ -57,9 +61,7 @@ int64_t mlir::tx::pipelineStagesOf(const FlashConfig &cfg) {
   return 1; // mma.sync, CUDA cores: one K and one V buffer
 }
 
-/// `v` copied into a new tensor of its type in workgroup memory, at the
-/// builder's insertion point.
-static Value stage(OpBuilder &b, Location loc, Value v) {
+Value mlir::tx::stageInWorkgroupMemory(OpBuilder &b, Location loc, Value v) {
   auto type = cast<RankedTensorType>(v.getType());
   SmallVector<Value> dyn;
   for (int64_t d = 0; d < type.getRank(); ++d)
@@ -113,7 +115,7 @@ struct TxStageAttentionPass
         OpBuilder b(tile);
         if (outer)
           b.setInsertionPointAfter(outer);
-        Value staged = stage(b, loc, target);
+        Value staged = stageInWorkgroupMemory(b, loc, target);
         Operation *copy = staged.getDefiningOp();
         target.replaceUsesWithIf(staged, [&](OpOperand &use) {
           return use.getOwner() != copy &&
@@ -126,7 +128,7 @@ struct TxStageAttentionPass
         if (stagedTile(operand->get()))
           continue;
         OpBuilder b(tile);
-        operand->set(stage(b, loc, operand->get()));
+        operand->set(stageInWorkgroupMemory(b, loc, operand->get()));
       }
     }
   }
@@ -157,6 +159,28 @@ struct TxPipelineAttentionPass
       }
       loop->setAttr(kPipelineStagesAttr,
                     IntegerAttr::get(IntegerType::get(&getContext(), 64), n));
+    });
+  }
+};
+
+struct TxStageSoftmaxPass
+    : public tx::impl::TxStageSoftmaxBase<TxStageSoftmaxPass> {
+  void runOnOperation() override {
+    getOperation().walk([&](SoftmaxOp tile) {
+      auto forall = tile->getParentOfType<scf::ForallOp>();
+      auto attr = forall ? forall->getAttrOfType<DictionaryAttr>(
+                               kGpuStrategyAttr)
+                         : DictionaryAttr();
+      auto fam = attr ? attr.getAs<StringAttr>("family") : StringAttr();
+      auto vec = attr ? attr.getAs<DictionaryAttr>("vector") : DictionaryAttr();
+      auto bytes =
+          vec ? vec.getAs<IntegerAttr>("smem_row_bytes") : IntegerAttr();
+      if (!fam || fam.getValue() != "softmax" || !bytes ||
+          bytes.getInt() <= 0 || stagedTile(tile.getInput()))
+        return;
+      OpBuilder b(tile);
+      tile.getInputMutable().set(
+          stageInWorkgroupMemory(b, tile.getLoc(), tile.getInput()));
     });
   }
 };
