@@ -270,3 +270,32 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// ... and whose buffers fit: 4 stages of 128-key K/V tiles at D = 128 need
+// 1024 + 2 * (64 * 128 + 4 * 128 * 256) bytes.
+// CHECK: stage-attention-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.pipeline_stages = 4 needs 279552 bytes of shared memory for the wgmma family's tiles, more than max-shared-memory = 232448
+func.func @stages_too_big(%q: tensor<2x4x128x128xf16>, %k: tensor<2x4x256x128xf16>, %v: tensor<2x4x256x128xf16>) -> tensor<2x4x128x128xf16> {
+  %o = tx.attention %q, %k, %v : tensor<2x4x128x128xf16>, tensor<2x4x256x128xf16>, tensor<2x4x256x128xf16> -> tensor<2x4x128x128xf16>
+  return %o : tensor<2x4x128x128xf16>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %a = transform.structured.match ops{["tx.attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %tiled, %forall = transform.structured.tile_using_forall %a tile_sizes [1, 1, 64]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %step = transform.structured.match ops{["tx.online_attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t2, %loop = transform.structured.tile_using_for %step tile_sizes [0, 0, 0, 128]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %qt = transform.get_operand %t2[0] : (!transform.any_op) -> !transform.any_value
+    %kt = transform.get_operand %t2[1] : (!transform.any_op) -> !transform.any_value
+    %vt = transform.get_operand %t2[2] : (!transform.any_op) -> !transform.any_value
+    %qs = transform.structured.promote_tensor to #gpu.address_space<workgroup> %qt : !transform.any_value
+    %ks = transform.structured.promote_tensor to #gpu.address_space<workgroup> %kt : !transform.any_value
+    %vs = transform.structured.promote_tensor to #gpu.address_space<workgroup> %vt : !transform.any_value
+    %n = transform.param.constant 4 : i64 -> !transform.param<i64>
+    transform.annotate %loop "tx.pipeline_stages" = %n : !transform.any_op, !transform.param<i64>
+    transform.yield
+  }
+}

@@ -548,6 +548,19 @@ struct TxMapAttentionToGPUPass
                         " must be in [2, 4], got " + Twine(pipeStages));
       return success();
     };
+    // Whether `c` with the loop's depth fits in shared memory.
+    auto checkDepthFits = [&](FlashConfig c) -> LogicalResult {
+      if (!pipeStages || pipeStages == pipelineStagesOf(c))
+        return success();
+      (c.decode ? c.decodeStages : c.stages) = pipeStages;
+      if (c.smemBytes() <= maxSharedMemory)
+        return success();
+      return failLoop(Twine(kPipelineStagesAttr) + " = " + Twine(pipeStages) +
+                      " needs " + Twine(c.smemBytes()) +
+                      " bytes of shared memory for the " + familyName(c) +
+                      " family's tiles, more than max-shared-memory = " +
+                      Twine(int64_t(maxSharedMemory)));
+    };
     p.outType = cast<RankedTensorType>(forall.getResult(resO).getType());
     if (resL >= 0)
       p.lseType = cast<RankedTensorType>(forall.getResult(resL).getType());
@@ -562,7 +575,7 @@ struct TxMapAttentionToGPUPass
         return failure();
       cfg = *c;
       fromTiling = true;
-      if (failed(checkDepth(cfg)))
+      if (failed(checkDepth(cfg)) || failed(checkDepthFits(cfg)))
         return failure();
       if (pipeStages && cfg.decode)
         cfg.decodeStages = pipeStages;
@@ -692,6 +705,8 @@ struct TxMapAttentionToGPUPass
         return fail("no GPU kernel takes this tiled attention");
       cfg = **chosen;
       if (failed(checkDepth(cfg)))
+        return failure();
+      if (failed(checkDepthFits(cfg)))
         return failure();
       if (pipeStages && pipeStages != pipelineStagesOf(cfg)) {
         // The family with the loop's pipeline depth.
