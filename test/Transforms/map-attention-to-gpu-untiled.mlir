@@ -5,7 +5,7 @@
 // RUN: not tx-opt %s --split-input-file --tx-tile-attention="kv-splits=2 decompose=false" --tx-map-attention-to-gpu="sm=90" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s
 
 // One error for the split forall, though it holds two tx.online_attention.
-// CHECK: map-attention-to-gpu-untiled.mlir:[[@LINE+3]]:8: error: tx-map-attention-to-gpu: split-KV tiling (tx-tile-attention kv-splits > 1) has no GPU kernel; the decode family splits the keys itself
+// CHECK: map-attention-to-gpu-untiled.mlir:[[@LINE+3]]:8: error: tx-map-attention-to-gpu: a tx.online_attention in nested scf.foralls (split-KV tiling, tx-tile-attention kv-splits > 1, or a second tiling of the tile) has no GPU kernel; the decode family splits the keys itself
 // CHECK-NOT: split-KV tiling
 func.func @split(%q: tensor<1x2x64x32xf32>, %k: tensor<1x2x256x32xf32>, %v: tensor<1x2x256x32xf32>) -> tensor<1x2x64x32xf32> {
   %o = tx.attention %q, %k, %v : tensor<1x2x64x32xf32>, tensor<1x2x256x32xf32>, tensor<1x2x256x32xf32> -> tensor<1x2x64x32xf32>

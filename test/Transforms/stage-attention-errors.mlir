@@ -107,7 +107,7 @@ module attributes {transform.with_named_sequence} {
 // -----
 
 // The K tile staged before the key loop (all 256 keys at once).
-// CHECK: stage-attention-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: the K tile is staged outside the key loop (all of its keys at once); the kernels stage one key tile per step: stage the tx.online_attention's K operand
+// CHECK: stage-attention-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: the K tile is staged outside the key loop (all of its keys at once); the kernels stage one key tile per step, once: stage only the tx.online_attention's K operand
 func.func @k_outside(%q: tensor<2x4x128x64xf16>, %k: tensor<2x4x256x64xf16>, %v: tensor<2x4x256x64xf16>) -> tensor<2x4x128x64xf16> {
   %o = tx.attention %q, %k, %v : tensor<2x4x128x64xf16>, tensor<2x4x256x64xf16>, tensor<2x4x256x64xf16> -> tensor<2x4x128x64xf16>
   return %o : tensor<2x4x128x64xf16>
@@ -296,6 +296,89 @@ module attributes {transform.with_named_sequence} {
     %vs = transform.structured.promote_tensor to #gpu.address_space<workgroup> %vt : !transform.any_value
     %n = transform.param.constant 4 : i64 -> !transform.param<i64>
     transform.annotate %loop "tx.pipeline_stages" = %n : !transform.any_op, !transform.param<i64>
+    transform.yield
+  }
+}
+
+// -----
+
+// K staged twice (a copy of the copy).
+// CHECK: stage-attention-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: the K tile is staged 2 times; the kernels stage one key tile per step, once: stage only the tx.online_attention's K operand
+func.func @k_twice(%q: tensor<2x4x128x64xf16>, %k: tensor<2x4x256x64xf16>, %v: tensor<2x4x256x64xf16>) -> tensor<2x4x128x64xf16> {
+  %o = tx.attention %q, %k, %v : tensor<2x4x128x64xf16>, tensor<2x4x256x64xf16>, tensor<2x4x256x64xf16> -> tensor<2x4x128x64xf16>
+  return %o : tensor<2x4x128x64xf16>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %a = transform.structured.match ops{["tx.attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %tiled, %forall = transform.structured.tile_using_forall %a tile_sizes [1, 1, 64]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %step = transform.structured.match ops{["tx.online_attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t2, %loop = transform.structured.tile_using_for %step tile_sizes [0, 0, 0, 64]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %qt = transform.get_operand %t2[0] : (!transform.any_op) -> !transform.any_value
+    %kt = transform.get_operand %t2[1] : (!transform.any_op) -> !transform.any_value
+    %vt = transform.get_operand %t2[2] : (!transform.any_op) -> !transform.any_value
+    %qts = transform.structured.promote_tensor to #gpu.address_space<workgroup> %qt : !transform.any_value
+    %kts = transform.structured.promote_tensor to #gpu.address_space<workgroup> %kt : !transform.any_value
+    %ktss = transform.structured.promote_tensor to #gpu.address_space<workgroup> %kts : !transform.any_value
+    %vts = transform.structured.promote_tensor to #gpu.address_space<workgroup> %vt : !transform.any_value
+    transform.yield
+  }
+}
+
+// -----
+
+// A global-memory copy under the workgroup one.
+// CHECK: stage-attention-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: the V tile is staged in #gpu.address_space<global>; the kernels stage tiles in shared memory (#gpu.address_space<workgroup>)
+func.func @v_global_then_workgroup(%q: tensor<2x4x128x64xf16>, %k: tensor<2x4x256x64xf16>, %v: tensor<2x4x256x64xf16>) -> tensor<2x4x128x64xf16> {
+  %o = tx.attention %q, %k, %v : tensor<2x4x128x64xf16>, tensor<2x4x256x64xf16>, tensor<2x4x256x64xf16> -> tensor<2x4x128x64xf16>
+  return %o : tensor<2x4x128x64xf16>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %a = transform.structured.match ops{["tx.attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %tiled, %forall = transform.structured.tile_using_forall %a tile_sizes [1, 1, 64]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %step = transform.structured.match ops{["tx.online_attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t2, %loop = transform.structured.tile_using_for %step tile_sizes [0, 0, 0, 64]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %qt = transform.get_operand %t2[0] : (!transform.any_op) -> !transform.any_value
+    %kt = transform.get_operand %t2[1] : (!transform.any_op) -> !transform.any_value
+    %vt = transform.get_operand %t2[2] : (!transform.any_op) -> !transform.any_value
+    %qts = transform.structured.promote_tensor to #gpu.address_space<workgroup> %qt : !transform.any_value
+    %kts = transform.structured.promote_tensor to #gpu.address_space<workgroup> %kt : !transform.any_value
+    %vts = transform.structured.promote_tensor to #gpu.address_space<global> %vt : !transform.any_value
+    %vtss = transform.structured.promote_tensor to #gpu.address_space<workgroup> %vts : !transform.any_value
+    transform.yield
+  }
+}
+
+// -----
+
+// Q staged as a whole before the tiling (a copy on the host).
+// CHECK: stage-attention-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: the whole Q is staged in shared memory (a copy outside the forall, on the host); stage its tile inside the forall instead
+func.func @whole_q(%q: tensor<2x4x128x64xf16>, %k: tensor<2x4x256x64xf16>, %v: tensor<2x4x256x64xf16>) -> tensor<2x4x128x64xf16> {
+  %o = tx.attention %q, %k, %v : tensor<2x4x128x64xf16>, tensor<2x4x256x64xf16>, tensor<2x4x256x64xf16> -> tensor<2x4x128x64xf16>
+  return %o : tensor<2x4x128x64xf16>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %a = transform.structured.match ops{["tx.attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %q = transform.get_operand %a[0] : (!transform.any_op) -> !transform.any_value
+    %qs = transform.structured.promote_tensor to #gpu.address_space<workgroup> %q : !transform.any_value
+    %a2 = transform.structured.match ops{["tx.attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %tiled, %forall = transform.structured.tile_using_forall %a2 tile_sizes [1, 1, 64]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %step = transform.structured.match ops{["tx.online_attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t2, %loop = transform.structured.tile_using_for %step tile_sizes [0, 0, 0, 64]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %qt = transform.get_operand %t2[0] : (!transform.any_op) -> !transform.any_value
+    %kt = transform.get_operand %t2[1] : (!transform.any_op) -> !transform.any_value
+    %vt = transform.get_operand %t2[2] : (!transform.any_op) -> !transform.any_value
+    %qts = transform.structured.promote_tensor to #gpu.address_space<workgroup> %qt : !transform.any_value
+    %kts = transform.structured.promote_tensor to #gpu.address_space<workgroup> %kt : !transform.any_value
+    %vts = transform.structured.promote_tensor to #gpu.address_space<workgroup> %vt : !transform.any_value
     transform.yield
   }
 }

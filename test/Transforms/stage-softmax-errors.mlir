@@ -74,3 +74,41 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// Staged twice (a copy of the copy).
+// CHECK: stage-softmax-errors.mlir:[[@LINE+2]]:8: error: tx-map-softmax-to-gpu: the row tile is staged in shared memory more than once; the kernels stage it once
+func.func @row_twice(%x: tensor<64x50257xf32>) -> tensor<64x50257xf32> {
+  %y = tx.softmax %x dim = 1 : tensor<64x50257xf32>
+  return %y : tensor<64x50257xf32>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %s = transform.structured.match ops{["tx.softmax"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.structured.tile_using_forall %s tile_sizes [1, 0] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %in = transform.get_operand %t[0] : (!transform.any_op) -> !transform.any_value
+    %st = transform.structured.promote_tensor to #gpu.address_space<workgroup> %in : !transform.any_value
+    %st2 = transform.structured.promote_tensor to #gpu.address_space<workgroup> %st : !transform.any_value
+    transform.yield
+  }
+}
+
+// -----
+
+// The whole input staged before the tiling (a copy on the host).
+// CHECK: stage-softmax-errors.mlir:[[@LINE+2]]:8: error: tx-map-softmax-to-gpu: the whole input is staged in shared memory (a copy outside the forall, on the host); stage the row tile inside the forall instead
+func.func @whole_input(%x: tensor<64x50257xf32>) -> tensor<64x50257xf32> {
+  %y = tx.softmax %x dim = 1 : tensor<64x50257xf32>
+  return %y : tensor<64x50257xf32>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %s = transform.structured.match ops{["tx.softmax"]} in %root : (!transform.any_op) -> !transform.any_op
+    %in = transform.get_operand %s[0] : (!transform.any_op) -> !transform.any_value
+    %st = transform.structured.promote_tensor to #gpu.address_space<workgroup> %in : !transform.any_value
+    %s2 = transform.structured.match ops{["tx.softmax"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.structured.tile_using_forall %s2 tile_sizes [1, 0] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}

@@ -472,7 +472,9 @@ mlir::tx::strategyFromAttr(DictionaryAttr attr, const AttentionProblem &p,
   c.mma = f == "mma" || c.wgmma;
   auto get = [&](StringRef name, int64_t &out) -> bool {
     auto v = attr.getAs<IntegerAttr>(name);
-    if (!v)
+    // (An integer of more than 64 significant bits is refused, not
+    // truncated.)
+    if (!v || v.getValue().getSignificantBits() > 64)
       return false;
     out = v.getInt();
     return true;

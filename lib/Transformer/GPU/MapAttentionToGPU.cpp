@@ -165,21 +165,34 @@ struct TxMapAttentionToGPUPass
                   " times; the kernels stage it once per CTA");
     for (auto [what, v] : {std::pair<StringRef, Value>{"K", tile.getKey()},
                            {"V", tile.getValue()}}) {
-      std::optional<StagedTile> st = stagedTile(v);
-      if (!st) {
-        for (auto sl = v.getDefiningOp<tensor::ExtractSliceOp>(); sl;
-             sl = unstaged(sl.getSource()).getDefiningOp<tensor::ExtractSliceOp>())
-          if (stagedTile(sl.getSource()))
-            return fail("the " + what + " tile is staged outside the key "
-                          "loop (all of its keys at once); the kernels stage "
-                          "one key tile per step: stage the "
-                          "tx.online_attention's " + what + " operand");
+      // Every staging on the chain inside the forall: exactly one, the
+      // tile op's operand itself.
+      int n = 0;
+      bool direct = stagedTile(v).has_value();
+      for (Value c = v;
+           c && forall->isAncestor(c.getParentRegion()->getParentOp());) {
+        if (std::optional<StagedTile> st = stagedTile(c)) {
+          if (failed(spaceOk(*st, what)))
+            return failure();
+          ++n;
+          c = st->source;
+          continue;
+        }
+        auto sl = c.getDefiningOp<tensor::ExtractSliceOp>();
+        c = sl ? sl.getSource() : Value();
+      }
+      if (n == 0)
         return fail("the " + what + " tile is not staged in shared memory; "
                     "every kernel family reads K and V tiles from shared "
                     "memory" + Twine(fix));
-      }
-      if (failed(spaceOk(*st, what)))
-        return failure();
+      if (!direct || n > 1)
+        return fail("the " + what + " tile is staged " +
+                    (!direct ? Twine("outside the key loop (all of its keys "
+                                     "at once)")
+                             : Twine(n) + " times") +
+                    "; the kernels stage one key tile per step, once: "
+                    "stage only the tx.online_attention's " + what +
+                    " operand");
     }
     if (Value m = tile.getMask())
       for (Value v = m;
@@ -335,6 +348,12 @@ struct TxMapAttentionToGPUPass
         return fail("the mask tile must be a slice of a tensor defined "
                     "outside the forall");
     }
+    for (auto [what, t] : {std::pair<StringRef, Value>{"Q", p.query},
+                           {"K", p.key}, {"V", p.value}, {"mask", p.mask}})
+      if (t && stagedTile(t))
+        return fail("the whole " + what + " is staged in shared memory (a "
+                    "copy outside the forall, on the host); stage its tile "
+                    "inside the forall instead");
     if (!p.query || !p.key || !p.value)
       return fail("the Q, K and V tiles must be slices of tensors defined "
                   "outside the forall (a run-time scale of a dynamic head "
@@ -519,7 +538,8 @@ struct TxMapAttentionToGPUPass
     if (keyLoop)
       if (Attribute a = keyLoop->getAttr(kPipelineStagesAttr)) {
         auto ia = dyn_cast<IntegerAttr>(a);
-        if (!ia || ia.getInt() < 1 || ia.getInt() > 4) {
+        if (!ia || ia.getValue().getSignificantBits() > 64 ||
+            ia.getInt() < 1 || ia.getInt() > 4) {
           std::string got;
           llvm::raw_string_ostream os(got);
           os << a;
@@ -758,9 +778,11 @@ struct TxMapAttentionToGPUPass
         bad = true;
         if (!splitReported.insert(forall).second)
           return;
-        forall.emitError("tx-map-attention-to-gpu: split-KV tiling "
-                         "(tx-tile-attention kv-splits > 1) has no GPU "
-                         "kernel; the decode family splits the keys itself");
+        forall.emitError("tx-map-attention-to-gpu: a tx.online_attention "
+                         "in nested scf.foralls (split-KV tiling, "
+                         "tx-tile-attention kv-splits > 1, or a second "
+                         "tiling of the tile) has no GPU kernel; the decode "
+                         "family splits the keys itself");
         return;
       }
       if (!forall) {

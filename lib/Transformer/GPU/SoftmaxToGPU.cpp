@@ -261,9 +261,18 @@ configFromAttr(DictionaryAttr d, StringRef which, int64_t n, unsigned bits,
     return failure();
   };
   for (StringRef key : {"vector_width", "threads_per_row", "block_size",
-                        "cached", "grid_ctas", "unroll", "smem_row_bytes"})
-    if (!d.getAs<IntegerAttr>(key))
-      return bad(key + "' is missing or not an integer");
+                        "cached", "grid_ctas", "unroll", "smem_row_bytes",
+                        "bulk_chunk_bytes", "bulk_slots"}) {
+    auto ia = d.getAs<IntegerAttr>(key);
+    bool optional = key == "bulk_chunk_bytes" || key == "bulk_slots";
+    if (!ia && optional && !d.get(key))
+      continue; // (strategies written before it have none)
+    if (!ia)
+      return bad(key + (optional ? "' must be an integer"
+                                 : "' is missing or not an integer"));
+    if (ia.getValue().getSignificantBits() > 64)
+      return bad(key + "' does not fit in 64 bits");
+  }
   for (StringRef key : {"peel", "prefetch"})
     if (!d.getAs<BoolAttr>(key))
       return bad(key + "' is missing or not a bool");
@@ -276,18 +285,10 @@ configFromAttr(DictionaryAttr d, StringRef which, int64_t n, unsigned bits,
   c.unroll = i("unroll");
   c.smemRowBytes = i("smem_row_bytes");
   // Optional (strategies written before it have none).
-  if (Attribute a = d.get("bulk_chunk_bytes")) {
-    auto ia = dyn_cast<IntegerAttr>(a);
-    if (!ia)
-      return bad("bulk_chunk_bytes' must be an integer");
+  if (auto ia = d.getAs<IntegerAttr>("bulk_chunk_bytes"))
     c.bulkChunkBytes = ia.getInt();
-  }
-  if (Attribute a = d.get("bulk_slots")) {
-    auto ia = dyn_cast<IntegerAttr>(a);
-    if (!ia)
-      return bad("bulk_slots' must be an integer");
+  if (auto ia = d.getAs<IntegerAttr>("bulk_slots"))
     c.bulkSlots = ia.getInt();
-  }
   c.peel = d.getAs<BoolAttr>("peel").getValue();
   c.prefetch = d.getAs<BoolAttr>("prefetch").getValue();
   bool scalar = which == "scalar";
@@ -476,7 +477,7 @@ static void emitSoftmaxKernels(OpBuilder &b, Location loc, Value in2,
 static bool isUserRowTile(SoftmaxOp op) {
   auto forall = dyn_cast_or_null<scf::ForallOp>(op->getParentOp());
   Value in = op.getInput();
-  if (std::optional<StagedTile> st = stagedTile(in)) // tx-stage-softmax's
+  while (std::optional<StagedTile> st = stagedTile(in)) // tx-stage-softmax's
     in = st->source;
   auto slice = in.getDefiningOp<tensor::ExtractSliceOp>();
   return forall && !forall->hasAttr(kGpuStrategyAttr) &&
@@ -601,7 +602,14 @@ struct TxMapSoftmaxToGPUPass
     std::optional<StagedTile> staged = stagedTile(tileIn);
     if (staged)
       tileIn = staged->source;
+    if (stagedTile(tileIn))
+      return fail("the row tile is staged in shared memory more than once; "
+                  "the kernels stage it once");
     auto slice = tileIn.getDefiningOp<tensor::ExtractSliceOp>();
+    if (slice && stagedTile(slice.getSource()))
+      return fail("the whole input is staged in shared memory (a copy "
+                  "outside the forall, on the host); stage the row tile "
+                  "inside the forall instead");
     if (!slice || forall->isAncestor(slice.getSource().getParentRegion()
                                          ->getParentOp()) ||
         slice.getSourceType().getRank() != 2)

@@ -111,16 +111,18 @@ struct TxStageAttentionPass
             break;
           outer = s;
         }
-        Value target = outer ? outer.getResult() : q;
+        // The one use on Q's chain to the tile op (not every use of the
+        // slice: after CSE the mask may read the same slice).
+        OpOperand *use = &tile.getQueryMutable();
+        for (Value v = q; v != (outer ? outer.getResult() : q);) {
+          auto s = v.getDefiningOp<tensor::ExtractSliceOp>();
+          use = &s.getSourceMutable();
+          v = s.getSource();
+        }
         OpBuilder b(tile);
         if (outer)
           b.setInsertionPointAfter(outer);
-        Value staged = stageInWorkgroupMemory(b, loc, target);
-        Operation *copy = staged.getDefiningOp();
-        target.replaceUsesWithIf(staged, [&](OpOperand &use) {
-          return use.getOwner() != copy &&
-                 forall->isAncestor(use.getOwner());
-        });
+        use->set(stageInWorkgroupMemory(b, loc, use->get()));
       }
       // K and V: the tile op's operands, per key step.
       for (OpOperand *operand :
@@ -150,8 +152,11 @@ struct TxPipelineAttentionPass
         return;
       int64_t n = 1;
       if (fam.getValue() == "wgmma" || fam.getValue() == "decode") {
+        // (A malformed or out-of-range count is left to the mapping, which
+        // reports it on the strategy.)
         auto st = attr.getAs<IntegerAttr>("stages");
-        if (!st)
+        if (!st || st.getValue().getSignificantBits() > 64 ||
+            st.getInt() < 2 || st.getInt() > 4)
           return;
         n = st.getInt();
       } else if (fam.getValue() != "mma" && fam.getValue() != "simt") {
