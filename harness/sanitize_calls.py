@@ -35,8 +35,9 @@ def softmax(fn, shape, dt):
     return ("cases", fn, "softmax %s %s" % ("x".join(map(str, shape)), fn), [(shape, dt)], shape, dt)
 
 
-def attn(lib, fn, b, h, hkv, sq, sk, d, dt, mask=None, dv=None, what="", lengths=()):
-    """lengths: per-sequence length lists (kv_lengths, then q_lengths), i32."""
+def attn(lib, fn, b, h, hkv, sq, sk, d, dt, mask=None, dv=None, what="", lengths=(), lse=False):
+    """lengths: per-sequence length lists (kv_lengths, then q_lengths), i32;
+    lse: the function also returns the log-sum-exp (f32 [B, H, Sq])."""
     dv = dv or d
     args = [((b, h, sq, d), dt), ((b, hkv, sk, d), dt), ((b, hkv, sk, dv), dt)]
     if mask is not None:
@@ -44,7 +45,10 @@ def attn(lib, fn, b, h, hkv, sq, sk, d, dt, mask=None, dv=None, what="", lengths
     for ls in lengths:
         args.append((tuple(ls), torch.int32))
     name = "%s %s B%d H%d/%d Sq%d Sk%d D%d%s" % (lib, fn, b, h, hkv, sq, sk, d, (" " + what) if what else "")
-    return (lib, fn, name, args, (b, h, sq, dv), dt)
+    out = (b, h, sq, dv)
+    if lse:
+        out = [((b, h, sq, dv), dt), ((b, h, sq), F32)]
+    return (lib, fn, name, args, out, dt)
 
 
 def calls():
@@ -132,6 +136,19 @@ def calls():
                       lengths=[(70, 13), (40, 9)]))
         c.append(attn(lib, "len_keep_f16", 2, 4, 2, 77, 130, 64, F16, mask=(I1, None),
                       lengths=[(130, 64)]))
+        # The log-sum-exp result (#17): every family that writes it.
+        c.append(attn(lib, "lse_causal_d128_f16", 1, 4, 2, 130, 200, 128, F16, lse=True))
+        c.append(attn(lib, "lse_add_d64_bf16", 1, 2, 2, 70, 90, 64, BF16, mask=(BF16, None), lse=True))
+        c.append(attn(lib, "lse_keep_causal_d64_f16", 1, 2, 2, 77, 130, 64, F16, mask=(I1, None),
+                      lse=True))
+        c.append(attn(lib, "lse_causal_d64_f32", 1, 2, 2, 40, 70, 64, F32, lse=True))
+        c.append(attn(lib, "lse_d80_f16", 1, 2, 1, 45, 77, 80, F16, lse=True))
+        c.append(attn(lib, "dec_lse_f16", 2, 32, 8, 1, 4097, 128, F16, lse=True))
+        c.append(attn(lib, "lse_softcap_causal_d128_f16", 1, 4, 2, 130, 200, 128, F16, lse=True))
+        c.append(attn(lib, "lse_softcap_add_d64_bf16", 1, 4, 4, 70, 90, 64, BF16, mask=(BF16, None),
+                      lse=True))
+        c.append(attn(lib, "len_lse_f16", 2, 4, 4, 77, 130, 128, F16, lengths=[(130, 64), (77, 5)],
+                      lse=True))
     return c
 
 
@@ -174,7 +191,10 @@ def main():
         if lib not in libs:
             libs[lib] = check.load(path)
         ins = [make(s, t, gen) for s, t in specs]
-        out = torch.empty(out_shape, dtype=dt, device=check.DEVICE)
+        if isinstance(out_shape, list):  # (O, lse)
+            out = [torch.empty(sh, dtype=t, device=check.DEVICE) for sh, t in out_shape]
+        else:
+            out = torch.empty(out_shape, dtype=dt, device=check.DEVICE)
         try:
             check.call(libs[lib], fn, ins, out)
             print("ok   %s" % name, flush=True)
