@@ -6,7 +6,8 @@ scripts/sanitize.sh runs this script once under each compute-sanitizer tool
 scripts/main.sh builds (cases: softmax kernels and the reference lowering;
 flash_cases: chip sm_90, i.e. the CUDA-core and mma.sync attention kernels;
 flash_cases_sm90a: the wgmma kernel; flash_cases_ws: the wgmma kernel with
-its producer warpgroup; all: the split-KV decode kernel and
+its producer warpgroup; all: the split-KV decode kernel, the log-sum-exp
+result and
 softcap, sliding windows) and calls each entry point below once on
 small inputs made on the CPU and copied to the device (no PyTorch kernel runs
 besides the copies, so every report is about tx's kernels), with outputs from
