@@ -234,6 +234,11 @@ struct StagedTile {
 std::optional<StagedTile> stagedTile(Value v);
 /// Whether `space` is `#gpu.address_space<workgroup>` (shared memory).
 bool isWorkgroupMemory(Attribute space);
+/// `space` as printed, or "no memory space" when null (for diagnostics).
+std::string memorySpaceText(Attribute space);
+/// The stagings on `v`'s chain of stagings and tensor.extract_slice sources
+/// inside `region` (`v`'s own first), up to a value defined outside it.
+SmallVector<StagedTile> stagingsInside(Value v, Operation *region);
 /// `v` (a ranked tensor) copied into a new tensor of its type in workgroup
 /// memory at the builder's insertion point: the staged tile.
 Value stageInWorkgroupMemory(OpBuilder &b, Location loc, Value v);

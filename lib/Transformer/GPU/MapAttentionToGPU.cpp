@@ -130,80 +130,54 @@ struct TxMapAttentionToGPUPass
     const char *fix = " (run tx-stage-attention, or "
                       "transform.structured.promote_tensor to "
                       "#gpu.address_space<workgroup> on it)";
-    auto spaceOk = [&](const StagedTile &st, StringRef what) {
-      if (isWorkgroupMemory(st.memorySpace))
-        return success();
-      std::string got = "no memory space";
-      if (st.memorySpace) {
-        llvm::raw_string_ostream os(got);
-        got.clear();
-        os << st.memorySpace;
-      }
-      return fail("the " + what + " tile is staged in " + got +
-                  "; the kernels stage tiles in shared memory "
-                  "(#gpu.address_space<workgroup>)");
+    // Each operand's stagings on its chain inside the forall, in workgroup
+    // memory.
+    auto stagings = [&](StringRef what,
+                        Value v) -> FailureOr<SmallVector<StagedTile>> {
+      SmallVector<StagedTile> st = stagingsInside(v, forall);
+      for (const StagedTile &t : st)
+        if (!isWorkgroupMemory(t.memorySpace))
+          return fail("the " + what + " tile is staged in " +
+                      memorySpaceText(t.memorySpace) +
+                      "; the kernels stage tiles in shared memory "
+                      "(#gpu.address_space<workgroup>)");
+      return st;
     };
-    int qStaged = 0;
-    for (Value v = tile.getQuery();
-         v && forall->isAncestor(v.getParentRegion()->getParentOp());) {
-      if (std::optional<StagedTile> st = stagedTile(v)) {
-        if (failed(spaceOk(*st, "Q")))
-          return failure();
-        ++qStaged;
-        v = st->source;
-        continue;
-      }
-      auto sl = v.getDefiningOp<tensor::ExtractSliceOp>();
-      v = sl ? sl.getSource() : Value();
-    }
-    if (qStaged == 0)
+    FailureOr<SmallVector<StagedTile>> q = stagings("Q", tile.getQuery());
+    if (failed(q))
+      return failure();
+    if (q->empty())
       return fail(Twine("the Q tile is not staged in shared memory; every "
                         "kernel family reads Q from shared memory") +
                   fix);
-    if (qStaged > 1)
-      return fail("the Q tile is staged " + Twine(qStaged) +
+    if (q->size() > 1)
+      return fail("the Q tile is staged " + Twine(q->size()) +
                   " times; the kernels stage it once per CTA");
     for (auto [what, v] : {std::pair<StringRef, Value>{"K", tile.getKey()},
                            {"V", tile.getValue()}}) {
-      // Every staging on the chain inside the forall: exactly one, the
-      // tile op's operand itself.
-      int n = 0;
+      // Exactly one staging, the tile op's operand itself.
+      FailureOr<SmallVector<StagedTile>> kv = stagings(what, v);
+      if (failed(kv))
+        return failure();
       bool direct = stagedTile(v).has_value();
-      for (Value c = v;
-           c && forall->isAncestor(c.getParentRegion()->getParentOp());) {
-        if (std::optional<StagedTile> st = stagedTile(c)) {
-          if (failed(spaceOk(*st, what)))
-            return failure();
-          ++n;
-          c = st->source;
-          continue;
-        }
-        auto sl = c.getDefiningOp<tensor::ExtractSliceOp>();
-        c = sl ? sl.getSource() : Value();
-      }
-      if (n == 0)
+      if (kv->empty())
         return fail("the " + what + " tile is not staged in shared memory; "
                     "every kernel family reads K and V tiles from shared "
                     "memory" + Twine(fix));
-      if (!direct || n > 1)
+      if (!direct || kv->size() > 1)
         return fail("the " + what + " tile is staged " +
                     (!direct ? Twine("outside the key loop (all of its keys "
                                      "at once)")
-                             : Twine(n) + " times") +
+                             : Twine(kv->size()) + " times") +
                     "; the kernels stage one key tile per step, once: "
                     "stage only the tx.online_attention's " + what +
                     " operand");
     }
     if (Value m = tile.getMask())
-      for (Value v = m;
-           v && forall->isAncestor(v.getParentRegion()->getParentOp());) {
-        if (stagedTile(v))
-          return fail("the mask tile is staged; the kernels read the mask "
-                      "from global memory, one key tile at a time (stage Q, "
-                      "K and V only)");
-        auto sl = v.getDefiningOp<tensor::ExtractSliceOp>();
-        v = sl ? sl.getSource() : Value();
-      }
+      if (!stagingsInside(m, forall).empty())
+        return fail("the mask tile is staged; the kernels read the mask "
+                    "from global memory, one key tile at a time (stage Q, "
+                    "K and V only)");
     return success();
   }
 

@@ -709,16 +709,11 @@ struct TxMapSoftmaxToGPUPass
       return fail("the row tile " + Twine(k) + " differs from the " +
                   "strategy's rows per CTA " + Twine(plan->rowsPerCta()));
     int64_t smemRow = plan->hasVector ? plan->vec.smemRowBytes : 0;
-    if (staged && !isWorkgroupMemory(staged->memorySpace)) {
-      std::string got = "no memory space";
-      if (staged->memorySpace) {
-        got.clear();
-        llvm::raw_string_ostream os(got);
-        os << staged->memorySpace;
-      }
-      return fail("the row tile is staged in " + got + "; the kernels keep "
-                  "rows in shared memory (#gpu.address_space<workgroup>)");
-    }
+    if (staged && !isWorkgroupMemory(staged->memorySpace))
+      return fail("the row tile is staged in " +
+                  memorySpaceText(staged->memorySpace) +
+                  "; the kernels keep rows in shared memory "
+                  "(#gpu.address_space<workgroup>)");
     if (attr && smemRow > 0 && !staged)
       return fail("its tx.gpu_strategy keeps each row in shared memory "
                   "between the kernel's two passes (smem_row_bytes = " +

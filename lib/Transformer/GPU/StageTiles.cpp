@@ -53,6 +53,29 @@ bool mlir::tx::isWorkgroupMemory(Attribute space) {
   return a && a.getValue() == gpu::AddressSpace::Workgroup;
 }
 
+std::string mlir::tx::memorySpaceText(Attribute space) {
+  if (!space)
+    return "no memory space";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << space;
+  return text;
+}
+
+SmallVector<StagedTile> mlir::tx::stagingsInside(Value v, Operation *region) {
+  SmallVector<StagedTile> out;
+  while (v && region->isAncestor(v.getParentRegion()->getParentOp())) {
+    if (std::optional<StagedTile> st = stagedTile(v)) {
+      out.push_back(*st);
+      v = st->source;
+      continue;
+    }
+    auto s = v.getDefiningOp<tensor::ExtractSliceOp>();
+    v = s ? s.getSource() : Value();
+  }
+  return out;
+}
+
 int64_t mlir::tx::pipelineStagesOf(const FlashConfig &cfg) {
   if (cfg.decode)
     return cfg.decodeStages;
@@ -74,20 +97,6 @@ Value mlir::tx::stageInWorkgroupMemory(OpBuilder &b, Location loc, Value v) {
       .getResult();
 }
 
-/// Whether some value on `v`'s chain of extract_slice sources (up to a
-/// value defined outside `forall`) is already staged.
-static bool chainStaged(Value v, scf::ForallOp forall) {
-  while (v && forall->isAncestor(v.getParentRegion()->getParentOp())) {
-    if (stagedTile(v))
-      return true;
-    auto s = v.getDefiningOp<tensor::ExtractSliceOp>();
-    if (!s)
-      return false;
-    v = s.getSource();
-  }
-  return false;
-}
-
 namespace {
 
 struct TxStageAttentionPass
@@ -102,7 +111,7 @@ struct TxStageAttentionPass
       Location loc = tile.getLoc();
       // Q: the outermost slice inside the forall (before the key loop), so
       // that it is staged once per CTA.
-      if (!chainStaged(tile.getQuery(), forall)) {
+      if (stagingsInside(tile.getQuery(), forall).empty()) {
         Value q = tile.getQuery();
         tensor::ExtractSliceOp outer;
         for (auto s = q.getDefiningOp<tensor::ExtractSliceOp>(); s;
