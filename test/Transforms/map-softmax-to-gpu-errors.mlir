@@ -51,6 +51,15 @@ func.func @bulk_chunk_bytes_type(%x: tensor<64x1024xf16>) -> tensor<64x1024xf16>
 
 // -----
 
+// An integer past 64 bits is refused, not truncated.
+// CHECK: map-softmax-to-gpu-errors.mlir:[[@LINE+2]]:8: error: tx-map-softmax-to-gpu: tx.gpu_strategy: 'vector.block_size' does not fit in 64 bits
+func.func @block_size_i128(%x: tensor<64x1024xf16>) -> tensor<64x1024xf16> {
+  %y = tx.softmax %x dim = -1 {tx.gpu_strategy = {family = "softmax", rows_per_cta = 1 : i64, scalar = {block_size = 128 : i64, cached = 8 : i64, grid_ctas = 0 : i64, peel = false, prefetch = true, smem_row_bytes = 0 : i64, threads_per_row = 128 : i64, unroll = 4 : i64, vector_width = 1 : i64}, vector = {block_size = 18446744073709551744 : i128, cached = 1 : i64, grid_ctas = 0 : i64, peel = false, prefetch = true, smem_row_bytes = 0 : i64, threads_per_row = 128 : i64, unroll = 4 : i64, vector_width = 8 : i64}}} : tensor<64x1024xf16>
+  return %y : tensor<64x1024xf16>
+}
+
+// -----
+
 // CHECK: map-softmax-to-gpu-errors.mlir:[[@LINE+2]]:8: error: tx-map-softmax-to-gpu: tx.gpu_strategy: 'vector.bulk_slots' must be an integer
 func.func @bulk_slots_type(%x: tensor<64x1024xf16>) -> tensor<64x1024xf16> {
   %y = tx.softmax %x dim = -1 {tx.gpu_strategy = {family = "softmax", rows_per_cta = 1 : i64, scalar = {block_size = 128 : i64, cached = 8 : i64, grid_ctas = 0 : i64, peel = false, prefetch = true, smem_row_bytes = 0 : i64, threads_per_row = 128 : i64, unroll = 4 : i64, vector_width = 1 : i64}, vector = {block_size = 128 : i64, bulk_slots = "x", cached = 1 : i64, grid_ctas = 0 : i64, peel = false, prefetch = true, smem_row_bytes = 0 : i64, threads_per_row = 128 : i64, unroll = 4 : i64, vector_width = 8 : i64}}} : tensor<64x1024xf16>
