@@ -811,6 +811,8 @@ class Runner:
             *qkv(1, 4, 2, 200, 333, 128, 128, f16, -11, 11), softcap=50.0)
         att("softcap30_d64_causal_bf16", "softcap 30 bf16 D64 causal scores past the cap Sq150 Sk150",
             *qkv(2, 4, 4, 150, 150, 64, 64, bf16, -9, 9), causal=True, softcap=30.0)
+        att("softcap40_static_causal_d128_f16", "softcap 40 f16 D128 causal static GQA Sq333 Sk333",
+            *qkv(1, 4, 2, 333, 333, 128, 128, f16, -9, 9), causal=True, softcap=40.0)
         # The log-sum-exp of capped scores (the tensor-core kernels anchor
         # it on max t * c log2 e without an additive mask, on the scaled
         # score with one).

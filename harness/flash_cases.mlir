@@ -306,6 +306,12 @@ func.func @softcap30_d64_causal_bf16(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x4x?
   %0 = tx.attention %q, %k, %v softcap = 30.0 causal : tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16> -> tensor<?x4x?x64xbf16>
   return %0 : tensor<?x4x?x64xbf16>
 }
+// Static shapes, causal and capped at D = 128: on sm_90a the default adds
+// the producer warpgroup (session 18).
+func.func @softcap40_static_causal_d128_f16(%q: tensor<1x4x333x128xf16>, %k: tensor<1x2x333x128xf16>, %v: tensor<1x2x333x128xf16>) -> tensor<1x4x333x128xf16> {
+  %0 = tx.attention %q, %k, %v softcap = 40.0 causal : tensor<1x4x333x128xf16>, tensor<1x2x333x128xf16>, tensor<1x2x333x128xf16> -> tensor<1x4x333x128xf16>
+  return %0 : tensor<1x4x333x128xf16>
+}
 func.func @lse_softcap_causal_d128_f16(%q: tensor<?x4x?x128xf16>, %k: tensor<?x2x?x128xf16>, %v: tensor<?x2x?x128xf16>) -> (tensor<?x4x?x128xf16>, tensor<?x4x?xf32>) {
   %o, %l = tx.attention %q, %k, %v softcap = 50.0 causal : tensor<?x4x?x128xf16>, tensor<?x2x?x128xf16>, tensor<?x2x?x128xf16> -> tensor<?x4x?x128xf16>, tensor<?x4x?xf32>
   return %o, %l : tensor<?x4x?x128xf16>, tensor<?x4x?xf32>

@@ -116,6 +116,7 @@ def calls():
         # mask takes the form that scales scores before the row max).
         c.append(attn(lib, "softcap50_d128_f16", 1, 4, 2, 200, 333, 128, F16))
         c.append(attn(lib, "softcap30_d64_causal_bf16", 2, 4, 4, 150, 150, 64, BF16))
+        c.append(attn(lib, "softcap40_static_causal_d128_f16", 1, 4, 2, 333, 333, 128, F16))
         c.append(attn(lib, "softcap_add_d128_bf16", 1, 4, 2, 200, 333, 128, BF16, mask=(BF16, None)))
         # Sliding windows (#19): tiles skipped at both ends, keys below the
         # window zero-filled, with masks (the key flags), every family.

@@ -388,7 +388,9 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     (session 5): `kv-tile = 128`; `warps = 4` (one warpgroup, 64 query rows
     per CTA, 2-3 CTAs per SM) when D and Dv are at most 64, else `warps = 8`
     (two warpgroups in ping-pong, 128 rows per CTA); with a mask operand and
-    a head dim above 64, `kv-tile = 64` (128 spills registers).
+    a head dim above 64, `kv-tile = 64` (128 spills registers); with
+    softcap and causal at head dims up to 64, `kv-tile = 64` (four CTAs
+    per SM instead of three; session 18).
 
     Warp specialization (`producer-warps = 4`; FlashAttention-3's producer
     warpgroup, with cp.async instead of TMA): 4 more warps issue the K/V
@@ -402,8 +404,9 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     a named barrier of their own threads (`barrier.sync 1, 256`), and
     `setmaxnreg` moves registers from the producers (24) to them (240)
     when the CTA has more than 256 threads. Default: on for 8 warps and
-    128 keys per step at D = Dv = 128 with static shapes, without causal,
-    window, mask or per-sequence lengths, with `stages = 3` (2
+    128 keys per step at D = Dv = 128 with static shapes, without window,
+    mask or per-sequence lengths, without causal unless the op has a
+    softcap (session 18), with `stages = 3` (2
     where 3 do not fit; off where neither fits); ops with a mask never
     take it (the key visibility flags are computed by every warp). H200, same process (bench/RESULTS.md,
     session 15; the causal ranges are one kernel timed twice in the run),

@@ -2,13 +2,15 @@
 // warpgroup issues the K/V copies and signals them through mbarriers, the
 // consumer warpgroups compute. Default on sm_90a for two consumer
 // warpgroups at D = Dv = 128 with 128 keys per step, static shapes, without
-// causal, window, mask or per-sequence lengths, with 3 stages; the
+// window, mask or per-sequence lengths, without causal unless capped
+// (softcap), with 3 stages; the
 // option forces it on (ops with a mask keep 0: the option applies to a
 // whole module, while a tx.gpu_strategy asking for it on a masked op is an
 // error) or off.
 // RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-strategy{wgmma=true sm=90}))" | FileCheck %s --check-prefix=DEF
 // RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-strategy{wgmma=true sm=90 producer-warps=0}))" | FileCheck %s --check-prefix=OFF
 // RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-strategy{wgmma=true sm=90 producer-warps=4}))" | FileCheck %s --check-prefix=ON
+// RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-strategy{wgmma=true sm=90 kv-tile=128}))" | FileCheck %s --check-prefix=KV128
 // RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-strategy{wgmma=true sm=90 producer-warps=3}))" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{wgmma=true sm=90}),canonicalize)" | FileCheck %s --check-prefix=LAUNCH
 // RUN: tx-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{wgmma=true sm=90 max-shared-memory=200000}),canonicalize)" | FileCheck %s --check-prefix=SHRINK
@@ -87,6 +89,45 @@ func.func @d128_mask(%q: tensor<1x4x300x128xf16>, %k: tensor<1x4x300x128xf16>, %
 // ON: producer_warps = 4 : i64
 func.func @d64(%q: tensor<1x4x300x64xf16>, %k: tensor<1x4x300x64xf16>, %v: tensor<1x4x300x64xf16>) -> tensor<1x4x300x64xf16> {
   %0 = tx.attention %q, %k, %v : tensor<1x4x300x64xf16>, tensor<1x4x300x64xf16>, tensor<1x4x300x64xf16> -> tensor<1x4x300x64xf16>
+  return %0 : tensor<1x4x300x64xf16>
+}
+
+// -----
+
+// Softcap with causal: on by default at D = 128, unlike the uncapped op
+// (H200: 1.02-1.06x, session 18); at D = 64, 64 keys per step (four CTAs
+// per SM; 1.03-1.09x). The options override both.
+// DEF-LABEL: func.func @d128_softcap_causal
+// DEF: kv_tile = 128 : i64, producer_warps = 4 : i64, q_tile = 128 : i64, stages = 3 : i64
+// OFF-LABEL: func.func @d128_softcap_causal
+// OFF-NOT: producer_warps
+// OFF: return
+// LAUNCH-LABEL: func.func @d128_softcap_causal
+// LAUNCH: threads({{.*}}) in ({{.*}} = %c384, {{.*}})
+// LAUNCH: nvvm.mbarrier.init
+func.func @d128_softcap_causal(%q: tensor<1x4x300x128xf16>, %k: tensor<1x4x300x128xf16>, %v: tensor<1x4x300x128xf16>) -> tensor<1x4x300x128xf16> {
+  %0 = tx.attention %q, %k, %v softcap = 30.0 causal : tensor<1x4x300x128xf16>, tensor<1x4x300x128xf16>, tensor<1x4x300x128xf16> -> tensor<1x4x300x128xf16>
+  return %0 : tensor<1x4x300x128xf16>
+}
+
+// -----
+
+// DEF-LABEL: func.func @d64_softcap_causal
+// DEF: family = "wgmma", kv_tile = 64 : i64, q_tile = 64 : i64
+// DEF-NOT: producer_warps
+// KV128-LABEL: func.func @d64_softcap_causal
+// KV128: family = "wgmma", kv_tile = 128 : i64
+func.func @d64_softcap_causal(%q: tensor<1x4x300x64xf16>, %k: tensor<1x4x300x64xf16>, %v: tensor<1x4x300x64xf16>) -> tensor<1x4x300x64xf16> {
+  %0 = tx.attention %q, %k, %v softcap = 30.0 causal : tensor<1x4x300x64xf16>, tensor<1x4x300x64xf16>, tensor<1x4x300x64xf16> -> tensor<1x4x300x64xf16>
+  return %0 : tensor<1x4x300x64xf16>
+}
+
+// -----
+
+// DEF-LABEL: func.func @d64_softcap
+// DEF: family = "wgmma", kv_tile = 128 : i64, q_tile = 64 : i64
+func.func @d64_softcap(%q: tensor<1x4x300x64xf16>, %k: tensor<1x4x300x64xf16>, %v: tensor<1x4x300x64xf16>) -> tensor<1x4x300x64xf16> {
+  %0 = tx.attention %q, %k, %v softcap = 30.0 : tensor<1x4x300x64xf16>, tensor<1x4x300x64xf16>, tensor<1x4x300x64xf16> -> tensor<1x4x300x64xf16>
   return %0 : tensor<1x4x300x64xf16>
 }
 

@@ -345,18 +345,27 @@ mlir::tx::chooseAttentionKernel(Operation *op, const AttentionProblem &p,
   // D = 128, Dv = 64); 64 keys do not.
   if (cfg.wgmma && p.mask && !c.kvTile && std::max(D, Dv) > 64)
     cfg.kvTile = 64;
+  // Softcap at head dims <= 64 with causal: 64 keys per step (108
+  // registers instead of 158: four CTAs of one warpgroup per SM instead
+  // of three, more warps to hide the longer softmax). H200, same process,
+  // bench/RESULTS.md session 18: 1.03-1.09x; without causal 0.99-1.03x,
+  // uncapped 0.86-1.04x, so only here.
+  if (cfg.wgmma && p.softcap && p.causal && !p.mask && !c.kvTile &&
+      std::max(D, Dv) <= 64)
+    cfg.kvTile = 64;
   // wgmma: warp specialization (a producer warpgroup issues the K/V copies
   // and signals them through mbarriers). The mask's key visibility flags
   // are computed by every warp between CTA barriers, so ops with a mask
   // keep producer-warps = 0 (as the option's help says). Default: on where
   // it was measured faster, two consumer warpgroups at D = Dv = 128 with
-  // 128 keys per step, static Sq and Sk, without causal, window or
-  // per-sequence lengths, with 3 stages (2 where 3 do not fit; off where
-  // neither fits at these tiles). H200, same process, bench/RESULTS.md
-  // session 15: 1.06-1.07x there; causal 0.94-1.06x, one consumer
-  // warpgroup (D = 64) 0.5-0.8x, 2 stages 0.95-0.98x; session 16: with
-  // softcap 1.05-1.07x (although its consumers spill 0-16 bytes at 240
-  // registers); lengths and dynamic shapes not timed.
+  // 128 keys per step, static Sq and Sk, without window or per-sequence
+  // lengths, and without causal unless capped, with 3 stages (2 where 3 do
+  // not fit; off where neither fits at these tiles). H200, same process,
+  // bench/RESULTS.md session 15: 1.06-1.07x there; causal 0.94-1.06x, one
+  // consumer warpgroup (D = 64) 0.5-0.8x, 2 stages 0.95-0.98x; session 16:
+  // with softcap 1.05-1.07x (although its consumers spill 0-16 bytes at
+  // 240 registers); session 18: causal with softcap 1.02-1.06x (44-48
+  // bytes of spills); lengths and dynamic shapes not timed.
   if (cfg.wgmma && !p.mask) {
     auto qTy = cast<RankedTensorType>(p.query.getType());
     auto kTy = cast<RankedTensorType>(p.key.getType());
@@ -365,7 +374,7 @@ mlir::tx::chooseAttentionKernel(Operation *op, const AttentionProblem &p,
       if (cfg.producerWarps && !c.stages)
         cfg.stages = 3; // 2 when 3 do not fit (below)
     } else if (cfg.warps == 8 && cfg.kvTile == 128 && D == 128 &&
-               Dv == 128 && !p.causal && !p.window &&
+               Dv == 128 && (!p.causal || p.softcap) && !p.window &&
                !p.kvLengths && !p.qLengths && qTy.hasStaticShape() &&
                kTy.hasStaticShape()) {
       cfg.producerWarps = 4;
