@@ -95,7 +95,7 @@ func.func @d64(%q: tensor<1x4x300x64xf16>, %k: tensor<1x4x300x64xf16>, %v: tenso
 // -----
 
 // Softcap with causal: on by default at D = 128, unlike the uncapped op
-// (H200: 1.02-1.06x, session 18); at D = 64, 64 keys per step (four CTAs
+// (H200: 1.01-1.08x, session 18); at D = 64, 64 keys per step (four CTAs
 // per SM; 1.03-1.09x). The options override both.
 // DEF-LABEL: func.func @d128_softcap_causal
 // DEF: kv_tile = 128 : i64, producer_warps = 4 : i64, q_tile = 128 : i64, stages = 3 : i64

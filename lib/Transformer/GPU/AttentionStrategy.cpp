@@ -349,7 +349,7 @@ mlir::tx::chooseAttentionKernel(Operation *op, const AttentionProblem &p,
   // registers instead of 158: four CTAs of one warpgroup per SM instead
   // of three, more warps to hide the longer softmax). H200, same process,
   // bench/RESULTS.md session 18: 1.03-1.09x; without causal 0.99-1.03x,
-  // uncapped 0.86-1.04x, so only here.
+  // uncapped 0.82-1.04x, so only here.
   if (cfg.wgmma && p.softcap && p.causal && !p.mask && !c.kvTile &&
       std::max(D, Dv) <= 64)
     cfg.kvTile = 64;
@@ -364,7 +364,7 @@ mlir::tx::chooseAttentionKernel(Operation *op, const AttentionProblem &p,
   // bench/RESULTS.md session 15: 1.06-1.07x there; causal 0.94-1.06x, one
   // consumer warpgroup (D = 64) 0.5-0.8x, 2 stages 0.95-0.98x; session 16:
   // with softcap 1.05-1.07x (although its consumers spill 0-16 bytes at
-  // 240 registers); session 18: causal with softcap 1.02-1.06x (44-48
+  // 240 registers); session 18: causal with softcap 1.01-1.08x (44-48
   // bytes of spills); lengths and dynamic shapes not timed.
   if (cfg.wgmma && !p.mask) {
     auto qTy = cast<RankedTensorType>(p.query.getType());
