@@ -79,13 +79,18 @@ def remarks(text, manifest):
 
 
 def kernels(text):
-    """[(kernel, registers, spilled bytes, static shared bytes)] from ptxas -v."""
+    """[(kernel, registers, spilled bytes, static shared bytes, ptxas notes)]
+    from ptxas -v; the notes are the codes of its "Potential Performance
+    Loss" messages (e.g. C7513: wgmma instructions serialized)."""
     out = []
     cur = None
     for line in (text or "").splitlines():
         if line.startswith("== "):
-            cur = [line[3:].strip(), 0, 0, 0]
+            cur = [line[3:].strip(), 0, 0, 0, []]
             out.append(cur)
+        elif cur is not None and "Performance Loss" in line:
+            m = re.search(r"\((C\d+)\)", line)
+            cur[4].append(m.group(1) if m else "?")
         elif cur is not None and "Used" in line:
             m = re.search(r"Used (\d+) registers", line)
             cur[1] = int(m.group(1)) if m else 0
@@ -143,6 +148,11 @@ def report(d, kernel_lines=False, verbose=False, name_width=0, stem=None, label=
         parts.append("max %d registers (%s)" % (top[1], top[0]))
         spilled = sum(k[2] for k in ks)
         parts.append("%s spilled" % size_str(spilled) if spilled else "no spills")
+        noted = [k for k in ks if k[4]]
+        if noted:
+            parts.append("ptxas performance warnings in %d kernel%s (%s)" % (
+                len(noted), "" if len(noted) == 1 else "s",
+                " ".join(sorted({c for k in noted for c in k[4]}))))
     extra = [w for w in pipeline.split() if not w.startswith(("format=", "toolkit=", "chip="))]
     if extra:
         parts.append("options: " + " ".join(extra))
@@ -165,10 +175,12 @@ def report(d, kernel_lines=False, verbose=False, name_width=0, stem=None, label=
                          % max(k[1] for k in g),
                          "%s spilled" % size_str(sum(k[2] for k in g))
                          if any(k[2] for k in g) else "no spills",
-                         "%s static smem" % size_str(max(k[3] for k in g))))
+                         "%s static smem" % size_str(max(k[3] for k in g)),
+                         "".join(", ptxas performance warning %s" % c
+                                 for c in sorted({c for k in g for c in k[4]}))))
         w = max([len(r[0]) for r in rows] + [6])
         for r in rows:
-            lines.append("    %-*s %s, %s, %s" % ((w,) + r))
+            lines.append("    %-*s %s, %s, %s%s" % ((w,) + r))
     if verbose and rtext and rtext.strip():
         lines.append("  tx-opt diagnostics (%s):" % os.path.join(d, "%s.remarks.txt" % stem))
         lines += ["    " + l for l in rtext.rstrip().splitlines()]
@@ -187,6 +199,9 @@ def main():
     a = ap.parse_args()
     dirs = []
     for d in a.dirs:
+        if not os.path.isdir(d):
+            ap.error("%s is not a directory (a tx-compile.sh output directory%s)"
+                     % (d, ", or a root of them with --all" if a.all else ""))
         if a.all:
             dirs += sorted(os.path.join(d, s) for s in os.listdir(d)
                            if os.path.exists(os.path.join(d, s, "lib%s.so" % s)))

@@ -11,7 +11,8 @@
 # (bench/ring_attention.mlir: tx.distributed) for sm_90a.
 #
 # The compile report has one line per library (entry points, kernels, the
-# largest register count, spills), each distinct tx-opt remark once with the
+# largest register count, spills, ptxas "Potential Performance Loss" warnings
+# such as serialized wgmma), each distinct tx-opt remark once with the
 # functions it concerns (e.g. ops left to the reference lowering, and why),
 # and one line per kernel (ptxas -v). TX_VERBOSE=1 adds tx-opt's remarks as
 # printed.

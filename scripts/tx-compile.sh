@@ -59,7 +59,9 @@ c++ -shared -o "$out/lib$stem.so" "$out/$stem.o" \
   -Wl,-rpath-link,"$build/cuda-stub"
 rm -f "$out/$stem.o"
 
-# Kernel report: ptxas -v on the PTX of every kernel. The PTX comes from a
+# Kernel report: ptxas -v on the PTX of every kernel (registers, spills, and
+# ptxas's "Potential Performance Loss" notes, e.g. wgmma instructions it
+# serialized, C7513/C7518). The PTX comes from a
 # second run of the pipeline with format=isa; its diagnostics repeat the
 # first run's and are shown only if it fails.
 if [ -x "$cuda/bin/ptxas" ]; then
@@ -78,7 +80,7 @@ if [ -x "$cuda/bin/ptxas" ]; then
     chip=$(grep -m1 -o 'sm_[0-9]*[af]\?' "$p")
     echo "== $(basename "$p" .ptx)" >> "$out/$stem.kernels.txt"
     "$cuda/bin/ptxas" -v -arch="$chip" "$p" -o /dev/null 2>&1 \
-      | grep -E "Used|spill" >> "$out/$stem.kernels.txt" || true
+      | grep -E "Used|spill|Performance Loss" >> "$out/$stem.kernels.txt" || true
   done
 else
   rm -f "$out/$stem.kernels.txt"
