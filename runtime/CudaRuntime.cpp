@@ -435,6 +435,8 @@ struct Kernel {
   std::atomic<long long> confirmedParamCount{-1};
   /// Largest dynamic shared memory size opted into so far.
   std::atomic<int32_t> configuredSmem{0};
+  /// Opted into non-portable cluster sizes (more than 8 CTAs).
+  std::atomic<bool> nonPortableCluster{false};
 };
 
 struct ModuleInfo {
@@ -1210,6 +1212,19 @@ void launch(const char *entry, CUfunction function, const Dim3 *cluster,
   if (smem > kernel.configuredSmem.load(std::memory_order_relaxed) &&
       !configureSmem(kernel, smem, entry, describe))
     return;
+
+  // Clusters of more than 8 CTAs (16 on the H100/H200) are a non-portable
+  // size that each kernel must opt into.
+  if (cluster && uint64_t(cluster->x) * cluster->y * cluster->z > 8 &&
+      !kernel.nonPortableCluster.load(std::memory_order_relaxed)) {
+    if (!check(CU(cuFuncSetAttribute, kernel.function,
+                  CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
+               entry,
+               "cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED)",
+               describe))
+      return;
+    kernel.nonPortableCluster.store(true, std::memory_order_relaxed);
+  }
 
   CUresult result;
   const char *call;

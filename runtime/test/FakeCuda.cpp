@@ -168,6 +168,7 @@ struct FakeFunction {
   std::string name;
   int paramCount = -1; // -1: unknown (module read leniently)
   std::atomic<int> maxDynamicSmem{0};
+  std::atomic<bool> nonPortableCluster{false};
   // The host function found for `name` at registry generation `fnGeneration`.
   std::atomic<FakeCudaKernelFn> fn{nullptr};
   std::atomic<int> fnGeneration{0};
@@ -980,6 +981,11 @@ FAKE_API CUresult cuFuncSetAttribute(CUfunction hfunc,
       return fail(E_cuFuncSetAttribute, CUDA_ERROR_INVALID_VALUE);
     f->maxDynamicSmem.store(value);
   }
+  if (attrib == CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED) {
+    if (value != 0 && value != 1)
+      return fail(E_cuFuncSetAttribute, CUDA_ERROR_INVALID_VALUE);
+    f->nonPortableCluster.store(value != 0);
+  }
   return CUDA_SUCCESS;
 }
 
@@ -1014,7 +1020,11 @@ FAKE_API CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
     for (int d = 0; d < 3; ++d)
       if (cluster[d] == 0 || grid[d] % cluster[d] != 0)
         return fail(E_cuLaunchKernelEx, CUDA_ERROR_INVALID_CLUSTER_SIZE);
-    if (uint64_t(cluster[0]) * cluster[1] * cluster[2] > 8)
+    // As the H100/H200 driver: 8 CTAs (portable), 16 once the kernel opted
+    // into non-portable sizes.
+    FakeFunction *ff = live<FakeFunction>(f, kFunctionMagic);
+    uint64_t most = ff && ff->nonPortableCluster.load() ? 16 : 8;
+    if (uint64_t(cluster[0]) * cluster[1] * cluster[2] > most)
       return fail(E_cuLaunchKernelEx, CUDA_ERROR_INVALID_CLUSTER_SIZE);
   }
   return launch(E_cuLaunchKernelEx, f, grid, block, config->sharedMemBytes,

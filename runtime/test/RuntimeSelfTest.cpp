@@ -110,16 +110,19 @@ DONE:
 )";
 
 /// Launches tx_selftest_fill over n elements and checks the result.
+/// `cluster` > 0: a cluster launch of that many CTAs per cluster (above 8,
+/// a non-portable size, which the runtime opts the kernel into).
 bool runFill(CUfunction fill, void *device, uint32_t base, uint32_t n,
-             int32_t smem, bool useCluster, CUstream stream) {
+             int32_t smem, int cluster, CUstream stream) {
   void *out = device;
   void *params[] = {&out, &base, &n};
   const intptr_t block = 128;
   intptr_t grid = (n + block - 1) / block;
-  grid += grid % 2; // even, so a 2-wide cluster divides it
-  if (useCluster)
-    mgpuLaunchClusterKernel(fill, 2, 1, 1, grid, 1, 1, block, 1, 1, smem,
-                            stream, params, nullptr);
+  if (cluster > 0) // a multiple of the cluster
+    grid = (grid + cluster - 1) / cluster * cluster;
+  if (cluster > 0)
+    mgpuLaunchClusterKernel(fill, cluster, 1, 1, grid, 1, 1, block, 1, 1,
+                            smem, stream, params, nullptr);
   else
     mgpuLaunchKernel(fill, grid, 1, 1, block, 1, 1, smem, stream, params,
                      nullptr, 3);
@@ -194,12 +197,15 @@ void gpuChecks() {
   CUfunction fill = mgpuModuleGetFunction(module, "tx_selftest_fill");
   expect(fill != nullptr, "mgpuModuleGetFunction finds tx_selftest_fill");
   if (fill) {
-    expect(runFill(fill, device, 100, n, 0, false, stream),
+    expect(runFill(fill, device, 100, n, 0, 0, stream),
            "kernel launch writes out[i] = 100 + i");
-    expect(runFill(fill, device, 200, n, 100 * 1024, false, stream),
+    expect(runFill(fill, device, 200, n, 100 * 1024, 0, stream),
            "launch with 100 KiB dynamic shared memory (opt-in) works");
-    expect(runFill(fill, device, 300, n, 0, true, stream),
+    expect(runFill(fill, device, 300, n, 0, 2, stream),
            "cluster launch (cluster 2x1x1) works");
+    expect(runFill(fill, device, 400, n, 100 * 1024, 16, stream),
+           "cluster launch of 16 CTAs (non-portable size) with 100 KiB "
+           "dynamic shared memory works");
   }
   // The same PTX through mgpuModuleLoad (cuModuleLoadData accepts PTX too).
   CUmodule module2 =
