@@ -207,6 +207,15 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::desc("tx-attention-to-gpu kv-splits: key chunks of the "
                      "decode kernels (0 = from the chip's SM count)"),
       llvm::cl::init(0)};
+  Option<int64_t> attentionDecodeCluster{
+      *this, "attention-decode-cluster",
+      llvm::cl::desc("tx-attention-to-gpu decode-cluster: most splits of "
+                     "the decode kernel merged in one thread-block cluster "
+                     "through distributed shared memory on every call "
+                     "(1..16, sm_90+); 0 = through a global workspace; -1 = "
+                     "the strategy's choice: on sm_90+ a cluster of up to 8 "
+                     "for short calls only (default -1)"),
+      llvm::cl::init(-1)};
   Option<int64_t> attentionDecodeTileKeys{
       *this, "attention-decode-tile-keys",
       llvm::cl::desc("tx-attention-to-gpu decode-tile-keys: keys per warp "

@@ -490,13 +490,28 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
       samples' threadFenceReduction); the last CTA to arrive merges the
       splits with the same rule, one warp per query row: up to 32 splits in
       one round trip to memory (lane p loads split p's m and l while every
-      split's O row is loaded), more in groups of 32.
+      split's O row is loaded), more in groups of 32 (`decode-cluster=0`;
+      below sm_90, with per-sequence lengths, Dv above 128 or forced
+      kv-splits above 16).
+    - Or the cluster merge (`decode-cluster`; by default on sm_90+ for
+      short calls, `B * Hkv * 8 <= num-sms / 2` and `Sk <= 2048`, chosen
+      at run time, with at most 8 splits): the CTAs of one (b, kv head)
+      are a thread-block cluster. Each CTA keeps its state in its shared
+      memory; after a cluster barrier, warp w of CTA s merges rows
+      s * warps + w, ... with the same rule, reading every CTA's state
+      through distributed shared memory (mapa, ld.shared::cluster); a
+      second cluster barrier before the CTAs exit. No workspace, no
+      counters, no memset. H200 (bench/RESULTS.md session 19): B = 1,
+      32/8, Sk 2048 6.7 us instead of 8.6 (cuDNN 7.1); on longer or wider
+      calls the cluster launches ran fewer CTAs per SM and were 5-20 %
+      slower, hence the rule.
 
     `splits` (`kv-splits`, or from `num-sms`: one wave of CTAs, as many as
     fit on the SMs by shared memory, over `B * Hkv * splits`, at least 2
     tiles per warp each) is computed at run time from B and Sk, which may
-    be dynamic. Keys hidden by a mask or the causal diagonal, and keys
-    past a chunk, never multiply V. The workspace is a device temporary
+    be dynamic (at most `decode-cluster` with the cluster merge). Keys
+    hidden by a mask or the causal diagonal, and keys
+    past a chunk, never multiply V. The workspace merge's workspace is a device temporary
     (`4 * splits * B * H * Sq * (Dv + 2)` bytes, plus 4 bytes per
     (b, kv head)) freed at the end of the call. Defaults that do not fit
     `max-shared-memory` use fewer stages, then fewer warps, then the flash
@@ -535,6 +550,8 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
            "Split-KV decode kernel: chunks the keys are split into (0 = from the SM count: one wave of CTAs over B * Hkv * splits, at least 2 tiles per warp per split)">,
     Option<"decodeTileKeys", "decode-tile-keys", "int64_t", /*default=*/"0",
            "Split-KV decode kernel: keys per warp step (0 = 16 when D is a multiple of 16 f16/bf16 or 8 f32 elements, else 32; 16 puts two lanes on each key, each with half of D)">,
+    Option<"decodeCluster", "decode-cluster", "int64_t", /*default=*/"-1",
+           "Split-KV decode kernel: merge the splits of each (batch, K/V head) inside a thread-block cluster through distributed shared memory, with at most this many splits, on every call (1..16; sm >= 90); 0 = merge through a global workspace (any number of splits); -1 = the strategy's choice: on sm >= 90 (without per-sequence lengths or a forced kv-splits, Dv <= 128) the cluster merge with at most 8 splits for short calls, B * Hkv * 8 <= num-sms / 2 and Sk <= 2048, decided at run time, the workspace merge for the others; else 0">,
     Option<"numSms", "num-sms", "int64_t", /*default=*/"132",
            "Split-KV decode kernel: streaming multiprocessors of the target GPU (132 on the H100/H200 SXM), for the automatic split count">,
   ];
@@ -610,6 +627,8 @@ def TxAttentionStrategy : Pass<"tx-attention-strategy", "::mlir::func::FuncOp"> 
            "Split-KV decode: key chunks (0 = from num-sms)">,
     Option<"decodeTileKeys", "decode-tile-keys", "int64_t", /*default=*/"0",
            "Split-KV decode: keys per warp step (0 = from D; 16 or 32)">,
+    Option<"decodeCluster", "decode-cluster", "int64_t", /*default=*/"-1",
+           "Split-KV decode: most splits merged in one thread-block cluster through distributed shared memory, every call (1..16, sm >= 90); 0 = a global workspace; -1 = choose (sm >= 90: a cluster of up to 8 for short calls only)">,
     Option<"numSms", "num-sms", "int64_t", /*default=*/"132",
            "SMs of the target GPU, for the automatic split count">,
   ];

@@ -4,15 +4,24 @@
 // pipeline of its own over 16-key tiles, two lanes per key, or tensor
 // cores for f16/bf16 with 4 or more rows; the CTA's warps
 // combined in shared memory; with several splits, the last CTA of each
-// (batch, K/V head) merges their parts), with a device workspace for the
-// parts and arrival counters.
+// (batch, K/V head) merges their parts, either through a device workspace
+// with arrival counters (decode-cluster=0) or, the default on sm_90+,
+// inside a thread-block cluster through distributed shared memory).
 // Numerics are checked on the GPU by harness/check.py ("decode ..." rows).
-// RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu))" | FileCheck %s
+// RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{decode-cluster=0}))" | FileCheck %s
+// RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu))" | FileCheck %s --check-prefix=CLUSTER
+// RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{decode-cluster=4 kv-splits=3}))" | FileCheck %s --check-prefix=CL4
+// RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{sm=80}))" | FileCheck %s --check-prefix=SM80
+// RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{kv-splits=17}))" | FileCheck %s --check-prefix=SM80
+// RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{decode-cluster=17}))" 2>&1 | FileCheck %s --check-prefix=CLBIG
+// RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{decode-cluster=-2}))" 2>&1 | FileCheck %s --check-prefix=CLNEG
+// RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{decode-cluster=8 sm=80}))" 2>&1 | FileCheck %s --check-prefix=CLSM
+// RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{decode-cluster=8 kv-splits=9}))" 2>&1 | FileCheck %s --check-prefix=CLSPLITS
 // RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{decode=false}))" | FileCheck %s --check-prefix=OFF
-// RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{tensor-cores=false}))" | FileCheck %s --check-prefix=CC
+// RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{tensor-cores=false decode-cluster=0}))" | FileCheck %s --check-prefix=CC
 // The CUDA-core form fits exactly where the tensor-core form would not (the
 // mapping re-checks the form the strategy took, not the default).
-// RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{tensor-cores=false max-shared-memory=51200}))" | FileCheck %s --check-prefix=CC
+// RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{tensor-cores=false max-shared-memory=51200 decode-cluster=0}))" | FileCheck %s --check-prefix=CC
 // RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{decode-max-rows=2}))" | FileCheck %s --check-prefix=OFF
 // Below sm_80 (no cp.async) the op takes the CUDA-core flash kernel.
 // RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{sm=75}))" | FileCheck %s --check-prefix=OLD
@@ -31,8 +40,10 @@
 // Default tiles that do not fit max-shared-memory: the flash kernel instead.
 // RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{max-shared-memory=9000}))" 2>&1 | FileCheck %s --check-prefix=FIT
 // The whole pipeline compiles it (one kernel and a memset), and the option
-// reaches the pass.
-// RUN: tx-opt %s --tx-gpu-pipeline="format=isa" | FileCheck %s --check-prefix=PIPE
+// reaches the pass; by default two kernels, the cluster merge's (no
+// memset) for short calls and this one.
+// RUN: tx-opt %s --tx-gpu-pipeline="format=isa attention-decode-cluster=0" | FileCheck %s --check-prefix=PIPE
+// RUN: tx-opt %s --tx-gpu-pipeline="format=isa" | FileCheck %s --check-prefix=CLPIPE
 // RUN: tx-opt %s --tx-gpu-pipeline="format=isa attention-decode=false" | FileCheck %s --check-prefix=PIPEOFF
 
 // CHECK-LABEL: func.func @decode_gqa
@@ -90,8 +101,9 @@
 // SPLITS: %[[SEVEN:.*]] = arith.constant 7 : index
 // SPLITS: arith.ceildivui %{{.*}}, %[[SEVEN]] : index
 // 2 warps, 4 stages of 32 keys (CUDA cores: tensor cores take 16-key
-// tiles): 1024 + 2 * (512 + 4 * (4096 + 4096)).
-// T32: dynamic_shared_memory_size %c67584_i32
+// tiles): 1024 + 2 * (512 + 4 * (4096 + 4096)), plus the cluster merge's
+// part of the CTA (1152).
+// T32: dynamic_shared_memory_size %c68736_i32
 // T32: nvgpu.device_async_copy {{.*}} to memref<2048xbf16, #gpu.address_space<workgroup>>
 // T32: nvgpu.device_async_wait %{{.*}} {numGroups = 3 : i32}
 // T32: gpu.terminator
@@ -104,6 +116,68 @@
 // PIPE: gpu.binary @decode_gqa_kernel
 // PIPE-NOT: gpu.binary @decode_gqa_kernel_0
 // PIPEOFF: gpu.binary @decode_gqa_kernel
+// CLPIPE: gpu.launch_func {{.*}} @decode_gqa_kernel::@decode_gqa_kernel clusters in
+// CLPIPE: llvm.call @mgpuMemset32
+// CLPIPE: gpu.launch_func {{.*}} @decode_gqa_kernel_0::@decode_gqa_kernel blocks
+// CLPIPE: gpu.binary @decode_gqa_kernel
+// CLPIPE-SAME: barrier.cluster.arrive.aligned;
+// CLPIPE-SAME: mapa.shared::cluster.u32
+// CLPIPE-SAME: ld.shared::cluster.v2.f32
+// CLPIPE: gpu.binary @decode_gqa_kernel_0
+// CLPIPE-SAME: membar.gl;
+// CLPIPE-SAME: atom.global
+//
+// The cluster merge (the default on sm_90+, for short calls: B * Hkv * 8
+// <= num-sms / 2 = 66 and Sk <= 2048, tested at run time): no workspace,
+// no counters, at most 8 splits, the CTAs of one (batch, K/V head) one
+// cluster; each CTA's part (4 rows x (64 + 2) f32 = 1056 bytes, 1152
+// aligned) after the warps' regions: 52480 + 1152 = 53632 bytes. Other
+// calls take the workspace merge's kernel, as with decode-cluster=0.
+// CLUSTER-LABEL: func.func @decode_gqa
+// CLUSTER: arith.cmpi ule, %{{.*}}, %c66 : index
+// CLUSTER: arith.cmpi ule, %{{.*}}, %c2048 : index
+// CLUSTER: scf.if
+// CLUSTER-NOT: memref<?xf32>
+// CLUSTER-NOT: gpu.memset
+// CLUSTER: arith.minsi %{{.*}}, %c8{{(_[0-9]+)?}} : index
+// CLUSTER: gpu.launch clusters({{.*}}) in (%{{.*}} = %[[NS:.*]], %{{.*}} = %c1{{(_[0-9]+)?}}, %{{.*}} = %c1{{(_[0-9]+)?}}) blocks({{.*}}) in (%{{.*}} = %{{.*}}, {{.*}} dynamic_shared_memory_size %c53632_i32
+// CLUSTER: nvvm.mma.sync
+// CLUSTER-NOT: memref.atomic_rmw
+// CLUSTER: memref.store {{.*}} : memref<264xf32, #gpu.address_space<workgroup>>
+// CLUSTER: nvvm.cluster.arrive {aligned}
+// CLUSTER-NEXT: nvvm.cluster.wait {aligned}
+// CLUSTER: llvm.inline_asm asm_dialect = att "mapa.shared::cluster.u32 $0, $1, $2;"
+// CLUSTER: llvm.inline_asm has_side_effects asm_dialect = att "ld.shared::cluster.f32 $0, [$1];"
+// CLUSTER-COUNT-8: llvm.inline_asm has_side_effects asm_dialect = att "ld.shared::cluster.v2.f32 {$0, $1}, [$2];"
+// CLUSTER-NOT: ld.shared::cluster.v2.f32
+// CLUSTER: nvvm.cluster.arrive {aligned}
+// CLUSTER-NEXT: nvvm.cluster.wait {aligned}
+// CLUSTER-NOT: memref.atomic_rmw
+// CLUSTER: } {tx.required_chip = "sm_90"}
+// CLUSTER-NEXT: }
+// CLUSTER-NEXT: } else {
+// CLUSTER: memref.alloc({{.*}}) : memref<?xi32>
+// CLUSTER: gpu.memset
+// CLUSTER: gpu.launch blocks({{.*}} dynamic_shared_memory_size %c52480_i32
+// CLUSTER-NOT: nvvm.cluster
+// CLUSTER: memref.atomic_rmw addi
+// CLUSTER: } {tx.required_chip = "sm_80"}
+// A forced cluster of 4 with 3 splits: each merging lane reads 4 O rows
+// (the fourth re-reads the third, with weight 0).
+// CL4-LABEL: func.func @decode_gqa
+// CL4: gpu.launch clusters
+// CL4-COUNT-4: llvm.inline_asm has_side_effects asm_dialect = att "ld.shared::cluster.v2.f32
+// CL4-NOT: llvm.inline_asm has_side_effects asm_dialect = att "ld.shared::cluster.v2.f32
+// CL4: nvvm.cluster.arrive
+// Below sm_90, or more splits forced than a cluster takes: the workspace.
+// SM80-LABEL: func.func @decode_gqa
+// SM80: gpu.memset
+// SM80-NOT: clusters
+// SM80: memref.atomic_rmw addi
+// CLBIG: error: tx-attention-to-gpu: decode-cluster must be -1 (the strategy's choice), 0 (the workspace merge) or in [1, 16], got 17
+// CLNEG: error: tx-attention-to-gpu: decode-cluster must be -1 (the strategy's choice), 0 (the workspace merge) or in [1, 16], got -2
+// CLSM: error: tx-attention-to-gpu: decode-cluster = 8 needs thread-block clusters (sm >= 90), got sm = 80
+// CLSPLITS: error: tx-attention-to-gpu: kv-splits = 9 is more than decode-cluster = 8 (the cluster merge takes at most decode-cluster splits; decode-cluster = 0 merges any number through a workspace)
 // PIPEOFF-NOT: gpu.binary @decode_gqa_kernel_0
 func.func @decode_gqa(%q: tensor<?x8x1x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>) -> tensor<?x8x1x64xbf16> {
   %0 = tx.attention %q, %k, %v : tensor<?x8x1x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16> -> tensor<?x8x1x64xbf16>

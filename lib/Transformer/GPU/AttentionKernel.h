@@ -54,6 +54,13 @@ struct FlashConfig {
   int64_t decodeTileKeys = 16; // decode: keys per warp step (32 / lanes per key)
   bool decodeTC = false; // decode: Q K^T and P V on tensor cores (mma.sync
                          // m16n8k16, the G * Sq <= 16 packed rows as M)
+  int64_t decodeCluster = 0; // decode: at most this many splits, the CTAs
+                             // of one (batch, K/V head) a thread-block
+                             // cluster merging through distributed shared
+                             // memory (sm_90+); 0 = the workspace merge
+  bool decodeClusterShortOnly = false; // decode: the cluster merge only for
+                                       // calls of few CTAs and short caches
+                                       // (decided at run time; emitDecode)
   bool keyFlags = false; // tensor cores with a mask operand: per-tile key
                          // visibility flags in shared memory (see
                          // emitKeyVisibility)
@@ -132,8 +139,17 @@ struct FlashConfig {
   int64_t decodeWarpStride() const {
     return align128(std::max(decodeWarpBytes(), decodeStateBytes()));
   }
-  int64_t decodeSmemBytes() const {
+  /// Cluster merge: the CTA's part of each row (O [rows][Dv], then m and
+  /// l per row, f32), read by the other CTAs of the cluster.
+  /// (The workspace form of a short-only strategy has none.)
+  int64_t decodePartBytes() const {
+    return decodeCluster > 0 ? align128(decodeStateBytes()) : 0;
+  }
+  int64_t decodePartOffset() const {
     return decodeQBytes() + warps * decodeWarpStride();
+  }
+  int64_t decodeSmemBytes() const {
+    return decodePartOffset() + decodePartBytes();
   }
   int64_t smemBytes() const {
     if (decode)
@@ -191,6 +207,11 @@ struct AttentionChoices {
   int64_t producerWarps = -1;
   bool tensorCores = true, decode = true;
   int64_t decodeMaxRows = 16, kvSplits = 0, decodeTileKeys = 0;
+  /// Decode: the cluster merge's most splits (FlashConfig::decodeCluster);
+  /// -1 = choose, 0 = the workspace merge.
+  int64_t decodeCluster = -1;
+  /// With decodeCluster > 0: the cluster merge for short calls only.
+  bool decodeClusterShortOnly = false;
   /// Query rows per CTA fixed by tiled IR (a user's scf.forall): every
   /// family must use exactly this tile or is not taken (0 = free).
   int64_t exactQTile = 0;

@@ -87,6 +87,19 @@ mlir::tx::checkAttentionChoices(const AttentionTarget &t,
   if (c.kvSplits < 0 || c.kvSplits > 65536)
     return bad("kv-splits must be 0 (from num-sms) or in [1, 65536], got " +
                Twine(c.kvSplits));
+  if (c.decodeCluster < -1 || c.decodeCluster > 16)
+    return bad("decode-cluster must be -1 (the strategy's choice), 0 (the "
+               "workspace merge) or in [1, 16], got " +
+               Twine(c.decodeCluster));
+  if (c.decodeCluster > 0 && t.sm < 90)
+    return bad("decode-cluster = " + Twine(c.decodeCluster) +
+               " needs thread-block clusters (sm >= 90), got sm = " +
+               Twine(t.sm));
+  if (c.decodeCluster > 0 && c.kvSplits > c.decodeCluster)
+    return bad("kv-splits = " + Twine(c.kvSplits) +
+               " is more than decode-cluster = " + Twine(c.decodeCluster) +
+               " (the cluster merge takes at most decode-cluster splits; "
+               "decode-cluster = 0 merges any number through a workspace)");
   if (t.numSms < 1 || t.numSms > 4096)
     return bad("num-sms must be in [1, 4096], got " + Twine(t.numSms));
   if (c.decodeTileKeys != 0 && c.decodeTileKeys != 16 &&
@@ -262,6 +275,8 @@ struct Chooser {
                                                           : 32;
     cfg.decodeTC = decodeTensorCores(cfg, p, t, c.tensorCores);
     cfg.decodeStages = c.stages ? c.stages : 3;
+    cfg.decodeCluster = c.decodeCluster > 0 ? c.decodeCluster : 0;
+    cfg.decodeClusterShortOnly = c.decodeCluster > 0 && c.decodeClusterShortOnly;
     while (cfg.decodeSmemBytes() > t.maxSharedMemory && !c.stages &&
            cfg.decodeStages > 2)
       --cfg.decodeStages;
@@ -272,7 +287,43 @@ struct Chooser {
     if (cfg.decodeSmemBytes() > t.maxSharedMemory && !c.warps && !c.stages &&
         !c.decodeTileKeys)
       return std::nullopt;
+    if (c.decodeCluster < 0) {
+      cfg.decodeCluster = defaultDecodeCluster(cfg, p);
+      cfg.decodeClusterShortOnly = cfg.decodeCluster > 0;
+    }
     return cfg;
+  }
+
+  /// The cluster merge by default on sm_90+, for short calls only (chosen
+  /// at run time, emitDecode): the CTAs of one (batch, K/V head), at most 8
+  /// splits, merge their parts through distributed shared memory after a
+  /// cluster barrier, instead of a workspace in global memory, a memset of
+  /// arrival counters and the last CTA's round trip (H200: those cost
+  /// about 4 us of a B = 1 decode call at Sk 2048, where the call takes
+  /// 8.5 us; but cluster launches ran fewer CTAs per SM, so longer or wider
+  /// calls keep the workspace; bench/RESULTS.md session 19). 8, the
+  /// portable size: 16 measured slower (7.8 vs 6.7 us on that row). Not
+  /// taken: a forced kv-splits, per-sequence lengths (their finer chunks
+  /// even out unequal sequences), Dv above 128 (the merge holds every
+  /// part's O row in registers), or when the cluster form does not fit.
+  int64_t defaultDecodeCluster(const FlashConfig &cfg,
+                               const AttentionProblem &p) const {
+    if (t.sm < 90 || p.kvLengths || p.qLengths || cfg.Dv > 128 ||
+        cfg.kvSplits > 0)
+      return 0;
+    FlashConfig with = cfg;
+    with.decodeCluster = 8;
+    if (with.decodeSmemBytes() > t.maxSharedMemory)
+      return 0;
+    // Static sizes that can never make a short call (B * Hkv * 8 <=
+    // num-sms / 2, Sk <= 2048; emitDecode) leave out the cluster form.
+    auto kTy = cast<RankedTensorType>(p.key.getType());
+    int64_t bMin = kTy.isDynamicDim(0) ? 1 : kTy.getDimSize(0);
+    int64_t sk = kTy.getDimSize(2);
+    if (bMin * kTy.getDimSize(1) * 8 > t.numSms / 2 ||
+        (!ShapedType::isDynamic(sk) && sk > 256 * 8))
+      return 0;
+    return 8;
   }
 };
 } // namespace
@@ -297,6 +348,14 @@ mlir::tx::chooseAttentionKernel(Operation *op, const AttentionProblem &p,
       op->emitError("tx-attention-to-gpu: decode-tile-keys = 16 splits D "
                     "over two lanes and needs D to be a multiple of ")
           << 2 * (16 / dc->eltBytes) << ", got D = " << D;
+      return failure();
+    }
+    if (dc->decodeCluster > 0 && Dv > 128) {
+      op->emitError("tx-attention-to-gpu: decode-cluster = ")
+          << dc->decodeCluster
+          << " needs Dv <= 128 (the cluster merge holds every split's O row "
+             "in registers), got Dv = "
+          << Dv << "; decode-cluster = 0 merges through a workspace";
       return failure();
     }
     if (dc->decodeSmemBytes() > t.maxSharedMemory) {
@@ -448,6 +507,10 @@ DictionaryAttr mlir::tx::strategyToAttr(MLIRContext *ctx,
     i("stages", c.decodeStages);
     i("tile_keys", c.decodeTileKeys);
     a.push_back(b.getNamedAttr("tensor_cores", b.getBoolAttr(c.decodeTC)));
+    if (c.decodeCluster)
+      i("cluster", c.decodeCluster);
+    if (c.decodeCluster && c.decodeClusterShortOnly)
+      a.push_back(b.getNamedAttr("cluster_short_only", b.getBoolAttr(true)));
   } else {
     i("q_tile", c.qTile);
     i("kv_tile", c.kvTile);
@@ -523,6 +586,27 @@ mlir::tx::strategyFromAttr(DictionaryAttr attr, const AttentionProblem &p,
     }
     AttentionTarget t;
     c.decodeTC = decodeTensorCores(c, p, t, tc);
+    // Optional: the cluster merge's most splits (absent = 0, the workspace
+    // merge).
+    if (attr.get("cluster") &&
+        (!get("cluster", c.decodeCluster) || c.decodeCluster < 0 ||
+         c.decodeCluster > 16))
+      return bad("'cluster' must be an integer in [0, 16] (0 = the "
+                 "workspace merge)");
+    if (c.decodeCluster > 0 && c.kvSplits > c.decodeCluster)
+      return bad("'kv_splits' = " + Twine(c.kvSplits) +
+                 " is more than 'cluster' = " + Twine(c.decodeCluster));
+    if (c.decodeCluster > 0 && c.Dv > 128)
+      return bad("'cluster' needs Dv <= 128, got Dv = " + Twine(c.Dv));
+    // Optional: the cluster merge for short calls only (absent = false:
+    // every call).
+    if (Attribute x = attr.get("cluster_short_only")) {
+      auto flag = dyn_cast<BoolAttr>(x);
+      if (!flag || (flag.getValue() && c.decodeCluster == 0))
+        return bad("'cluster_short_only' must be a bool, true only with "
+                   "'cluster' > 0");
+      c.decodeClusterShortOnly = flag.getValue();
+    }
     return c;
   }
   if (!get("q_tile", c.qTile) || !get("kv_tile", c.kvTile) || c.qTile < 1 ||

@@ -44,12 +44,21 @@ Value FlashKernelBuilder::decodeSwizzle(Value row, Value col, int64_t width) {
 }
 
 std::pair<Value, Value> FlashKernelBuilder::emitPlainLaunch(Value blocks, int64_t threads,
-                                        int64_t smemBytes) {
+                                        int64_t smemBytes, Value cluster) {
   Value one = cst(1);
   Value smem =
       arith::ConstantIntOp::create(b, loc, b.getI32Type(), smemBytes);
-  auto launch = gpu::LaunchOp::create(b, loc, blocks, one, one,
-                                      cst(threads), one, one, smem);
+  auto launch = gpu::LaunchOp::create(
+      b, loc, blocks, one, one, cst(threads), one, one, smem,
+      /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{},
+      /*workgroupAttributions=*/{}, /*privateAttributions=*/{}, cluster,
+      cluster ? one : Value(), cluster ? one : Value());
+  // LLVM 22's builder gives the body the 12 arguments of a launch without
+  // clusters; the op (its parser, verifier and outlining) expects 6 more,
+  // the cluster ids and sizes, after them.
+  if (cluster)
+    for (int k = 0; k < 6; ++k)
+      launch.getBody().front().addArgument(b.getIndexType(), loc);
   b.setInsertionPointToStart(&launch.getBody().front());
   gpu::TerminatorOp::create(b, loc);
   b.setInsertionPointToStart(&launch.getBody().front());
@@ -57,6 +66,35 @@ std::pair<Value, Value> FlashKernelBuilder::emitPlainLaunch(Value blocks, int64_
 }
 
 void FlashKernelBuilder::emitDecode() {
+  const int64_t C = cfg.decodeCluster;
+  if (C == 0 || !cfg.decodeClusterShortOnly) {
+    emitDecodeCall();
+    return;
+  }
+  // The strategy's default on sm_90+: the cluster merge only for calls that
+  // are few CTAs and short chunks, B * Hkv * C <= num-sms / 2 and
+  // Sk <= 256 * C, where the workspace merge's fixed latency dominates;
+  // else the workspace merge, whose kernel runs more CTAs per SM. H200
+  // (bench/RESULTS.md session 19): B = 1, H/Hkv 32/8, Sk 2048: 6.7 us with
+  // the cluster merge (8 splits), 8.6 us with the workspace merge, cuDNN
+  // 7.1; but 14.0 vs 12.7 us at Sk 8192, and 5-20 % slower wherever the
+  // clusters held more CTAs than half the SMs (MHA 32/32, B = 8).
+  Value Hkv = arith::DivUIOp::create(b, loc, H, G);
+  Value few = cmpi(arith::CmpIPredicate::ule, mul(mul(B, Hkv), C),
+                   cst(cfg.numSms / 2));
+  Value shortKeys = cmpi(arith::CmpIPredicate::ule, Sk, cst(256 * C));
+  auto ifShort = scf::IfOp::create(
+      b, loc, arith::AndIOp::create(b, loc, few, shortKeys), true);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(ifShort.thenBlock());
+  emitDecodeCall();
+  b.setInsertionPointToStart(ifShort.elseBlock());
+  cfg.decodeCluster = 0;
+  emitDecodeCall();
+  cfg.decodeCluster = C;
+}
+
+void FlashKernelBuilder::emitDecodeCall() {
   const int64_t W = cfg.warps, Gs = cfg.decodeG, SqS = cfg.decodeSq;
   const int64_t P = Gs * SqS, D = cfg.D, Dv = cfg.Dv;
   const int64_t nv = 16 / cfg.eltBytes; // elements per 16-byte K load
@@ -87,20 +125,28 @@ void FlashKernelBuilder::emitDecode() {
     Value most = ceilDiv(Sk, cst(2 * cfg.decodeTileKeys * W));
     nSplit = maxsi(minsi(want, most), one);
   }
+  // The cluster merge: at most decodeCluster splits (a forced kv-splits is
+  // not above it), the CTAs of one (batch, K/V head) one thread-block
+  // cluster.
+  const int64_t C = cfg.decodeCluster;
+  if (C > 0 && cfg.kvSplits == 0)
+    nSplit = minsi(nSplit, cst(C));
   Value keysPerSplit =
       maxsi(mul(ceilDiv(ceilDiv(Sk, nSplit), cst(32)), 32), cst(32));
-  nSplit = maxsi(ceilDiv(Sk, keysPerSplit), one);
+  nSplit = maxsi(ceilDiv(Sk, keysPerSplit), one); // (not above nSplit)
   Value nRows = mul(mul(B, H), Sq);
+  Value oPart, mlPart, counters;
+  if (C == 0) {
   auto buf1d = MemRefType::get({ShapedType::kDynamic}, f32);
-  Value oPart = memref::AllocOp::create(
+  oPart = memref::AllocOp::create(
       b, loc, buf1d, ValueRange{maxsi(mul(mul(nSplit, nRows), Dv), one)});
-  Value mlPart = memref::AllocOp::create(
+  mlPart = memref::AllocOp::create(
       b, loc, buf1d, ValueRange{maxsi(mul(mul(nSplit, nRows), 2), one)});
   // Part p of row `row`: m at mlPart[p * nRows + row], l at
   // mlPart[(nSplit + p) * nRows + row], O at oPart[(p * nRows + row) * Dv].
   // Arrival counters, one per (batch, K/V head), zeroed before the launch:
   // the last CTA of each to finish merges its parts.
-  Value counters = memref::AllocOp::create(
+  counters = memref::AllocOp::create(
       b, loc, MemRefType::get({ShapedType::kDynamic}, b.getI32Type()),
       ValueRange{maxsi(bh, one)});
   ifThen(cmpi(arith::CmpIPredicate::ugt, nSplit, one), [&] {
@@ -113,6 +159,7 @@ void FlashKernelBuilder::emitDecode() {
                    .getAsyncToken();
     gpu::WaitOp::create(b, loc, Type(), ValueRange{t1});
   });
+  }
 
   // ---- kernel 1: split-KV partial states ----
   // Shared memory (FlashConfig::decodeSmemBytes): Q (P x D f32,
@@ -131,9 +178,10 @@ void FlashKernelBuilder::emitDecode() {
   Value blocks = mul(bh, nSplit);
   ifThen(cmpi(arith::CmpIPredicate::ugt, blocks, zero), [&] {
     OpBuilder::InsertionGuard g(b);
-    auto [tidV, bid] = emitPlainLaunch(blocks, 32 * W, cfg.decodeSmemBytes());
-    b.getBlock()->getParentOp()->setAttr(kRequiredChipAttr,
-                                         b.getStringAttr("sm_80"));
+    auto [tidV, bid] = emitPlainLaunch(blocks, 32 * W, cfg.decodeSmemBytes(),
+                                       C > 0 ? nSplit : Value());
+    b.getBlock()->getParentOp()->setAttr(
+        kRequiredChipAttr, b.getStringAttr(C > 0 ? "sm_90" : "sm_80"));
     tid = tidV;
     Value lane = arith::RemUIOp::create(b, loc, tid, cst(32));
     Value warp = arith::DivUIOp::create(b, loc, tid, cst(32));
@@ -629,8 +677,23 @@ void FlashKernelBuilder::emitDecode() {
           // One split: the CTA's state is the row's; no merge kernel.
           b.setInsertionPointToStart(ifOne.thenBlock());
           storeDecodeRow(o, M, L, lane, bi, h, i);
-          // Else the CTA's part, for the merge kernel.
+          // Else the CTA's part: in its shared memory for the cluster
+          // merge, or in the workspace for the last CTA's.
           b.setInsertionPointToStart(ifOne.elseBlock());
+          if (C > 0) {
+            Value part = view(cst(cfg.decodePartOffset()), {P * (Dv + 2)},
+                              f32);
+            ifThen(cmpi(arith::CmpIPredicate::eq, lane, zero), [&] {
+              memref::StoreOp::create(b, loc, M, part, add(r, P * Dv));
+              memref::StoreOp::create(b, loc, L, part, add(r, P * Dv + P));
+            });
+            Value pBase = add(mul(r, Dv), mul(lane, Cv));
+            for (int64_t c = 0; c < Cv; ++c)
+              memref::StoreOp::create(b, loc, o[c], part, add(pBase, c));
+            b.setInsertionPointAfter(ifOne);
+            scf::YieldOp::create(b, loc);
+            return;
+          }
           Value pr = add(mul(sp, nRows), row);
           ifThen(cmpi(arith::CmpIPredicate::eq, lane, zero), [&] {
             memref::StoreOp::create(b, loc, M, mlPart, pr);
@@ -643,6 +706,53 @@ void FlashKernelBuilder::emitDecode() {
           b.setInsertionPointAfter(ifOne);
           scf::YieldOp::create(b, loc);
         });
+
+    // Several splits in a cluster: after a cluster barrier (release /
+    // acquire: every CTA's part is visible), warp w of CTA s merges rows
+    // s * W + w, s * W + w + nSplit * W, ..., reading each CTA's part
+    // through distributed shared memory (mapa + ld.shared::cluster); a
+    // second barrier keeps every CTA's shared memory alive until all reads
+    // are done.
+    if (C > 0) {
+      ifThen(cmpi(arith::CmpIPredicate::ugt, nSplit, one), [&] {
+        clusterBarrier();
+        Value partAddr = arith::TruncIOp::create(
+            b, loc, b.getI32Type(),
+            toI64(add(memref::ExtractAlignedPointerAsIndexOp::create(b, loc,
+                                                                     base),
+                      cst(cfg.decodePartOffset()))));
+        scf::ForOp::create(
+            b, loc, add(mul(sp, W), warp), cst(P), mul(nSplit, W),
+            ValueRange{},
+            [&](OpBuilder &, Location, Value r, ValueRange) {
+              Value h = add(mul(kh, Gs),
+                            arith::DivUIOp::create(b, loc, r, cst(SqS)));
+              Value i = arith::RemUIOp::create(b, loc, r, cst(SqS));
+              // Byte address of element `e` of part `p`'s region.
+              auto at = [&](Value p, Value e) {
+                Value off = arith::IndexCastUIOp::create(
+                    b, loc, b.getI32Type(), mul(e, 4));
+                return mapaCluster(
+                    arith::AddIOp::create(b, loc, partAddr, off),
+                    arith::IndexCastUIOp::create(b, loc, b.getI32Type(), p));
+              };
+              Value lastPart = sub(nSplit, one);
+              Value in = cmpi(arith::CmpIPredicate::ult, lane, nSplit);
+              Value pc = minsi(lane, lastPart);
+              Value m = loadCluster(at(pc, add(r, P * Dv)), 1);
+              Value l = loadCluster(at(pc, add(r, P * Dv + P)), 1);
+              SmallVector<Value> ov(C);
+              for (int64_t x = 0; x < C; ++x)
+                ov[x] = loadCluster(
+                    at(minsi(cst(x), lastPart), add(mul(r, Dv), mul(lane, Cv))),
+                    Cv);
+              mergeLoadedParts(in, m, l, ov, lane, bi, h, i);
+              scf::YieldOp::create(b, loc);
+            });
+        clusterBarrier();
+      });
+      return;
+    }
 
     // Several splits: the CTA that arrives last at its (batch, K/V head)
     // counter merges the parts (the threadFenceReduction pattern of the
@@ -727,25 +837,63 @@ void FlashKernelBuilder::mergeDecodeRow(Value row, Value bi, Value h, Value i, V
                                 mul(lane, Cv))},
           Cv);
     }
-    Value M = warpAllReduce(select(in, m, negInf), /*isMax=*/true);
-    Value mSafe = select(feq(M, negInf), fzero, M);
-    // 0 for an empty part and for lanes past the last part.
-    Value w = select(in, exp2Of(fsub(m, mSafe)), fzero);
-    Value L = warpAllReduce(select(feq(w, fzero), fzero, fmul(w, l)),
-                            /*isMax=*/false);
-    SmallVector<Value> o(Cv, fzero);
-    for (int64_t x = 0; x < 32; ++x) {
-      Value wx =
-          gpu::ShuffleOp::create(b, loc, w, x, 32, gpu::ShuffleMode::IDX)
-              .getShuffleResult();
-      Value deadX = feq(wx, fzero);
-      for (int64_t c = 0; c < Cv; ++c)
-        o[c] = select(deadX, o[c], fma(wx, lanePart(ov[x], c), o[c]));
-    }
-    storeDecodeRow(o, M, L, lane, bi, h, i);
+    mergeLoadedParts(in, m, l, ov, lane, bi, h, i);
     b.setInsertionPointToStart(ifFew.elseBlock());
     mergeManyParts(row, bi, h, i, lane, nParts, nRows, oPart, mlPart);
   }
+}
+
+void FlashKernelBuilder::mergeLoadedParts(Value in, Value m, Value l,
+                                          ArrayRef<Value> ov, Value lane,
+                                          Value bi, Value h, Value i) {
+  const int64_t Cv = cfg.Dv / 32;
+  Value negInf = fcst(-std::numeric_limits<double>::infinity());
+  Value fzero = fcst(0.0);
+  Value M = warpAllReduce(select(in, m, negInf), /*isMax=*/true);
+  Value mSafe = select(feq(M, negInf), fzero, M);
+  // 0 for an empty part and for lanes past the last part.
+  Value w = select(in, exp2Of(fsub(m, mSafe)), fzero);
+  Value L = warpAllReduce(select(feq(w, fzero), fzero, fmul(w, l)),
+                          /*isMax=*/false);
+  SmallVector<Value> o(Cv, fzero);
+  for (int64_t x = 0; x < int64_t(ov.size()); ++x) {
+    Value wx = gpu::ShuffleOp::create(b, loc, w, x, 32, gpu::ShuffleMode::IDX)
+                   .getShuffleResult();
+    Value deadX = feq(wx, fzero);
+    for (int64_t c = 0; c < Cv; ++c)
+      o[c] = select(deadX, o[c], fma(wx, lanePart(ov[x], c), o[c]));
+  }
+  storeDecodeRow(o, M, L, lane, bi, h, i);
+}
+
+void FlashKernelBuilder::clusterBarrier() {
+  NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
+  NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
+}
+
+Value FlashKernelBuilder::mapaCluster(Value addr, Value rank) {
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, b.getI32Type(), ValueRange{addr, rank},
+      "mapa.shared::cluster.u32 $0, $1, $2;", "=r,r,r",
+      /*has_side_effects=*/false, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      ArrayAttr());
+  return asmOp.getRes();
+}
+
+Value FlashKernelBuilder::loadCluster(Value addr, int64_t n) {
+  std::string text =
+      n == 1 ? "ld.shared::cluster.f32 $0, [$1];"
+             : "ld.shared::cluster.v" + std::to_string(n) + ".f32 " +
+                   regList(0, n) + ", [$" + std::to_string(n) + "];";
+  std::string cons;
+  for (int64_t x = 0; x < n; ++x)
+    cons += "=f,";
+  SmallVector<Value> r = inlinePtx(text, cons + "r", ValueRange{addr}, n);
+  if (n == 1)
+    return r[0];
+  return vector::FromElementsOp::create(b, loc, vec(n, f32), r);
 }
 
 void FlashKernelBuilder::mergeManyParts(Value row, Value bi, Value h, Value i,

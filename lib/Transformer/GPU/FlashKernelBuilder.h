@@ -216,10 +216,18 @@ private:
   /// A 1-D launch of `blocks` CTAs of `threads` threads with `smemBytes`
   /// bytes of dynamic shared memory; the builder is left inside its body.
   /// Returns (thread id, block id).
+  /// With `cluster`, the launch groups `cluster` consecutive CTAs into a
+  /// thread-block cluster (sm_90+; `blocks` a multiple of it).
   std::pair<Value, Value> emitPlainLaunch(Value blocks, int64_t threads,
-                                          int64_t smemBytes);
+                                          int64_t smemBytes,
+                                          Value cluster = Value());
 
+  /// The split-KV decode call: the kernel with the merge the strategy chose
+  /// (both forms, picked at run time from B, Hkv and Sk, for
+  /// decodeClusterShortOnly).
   void emitDecode();
+  /// One form: cfg.decodeCluster > 0 the cluster merge, 0 the workspace.
+  void emitDecodeCall();
   /// The decode kernel's shared K/V tiles: the element offset of (row, col)
   /// in a tile of `width`-element rows. Rows of whole 128-byte lines (or 64
   /// bytes; FlashConfig::decodeSwizzled) are stored as the rows' contiguous
@@ -237,6 +245,18 @@ private:
   /// m_p = -inf and weight 0, never NaN.
   void mergeDecodeRow(Value row, Value bi, Value h, Value i, Value lane,
                       Value nParts, Value nRows, Value oPart, Value mlPart);
+  /// The log-sum-exp merge of loaded parts: lane p holds part p's (m, l)
+  /// (`in` false past the last part), ov[x] part x's O columns of the lane
+  /// (parts past the last re-read it; their weight 0 drops them).
+  void mergeLoadedParts(Value in, Value m, Value l, ArrayRef<Value> ov,
+                        Value lane, Value bi, Value h, Value i);
+  /// barrier.cluster.arrive (release) + wait (acquire), every thread.
+  void clusterBarrier();
+  /// The shared::cluster address of shared address `addr` (i32) in CTA
+  /// `rank` (i32) of the cluster (PTX mapa).
+  Value mapaCluster(Value addr, Value rank);
+  /// `n` f32 (1, 2 or 4) at a shared::cluster address: an f32 or a vector.
+  Value loadCluster(Value addr, int64_t n);
   /// mergeDecodeRow's form for more than 32 parts: the parts in groups of
   /// 32 (max, then weights and O).
   void mergeManyParts(Value row, Value bi, Value h, Value i, Value lane,

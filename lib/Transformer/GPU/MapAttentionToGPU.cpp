@@ -64,6 +64,7 @@ struct TxAttentionStrategyPass
     c.decodeMaxRows = decodeMaxRows;
     c.kvSplits = kvSplits;
     c.decodeTileKeys = decodeTileKeys;
+    c.decodeCluster = decodeCluster;
     auto fail = [&](const Twine &msg) {
       mlir::emitError(getOperation().getLoc(), "tx-attention-to-gpu: ") << msg;
     };
@@ -595,12 +596,21 @@ struct TxMapAttentionToGPUPass
                     " family, which needs sm_80 or newer (this mapping "
                     "targets sm = " +
                     Twine(int64_t(sm)) + ")");
+      if (cfg.decode && cfg.decodeCluster > 0 && sm < 90)
+        return fail("its tx.gpu_strategy asks for the cluster merge of the "
+                    "decode family ('cluster' = " +
+                    Twine(cfg.decodeCluster) +
+                    "), which needs sm_90 or newer (this mapping targets "
+                    "sm = " +
+                    Twine(int64_t(sm)) + ")");
       AttentionChoices ch;
       ch.warps = cfg.warps;
       if (cfg.decode) {
         ch.stages = cfg.decodeStages;
         ch.kvSplits = cfg.kvSplits;
         ch.decodeTileKeys = cfg.decodeTileKeys;
+        ch.decodeCluster = cfg.decodeCluster;
+        ch.decodeClusterShortOnly = cfg.decodeClusterShortOnly;
         ch.decodeMaxRows = 32;
         // The form the strategy took (its shared-memory size differs).
         ch.tensorCores = cfg.decodeTC;
@@ -628,7 +638,9 @@ struct TxMapAttentionToGPUPass
       if (same && cfg.decode)
         same = a->decodeStages == cfg.decodeStages &&
                a->decodeTileKeys == cfg.decodeTileKeys &&
-               a->kvSplits == cfg.kvSplits && a->decodeTC == cfg.decodeTC;
+               a->kvSplits == cfg.kvSplits && a->decodeTC == cfg.decodeTC &&
+               a->decodeCluster == cfg.decodeCluster &&
+               a->decodeClusterShortOnly == cfg.decodeClusterShortOnly;
       else if (same)
         same = a->qTile == cfg.qTile && a->kvTile == cfg.kvTile &&
                (!cfg.mma || cfg.wgmma || a->mTiles == cfg.mTiles) &&
@@ -851,6 +863,7 @@ struct TxAttentionToGPUPass
     s.decodeMaxRows = decodeMaxRows;
     s.kvSplits = kvSplits;
     s.decodeTileKeys = decodeTileKeys;
+    s.decodeCluster = decodeCluster;
     s.numSms = numSms;
     pm.addPass(createTxAttentionStrategy(s));
     TxTileAttentionOptions t;

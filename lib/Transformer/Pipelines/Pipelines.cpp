@@ -324,6 +324,7 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
     at.decodeMaxRows = options.attentionDecodeMaxRows;
     at.kvSplits = options.attentionKvSplits;
     at.decodeTileKeys = options.attentionDecodeTileKeys;
+    at.decodeCluster = options.attentionDecodeCluster;
     // The chip decides the tensor-core kernel (sm_80+) and the largest
     // dynamic shared memory per CTA (opt-in maximum of each architecture).
     char suffix = 0;
