@@ -98,7 +98,12 @@ def calls():
         # merges), i1 and additive masks, Sq > 1 causal, MQA, f32.
         c.append(attn(lib, "dec_gqa_f16", 1, 32, 8, 1, 31, 128, F16, what="one split"))
         c.append(attn(lib, "dec_gqa_f16", 2, 32, 8, 1, 4097, 128, F16, what="splits"))
-        c.append(attn(lib, "dec_gqa_f16", 1, 32, 8, 1, 20000, 128, F16, what="16 splits in a cluster (33 with the workspace merge)"))
+        c.append(attn(lib, "dec_gqa_f16", 1, 32, 8, 1, 20000, 128, F16, what="33 splits"))
+        # The cluster merge (sm_90+, short calls: B * Hkv * 8 <= 66, Sk <=
+        # 2048): 8 splits, a mask hiding whole splits, the log-sum-exp.
+        c.append(attn(lib, "dec_gqa_f16", 1, 32, 8, 1, 2000, 128, F16, what="cluster of 8 splits"))
+        c.append(attn(lib, "dec_keep_f16", 1, 32, 8, 1, 2000, 128, F16, mask=(I1, None), what="cluster"))
+        c.append(attn(lib, "dec_lse_f16", 1, 32, 8, 1, 1500, 128, F16, lse=True, what="cluster"))
         c.append(attn(lib, "dec_gqa_bf16", 2, 32, 8, 1, 4097, 128, BF16, what="splits"))
         c.append(attn(lib, "dec_sq4_causal_bf16", 2, 8, 2, 4, 3001, 64, BF16))
         c.append(attn(lib, "dec_d256_f16", 1, 8, 2, 1, 20000, 256, F16))
