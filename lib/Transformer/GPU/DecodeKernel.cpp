@@ -137,28 +137,28 @@ void FlashKernelBuilder::emitDecodeCall() {
   Value nRows = mul(mul(B, H), Sq);
   Value oPart, mlPart, counters;
   if (C == 0) {
-  auto buf1d = MemRefType::get({ShapedType::kDynamic}, f32);
-  oPart = memref::AllocOp::create(
-      b, loc, buf1d, ValueRange{maxsi(mul(mul(nSplit, nRows), Dv), one)});
-  mlPart = memref::AllocOp::create(
-      b, loc, buf1d, ValueRange{maxsi(mul(mul(nSplit, nRows), 2), one)});
-  // Part p of row `row`: m at mlPart[p * nRows + row], l at
-  // mlPart[(nSplit + p) * nRows + row], O at oPart[(p * nRows + row) * Dv].
-  // Arrival counters, one per (batch, K/V head), zeroed before the launch:
-  // the last CTA of each to finish merges its parts.
-  counters = memref::AllocOp::create(
-      b, loc, MemRefType::get({ShapedType::kDynamic}, b.getI32Type()),
-      ValueRange{maxsi(bh, one)});
-  ifThen(cmpi(arith::CmpIPredicate::ugt, nSplit, one), [&] {
-    auto tokTy = gpu::AsyncTokenType::get(b.getContext());
-    Value t0 =
-        gpu::WaitOp::create(b, loc, tokTy, ValueRange{}).getAsyncToken();
-    Value t1 = gpu::MemsetOp::create(
-                   b, loc, tokTy, ValueRange{t0}, counters,
-                   arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0))
-                   .getAsyncToken();
-    gpu::WaitOp::create(b, loc, Type(), ValueRange{t1});
-  });
+    auto buf1d = MemRefType::get({ShapedType::kDynamic}, f32);
+    oPart = memref::AllocOp::create(
+        b, loc, buf1d, ValueRange{maxsi(mul(mul(nSplit, nRows), Dv), one)});
+    mlPart = memref::AllocOp::create(
+        b, loc, buf1d, ValueRange{maxsi(mul(mul(nSplit, nRows), 2), one)});
+    // Part p of row `row`: m at mlPart[p * nRows + row], l at
+    // mlPart[(nSplit + p) * nRows + row], O at oPart[(p * nRows + row) * Dv].
+    // Arrival counters, one per (batch, K/V head), zeroed before the launch:
+    // the last CTA of each to finish merges its parts.
+    counters = memref::AllocOp::create(
+        b, loc, MemRefType::get({ShapedType::kDynamic}, b.getI32Type()),
+        ValueRange{maxsi(bh, one)});
+    ifThen(cmpi(arith::CmpIPredicate::ugt, nSplit, one), [&] {
+      auto tokTy = gpu::AsyncTokenType::get(b.getContext());
+      Value t0 =
+          gpu::WaitOp::create(b, loc, tokTy, ValueRange{}).getAsyncToken();
+      Value t1 = gpu::MemsetOp::create(
+                     b, loc, tokTy, ValueRange{t0}, counters,
+                     arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0))
+                     .getAsyncToken();
+      gpu::WaitOp::create(b, loc, Type(), ValueRange{t1});
+    });
   }
 
   // ---- kernel 1: split-KV partial states ----
