@@ -10,15 +10,19 @@
 #   scripts/sanitize.sh                      # libraries in build/examples
 #   TX_SANITIZE_TOOLS="synccheck" scripts/sanitize.sh
 #   scripts/sanitize.sh --lib-dir DIR [--log-dir DIR]
+#   scripts/sanitize.sh --only dec_ --only len_dec   # calls whose name
+#                                    # contains one of these (repeatable)
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 lib_dir=${TX_BUILD_DIR:-$root/build}/examples
 log_dir=""
+only=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --lib-dir) lib_dir=$2; shift 2 ;;
     --log-dir) log_dir=$2; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    --only) only+=(--only "$2"); shift 2 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "sanitize.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -46,7 +50,7 @@ for tool in ${TX_SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}; do
   [ "$tool" = racecheck ] && extra="--racecheck-report all"
   log="$log_dir/sanitize-$tool.log"
   "$cs" --tool "$tool" $extra --error-exitcode 99 --print-limit 100 \
-    python3 "$root/harness/sanitize_calls.py" --lib-dir "$lib_dir" > "$log" 2>&1
+    python3 "$root/harness/sanitize_calls.py" --lib-dir "$lib_dir" "${only[@]}" > "$log" 2>&1
   rc=$?
   errors=$(grep -aoE "ERROR SUMMARY: [0-9]+ error" "$log" | tail -1 | grep -oE "[0-9]+" || true)
   # racecheck prints no ERROR SUMMARY: its errors are in "RACECHECK SUMMARY:
