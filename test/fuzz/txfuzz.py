@@ -654,6 +654,8 @@ OPTS = {
     "attention-producer-warps": ([-1, 0, 4], [-2, 1, 3, 8, 1 << 40]),
     "attention-tensor-cores": (["true", "false"], ["1", "0", "yes"]),
     "attention-wgmma": (["true", "false"], ["2"]),
+    "attention-kv-splits": ([0, 1, 2, 8, 16, 33], [-1, 65537, 1 << 40]),
+    "attention-decode-cluster": ([-1, 0, 1, 2, 4, 8, 16], [-2, 17, 1 << 40]),
     "softmax-block-size": ([0] + POW2[5:], WEIRD_INTS),
     "softmax-threads-per-row": ([0] + POW2[:6], WEIRD_INTS),
     "softmax-max-cached-vectors": ([0, 1, 4, 16, 64], WEIRD_INTS),
@@ -684,6 +686,8 @@ OPTS = {
     "wgmma": (["true", "false"], ["x"]),
     "stages": ([0, 2, 3, 4], [-1, 1, 7, 1 << 40]),
     "producer-warps": ([-1, 0, 4], [-2, 1, 3, 1 << 40]),
+    "kv-splits": ([0, 1, 2, 8, 16, 33], [-1, 65537, 1 << 40]),
+    "decode-cluster": ([-1, 0, 1, 2, 4, 8, 16], [-2, 17, 1 << 40]),
     "mma-row-tiles": ([0, 1, 2, 4], [-1, 3, 5, 1 << 40]),
     "max-shared-memory": ([49152, 101376, 166912, 232448], [-1, 0, 1024, 1 << 40]),
     "num-sms": ([1, 108, 132], [-1, 0, 5000, 1 << 40]),
@@ -715,7 +719,8 @@ def gpu_options(rng, chaos):
     o(1.0, "format")(0.8, "chip")
     for k in ("softmax", "attention", "attention-warps", "attention-q-tile", "attention-kv-tile",
               "attention-mma-row-tiles", "attention-stages", "attention-producer-warps",
-              "attention-tensor-cores", "attention-wgmma", "softmax-block-size", "softmax-threads-per-row", "softmax-max-cached-vectors",
+              "attention-tensor-cores", "attention-wgmma", "attention-kv-splits",
+              "attention-decode-cluster", "softmax-block-size", "softmax-threads-per-row", "softmax-max-cached-vectors",
               "softmax-grid-ctas", "softmax-prefetch", "block-size"):
         o(0.1, k)
     for k in ("opt-level", "features", "c-interface", "toolkit"):
@@ -740,13 +745,13 @@ PASS_OPTIONS = {
     "tx-softmax-to-gpu": ["block-size", "threads-per-row", "vector-width", "max-cached-vectors",
                           "grid-ctas", "prefetch"],
     "tx-attention-to-gpu": ["warps", "q-tile", "kv-tile", "tensor-cores", "sm", "wgmma", "stages", "producer-warps",
-                            "mma-row-tiles", "max-shared-memory"],
+                            "mma-row-tiles", "max-shared-memory", "kv-splits", "decode-cluster"],
     "tx-map-parallel-loops-to-gpu": ["block-size"],
     "tx-check-gpu-target": ["chip", "chk:features", "chk:format", "softmax", "attention"],
     "tx-tile-softmax": ["rows-per-tile", "cols-per-tile", "from-strategy"],
     "tx-tile-attention": ["q-tile", "kv-tile", "decompose", "from-strategy"],
     "tx-attention-strategy": ["warps", "q-tile", "kv-tile", "tensor-cores", "sm", "wgmma", "stages", "producer-warps",
-                              "mma-row-tiles", "max-shared-memory"],
+                              "mma-row-tiles", "max-shared-memory", "kv-splits", "decode-cluster"],
     "tx-map-attention-to-gpu": ["sm", "wgmma", "max-shared-memory"],
     "tx-stage-attention": [],
     "tx-pipeline-attention": [],
