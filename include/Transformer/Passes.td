@@ -543,7 +543,7 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     Option<"maxSharedMemory", "max-shared-memory", "int64_t", /*default=*/"232448",
            "Largest dynamic shared memory per CTA in bytes (227 KiB on sm_90)">,
     Option<"decode", "decode", "bool", /*default=*/"true",
-           "Use the split-KV decode kernel when the query rows that share a K/V head are few: G * Sq <= decode-max-rows with H, Hkv and Sq static, D a multiple of 8 (f16/bf16) or 4 (f32) and Dv a multiple of 32, both <= 256">,
+           "Use the split-KV decode kernel when the query rows that share a K/V head are few: G * Sq <= decode-max-rows with H, Hkv and Sq static, D a multiple of 8 (f16/bf16) or 4 (f32) up to 256, Dv one of 32, 64, 128, 256">,
     Option<"decodeMaxRows", "decode-max-rows", "int64_t", /*default=*/"16",
            "Split-KV decode kernel: most packed query rows (G * Sq) per K/V head (1..32)">,
     Option<"kvSplits", "kv-splits", "int64_t", /*default=*/"0",

@@ -1,6 +1,7 @@
 // The split-KV decode kernel's cluster merge (tx-attention-strategy's
 // `cluster` key, option decode-cluster): the strategy writes it on sm_90+,
-// a hand-written strategy may ask for it, and it is refused where it
+// a hand-written strategy may ask for it (tx-attention-strategy replaces
+// any strategy with its own), and the mapping refuses it where it
 // cannot run. The kernel's IR is pinned in attention-to-gpu-decode.mlir;
 // numerics on the H200 by harness/check.py ("decode ..." rows).
 // RUN: tx-opt %s --split-input-file --tx-attention-strategy | FileCheck %s --check-prefix=STRAT
@@ -79,4 +80,21 @@ func.func @dv256(%q: tensor<1x8x1x64xf16>, %k: tensor<1x2x300x64xf16>, %v: tenso
 func.func @hand(%q: tensor<1x8x1x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x8x1x64xf16> {
   %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "decode", warps = 4 : i64, kv_splits = 2 : i64, num_sms = 132 : i64, stages = 3 : i64, tile_keys = 16 : i64, cluster = 4 : i64}} : tensor<1x8x1x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x8x1x64xf16>
   return %o : tensor<1x8x1x64xf16>
+}
+
+// -----
+
+// Per-sequence lengths with a hand-written short-call cluster strategy:
+// each of the two kernels reads its own batch's length (the first kernel's
+// Sk does not leak into the second; was "operand #0 does not dominate this
+// use").
+// MAP-LABEL: func.func @hand_lengths
+// MAP: gpu.launch clusters
+// MAP: } {tx.required_chip = "sm_90"}
+// MAP: } else {
+// MAP: gpu.launch blocks
+// MAP: } {tx.required_chip = "sm_80"}
+func.func @hand_lengths(%q: tensor<1x2x1x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>, %kl: tensor<1xi32>) -> tensor<1x2x1x64xf16> {
+  %o = tx.attention %q, %k, %v kv_lengths(%kl : tensor<1xi32>) {tx.gpu_strategy = {family = "decode", warps = 4 : i64, kv_splits = 0 : i64, num_sms = 132 : i64, stages = 3 : i64, tile_keys = 16 : i64, cluster = 2 : i64, cluster_short_only = true}} : tensor<1x2x1x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x2x1x64xf16>
+  return %o : tensor<1x2x1x64xf16>
 }

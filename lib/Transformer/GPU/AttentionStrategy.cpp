@@ -609,6 +609,9 @@ mlir::tx::strategyFromAttr(DictionaryAttr attr, const AttentionProblem &p,
     }
     return c;
   }
+  for (StringRef key : {"cluster", "cluster_short_only"})
+    if (attr.get(key))
+      return bad("'" + key + "' applies to the decode family only, not " + f);
   if (!get("q_tile", c.qTile) || !get("kv_tile", c.kvTile) || c.qTile < 1 ||
       c.kvTile < 32 || c.kvTile % 32 != 0)
     return bad("'q_tile' (>= 1) and 'kv_tile' (a multiple of 32) are needed");

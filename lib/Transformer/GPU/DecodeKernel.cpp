@@ -86,12 +86,18 @@ void FlashKernelBuilder::emitDecode() {
   auto ifShort = scf::IfOp::create(
       b, loc, arith::AndIOp::create(b, loc, few, shortKeys), true);
   OpBuilder::InsertionGuard g(b);
+  // A kernel's body rebinds the builder's Sk and batchRows (per-sequence
+  // lengths, emitBatchLengths) and tid to values of that kernel: each
+  // form starts from the call's.
+  const Value sk = Sk, rows = batchRows, tid0 = tid;
   b.setInsertionPointToStart(ifShort.thenBlock());
   emitDecodeCall();
+  Sk = sk, batchRows = rows, tid = tid0;
   b.setInsertionPointToStart(ifShort.elseBlock());
   cfg.decodeCluster = 0;
   emitDecodeCall();
   cfg.decodeCluster = C;
+  Sk = sk, batchRows = rows, tid = tid0;
 }
 
 void FlashKernelBuilder::emitDecodeCall() {
