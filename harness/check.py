@@ -883,46 +883,36 @@ class Runner:
             att("dec_d256_f16", "decode GQA 8/2 D256 f16 B%d Sk%d" % (b, sk), *qkv(b, 8, 2, 1, sk, 256, 256, f16))
             att("dec_d256_sq2_causal_f32", "decode Sq2 causal 4/2 D256 f32 B%d Sk%d" % (b, sk),
                 *qkv(b, 4, 2, 2, sk, 256, 256, f32), causal=True)
-        # i1 mask: the first 3000 of 4097 keys hidden (whole splits), one
-        # head sees no key (zeros); the hidden keys' K and V hold NaN.
-        q, k, v = qkv(2, 32, 8, 1, 4097, 128, 128, f16)
-        m = torch.rand((2, 32, 1, 4097), generator=g, device=dev) > 0.3
-        m[:, :, :, :3000] = False
-        m[1, 5, 0, :] = False
-        want = None if DRY_RUN else ref_attention(q, k, v, m)
-        k[:, :, 100:200, :] = float("nan")
-        v[:, :, 100:200, :] = float("nan")
-        att("dec_keep_f16", "decode keep-mask: hidden splits, a row with no key, NaN in hidden K/V", q, k, v, mask=m,
-            expect=want)
-        # The same on the cluster merge's short calls (sm_90+: B * Hkv * 8
-        # <= 66 and Sk <= 2048, 8 splits of 256 keys): the first 1500 of
-        # 2000 keys hidden (five whole splits), one head sees no key.
-        q, k, v = qkv(1, 32, 8, 1, 2000, 128, 128, f16)
-        m = torch.rand((1, 32, 1, 2000), generator=g, device=dev) > 0.3
-        m[:, :, :, :1500] = False
-        m[0, 7, 0, :] = False
-        want = None if DRY_RUN else ref_attention(q, k, v, m)
-        k[:, :, 300:400, :] = float("nan")
-        v[:, :, 300:400, :] = float("inf")
-        att("dec_keep_f16", "decode keep-mask cluster: hidden splits, a row with no key, NaN/Inf in hidden K/V",
-            q, k, v, mask=m, expect=want)
+        # i1 mask: the first `hide` keys hidden (whole splits), one head
+        # sees no key (zeros); the hidden keys' K and V hold NaN (or Inf).
+        # B 2, Sk 4097: the workspace merge; B 1, Sk 2000: the cluster
+        # merge's short calls (sm_90+: B * Hkv * 8 <= 66 and Sk <= 2048, 8
+        # splits of 256 keys: five of them hidden).
+        for b, sk, hide, dead, span, vbad, name in (
+                (2, 4097, 3000, (1, 5), (100, 200), "nan",
+                 "decode keep-mask: hidden splits, a row with no key, NaN in hidden K/V"),
+                (1, 2000, 1500, (0, 7), (300, 400), "inf",
+                 "decode keep-mask cluster: hidden splits, a row with no key, NaN/Inf in hidden K/V")):
+            q, k, v = qkv(b, 32, 8, 1, sk, 128, 128, f16)
+            m = torch.rand((b, 32, 1, sk), generator=g, device=dev) > 0.3
+            m[:, :, :, :hide] = False
+            m[dead[0], dead[1], 0, :] = False
+            want = None if DRY_RUN else ref_attention(q, k, v, m)
+            k[:, :, span[0]:span[1], :] = float("nan")
+            v[:, :, span[0]:span[1], :] = float(vbad)
+            att("dec_keep_f16", name, q, k, v, mask=m, expect=want)
         # additive bf16 mask [1, H, Sq, Sk]: -inf spans, -1e30 and -1e10
-        # (H1: no finite magnitude may give NaN), causal Sq = 2.
-        q, k, v = qkv(3, 8, 2, 2, 2500, 64, 64, bf16)
-        am = rand((1, 8, 2, 2500), bf16, g, -2, 2)
-        am[..., 100:1500] = ninf
-        am[0, 3, :, :2000] = -1e30
-        am[0, 4, :, :2000] = -1e10  # (all keys -1e10: f32 scores lose s, float64 keeps it)
-        att("dec_add_sq2_causal_bf16", "decode additive bf16 mask (-inf, -1e30, -1e10) causal Sq2", q, k, v,
-            mask=am, causal=True)
-        # ... and on the cluster merge (B 3 x Hkv 2 x 8 <= 66, Sk 2000).
-        q, k, v = qkv(3, 8, 2, 2, 2000, 64, 64, bf16)
-        am = rand((1, 8, 2, 2000), bf16, g, -2, 2)
-        am[..., 100:1500] = ninf
-        am[0, 3, :, :1900] = -1e30
-        am[0, 4, :, :1900] = -1e10
-        att("dec_add_sq2_causal_bf16", "decode additive bf16 mask (-inf, -1e30, -1e10) causal Sq2 cluster", q, k, v,
-            mask=am, causal=True)
+        # (H1: no finite magnitude may give NaN; all keys -1e10: f32 scores
+        # lose s, float64 keeps it), causal Sq = 2; Sk 2500 the workspace
+        # merge, Sk 2000 the cluster merge (B 3 x Hkv 2 x 8 <= 66).
+        for sk, big, tag_ in ((2500, 2000, ""), (2000, 1900, " cluster")):
+            q, k, v = qkv(3, 8, 2, 2, sk, 64, 64, bf16)
+            am = rand((1, 8, 2, sk), bf16, g, -2, 2)
+            am[..., 100:1500] = ninf
+            am[0, 3, :, :big] = -1e30
+            am[0, 4, :, :big] = -1e10
+            att("dec_add_sq2_causal_bf16", "decode additive bf16 mask (-inf, -1e30, -1e10) causal Sq2" + tag_,
+                q, k, v, mask=am, causal=True)
         # Log-sum-exp of the merged parts.
         for b, sk in ((1, 1), (1, 1500), (2, 6000)):
             name = "decode LSE 32/8 B%d Sk%d%s" % (b, sk, tag)
