@@ -587,7 +587,12 @@ def TxAttentionStrategy : Pass<"tx-attention-strategy", "::mlir::func::FuncOp"> 
     `num_sms`, `tile_keys` and the optional bool `tensor_cores` (decode:
     whether the products run on mma.sync; the strategy writes its
     decision, false where the problem does not allow tensor cores; absent
-    means true, which a problem that does not allow them ignores).
+    means true, which a problem that does not allow them ignores), the
+    optional `cluster` (decode: the cluster merge's most splits, 0..16,
+    sm_90+, Dv <= 128, not below `kv_splits`; absent = 0, the workspace
+    merge) and `cluster_short_only` (bool, with `cluster` > 0: the cluster
+    merge for short calls only, chosen at run time; absent = false; both
+    keys are an error on the other families).
     Unknown keys are ignored.
 
     This is the one place where tile choices live (`chooseAttentionKernel`
