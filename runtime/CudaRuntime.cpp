@@ -24,7 +24,7 @@
 //             txRuntimeGetLastError, txRuntimeClearLastError,
 //             txRuntimeErrorCount, txRuntimeThreadErrorCount,
 //             txRuntimeSynchronize, txRuntimeSetStream,
-//             txRuntimeSetFaultInjection
+//             txRuntimeSetFaultInjection, txRuntimeLaunchProgrammaticNext
 // The cuSPARSE / cuSPARSELt wrappers of upstream's CudaRuntimeWrappers.cpp
 // (mgpuCreateSparseEnv, mgpuSpMV, ...) are deliberately not provided.
 //
@@ -549,6 +549,9 @@ struct ThreadState {
   char failedLookup[128];    // kernel whose last lookup failed, or ""
   Kernel *lastLaunched;      // for messages
   CUstream lastLaunchStream;
+  // txRuntimeLaunchProgrammaticNext: the next launch is a programmatic
+  // dependent one.
+  bool programmaticNext;
   // Stream pool: streams owned by this thread for reuse, and streams lent
   // out by mgpuStreamCreate (so that mgpuStreamDestroy recognizes them).
   int pooledCount;
@@ -1151,6 +1154,9 @@ void launch(const char *entry, CUfunction function, const Dim3 *cluster,
             CUstream stream, void **params, void **extra,
             long long paramsCount) {
   ThreadState &t = threadState();
+  // A programmatic-dependent request is this launch's, whatever happens.
+  const bool programmatic = t.programmaticNext;
+  t.programmaticNext = false;
   if (callFailed(t))
     return; // An earlier error of this call: launch nothing more.
   if (__builtin_expect(!function, 0)) {
@@ -1226,15 +1232,28 @@ void launch(const char *entry, CUfunction function, const Dim3 *cluster,
     kernel.nonPortableCluster.store(true, std::memory_order_relaxed);
   }
 
+  // (The kernels that ask for it are built for sm_90+, which has
+  // programmatic dependent launches.)
+  const bool pdl = programmatic;
+
   CUresult result;
   const char *call;
-  if (cluster) {
-    CUlaunchAttribute attribute;
-    std::memset(&attribute, 0, sizeof(attribute));
-    attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    attribute.value.clusterDim.x = static_cast<unsigned>(cluster->x);
-    attribute.value.clusterDim.y = static_cast<unsigned>(cluster->y);
-    attribute.value.clusterDim.z = static_cast<unsigned>(cluster->z);
+  if (cluster || pdl) {
+    CUlaunchAttribute attributes[2];
+    std::memset(attributes, 0, sizeof(attributes));
+    unsigned numAttributes = 0;
+    if (cluster) {
+      CUlaunchAttribute &attribute = attributes[numAttributes++];
+      attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+      attribute.value.clusterDim.x = static_cast<unsigned>(cluster->x);
+      attribute.value.clusterDim.y = static_cast<unsigned>(cluster->y);
+      attribute.value.clusterDim.z = static_cast<unsigned>(cluster->z);
+    }
+    if (pdl) {
+      CUlaunchAttribute &attribute = attributes[numAttributes++];
+      attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+      attribute.value.programmaticStreamSerializationAllowed = 1;
+    }
     CUlaunchConfig config;
     std::memset(&config, 0, sizeof(config));
     config.gridDimX = static_cast<unsigned>(grid.x);
@@ -1245,8 +1264,8 @@ void launch(const char *entry, CUfunction function, const Dim3 *cluster,
     config.blockDimZ = static_cast<unsigned>(block.z);
     config.sharedMemBytes = static_cast<unsigned>(smem);
     config.hStream = stream;
-    config.attrs = &attribute;
-    config.numAttrs = 1;
+    config.attrs = attributes;
+    config.numAttrs = numAttributes;
     call = "cuLaunchKernelEx";
     result = CU(cuLaunchKernelEx, &config, function, params, extra);
   } else {
@@ -1503,6 +1522,10 @@ extern "C" TX_RUNTIME_EXPORT void txRuntimeSetStream(CUstream stream,
   t.hasExternalStream = stream != nullptr;
   t.externalStream = stream;
   t.externalAsync = stream ? async : 0;
+}
+
+extern "C" TX_RUNTIME_EXPORT void txRuntimeLaunchProgrammaticNext(void) {
+  threadState().programmaticNext = true;
 }
 
 extern "C" TX_RUNTIME_EXPORT int txRuntimeSetFaultInjection(const char *spec) {

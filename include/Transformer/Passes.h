@@ -39,6 +39,12 @@ namespace tx {
 /// only on the architecture-specific sm_90a target). tx-check-gpu-target
 /// fails when the pipeline's chip cannot run such a kernel.
 inline constexpr llvm::StringLiteral kRequiredChipAttr = "tx.required_chip";
+/// On a gpu.launch: launch it as a programmatic dependent of the work
+/// before it on its stream (PDL; the kernel calls griddepcontrol.wait
+/// before it reads what that work wrote). tx-programmatic-launches turns it
+/// into a call of txRuntimeLaunchProgrammaticNext() before the launch.
+inline constexpr llvm::StringLiteral kProgrammaticLaunchAttr =
+    "tx.programmatic_launch";
 
 #define GEN_PASS_REGISTRATION
 #include "Transformer/Passes.h.inc"
@@ -215,6 +221,15 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "(1..16, sm_90+); 0 = through a global workspace; -1 = "
                      "the strategy's choice: on sm_90+ a cluster of up to 8 "
                      "for short calls only (default -1)"),
+      llvm::cl::init(-1)};
+  Option<int64_t> attentionDecodeMergeKernel{
+      *this, "attention-decode-merge-kernel",
+      llvm::cl::desc("tx-attention-to-gpu decode-merge-kernel: 1 = the "
+                     "decode kernel's splits are merged by a second kernel "
+                     "launched as a programmatic dependent (PDL, sm_90+); 0 "
+                     "= by the last CTA to arrive (arrival counters zeroed "
+                     "by a memset); -1 = the strategy's choice, 1 on sm_90+ "
+                     "(default -1)"),
       llvm::cl::init(-1)};
   Option<int64_t> attentionDecodeTileKeys{
       *this, "attention-decode-tile-keys",

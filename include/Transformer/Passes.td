@@ -490,9 +490,20 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
       samples' threadFenceReduction); the last CTA to arrive merges the
       splits with the same rule, one warp per query row: up to 32 splits in
       one round trip to memory (lane p loads split p's m and l while every
-      split's O row is loaded), more in groups of 32 (`decode-cluster=0`;
-      below sm_90, with per-sequence lengths, Dv above 128 or forced
-      kv-splits above 16).
+      split's O row is loaded), more in groups of 32 (`decode-cluster=0
+      decode-merge-kernel=0`; below sm_90).
+    - On sm_90+ (`decode-merge-kernel`, the default there) the same merge
+      runs in a second kernel instead, one warp per query row, launched as
+      a programmatic dependent of the split kernel (PDL: each CTA of the
+      split kernel runs `griddepcontrol.launch_dependents` once its part is
+      written, the merge kernel's threads `griddepcontrol.wait` before
+      reading the workspace;
+      `tx-programmatic-launches` and the tx runtime launch it with
+      `cuLaunchKernelEx`'s programmatic stream serialization): no arrival
+      counters, no memset before the launch, no fence or ticket (the
+      workspace form for calls the cluster merge does not take: with
+      per-sequence lengths, Dv above 128, forced kv-splits, or calls that
+      are not short).
     - Or the cluster merge (`decode-cluster`; by default on sm_90+ for
       short calls, `B * Hkv * 8 <= num-sms / 2` and `Sk <= 2048`, chosen
       at run time, with at most 8 splits): the CTAs of one (b, kv head)
@@ -513,7 +524,8 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     hidden by a mask or the causal diagonal, and keys
     past a chunk, never multiply V. The workspace merge's workspace is a device temporary
     (`4 * splits * B * H * Sq * (Dv + 2)` bytes, plus 4 bytes per
-    (b, kv head)) freed at the end of the call. Defaults that do not fit
+    (b, kv head) for the counters without the merge kernel) freed at the
+    end of the call. Defaults that do not fit
     `max-shared-memory` use fewer stages, then fewer warps, then the flash
     kernels; forced `warps`, `stages` or `decode-tile-keys` that do not
     fit are an error.
@@ -552,6 +564,8 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
            "Split-KV decode kernel: keys per warp step (0 = 16 when D is a multiple of 16 f16/bf16 or 8 f32 elements, else 32; 16 puts two lanes on each key, each with half of D)">,
     Option<"decodeCluster", "decode-cluster", "int64_t", /*default=*/"-1",
            "Split-KV decode kernel: merge the splits of each (batch, K/V head) inside a thread-block cluster through distributed shared memory, with at most this many splits, on every call (1..16; sm >= 90); 0 = merge through a global workspace (any number of splits); -1 = the strategy's choice: on sm >= 90 (without per-sequence lengths or a forced kv-splits, Dv <= 128) the cluster merge with at most 8 splits for short calls, B * Hkv * 8 <= num-sms / 2 and Sk <= 2048, decided at run time, the workspace merge for the others; else 0">,
+    Option<"decodeMergeKernel", "decode-merge-kernel", "int64_t", /*default=*/"-1",
+           "Split-KV decode kernel, workspace merge: 1 = a second kernel merges the splits, launched as a programmatic dependent of the split kernel (PDL: griddepcontrol, sm >= 90; no arrival counters, memset, fence or ticket); 0 = the last CTA of each (batch, K/V head) to take a ticket from its arrival counter merges; -1 = the strategy's choice: 1 on sm >= 90, else 0">,
     Option<"numSms", "num-sms", "int64_t", /*default=*/"132",
            "Split-KV decode kernel: streaming multiprocessors of the target GPU (132 on the H100/H200 SXM), for the automatic split count">,
   ];
@@ -591,8 +605,10 @@ def TxAttentionStrategy : Pass<"tx-attention-strategy", "::mlir::func::FuncOp"> 
     optional `cluster` (decode: the cluster merge's most splits, 0..16,
     sm_90+, Dv <= 128, not below `kv_splits`; absent = 0, the workspace
     merge) and `cluster_short_only` (bool, with `cluster` > 0: the cluster
-    merge for short calls only, chosen at run time; absent = false; both
-    keys are an error on the other families).
+    merge for short calls only, chosen at run time; absent = false) and
+    `merge_kernel` (bool: the workspace merge in a second kernel launched
+    as a programmatic dependent, sm_90+; absent = false, the last CTA to
+    arrive merges); the three keys are an error on the other families.
     Unknown keys are ignored.
 
     This is the one place where tile choices live (`chooseAttentionKernel`
@@ -634,6 +650,8 @@ def TxAttentionStrategy : Pass<"tx-attention-strategy", "::mlir::func::FuncOp"> 
            "Split-KV decode: keys per warp step (0 = from D; 16 or 32)">,
     Option<"decodeCluster", "decode-cluster", "int64_t", /*default=*/"-1",
            "Split-KV decode: most splits merged in one thread-block cluster through distributed shared memory, every call (1..16, sm >= 90); 0 = a global workspace; -1 = choose (sm >= 90: a cluster of up to 8 for short calls only)">,
+    Option<"decodeMergeKernel", "decode-merge-kernel", "int64_t", /*default=*/"-1",
+           "Split-KV decode, workspace merge: 1 = a merge kernel launched as a programmatic dependent (sm >= 90), 0 = the last CTA to arrive merges, -1 = choose (1 on sm >= 90)">,
     Option<"numSms", "num-sms", "int64_t", /*default=*/"132",
            "SMs of the target GPU, for the automatic split count">,
   ];
@@ -974,6 +992,38 @@ def TxCallStream : Pass<"tx-call-stream", "::mlir::ModuleOp"> {
     streams do not come straight from `mgpuStreamCreate`, is left alone.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::gpu::GPUDialect"];
+}
+
+def TxProgrammaticLaunches : Pass<"tx-programmatic-launches", "::mlir::ModuleOp"> {
+  let summary = "Launch the gpu.launch ops marked tx.programmatic_launch as programmatic dependents (PDL) through the tx runtime";
+  let description = [{
+    Runs before `gpu-kernel-outlining`. A `gpu.launch` that carries the
+    unit attribute `tx.programmatic_launch` (the split-KV decode kernel's
+    merge kernel, `tx-attention-to-gpu` with `decode-merge-kernel`) gets a
+    call
+
+    ```mlir
+    func.call @txRuntimeLaunchProgrammaticNext() : () -> ()
+    gpu.launch blocks(...) threads(...) { nvvm.griddepcontrol wait ... }
+    ```
+
+    right before it, and the attribute is removed (a private declaration of
+    the function is added to the module). The tx CUDA runtime then launches
+    the next kernel of the calling thread with `cuLaunchKernelEx` and
+    `CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION` (programmatic
+    dependent launch, CUDA programming guide; sm_90+): the kernel may be
+    scheduled once every CTA of the kernel before it on the stream has run
+    `griddepcontrol.launch_dependents` (or exited), and its threads wait in
+    `griddepcontrol.wait` until that kernel has completed and its memory
+    operations are visible. LLVM 22's `gpu.launch_func` has no launch
+    attribute for it. Without this pass (another runtime, or upstream's
+    pipeline) the launch is an ordinary stream-ordered one and
+    `griddepcontrol.wait` returns at once: the same results.
+
+    An existing `txRuntimeLaunchProgrammaticNext` symbol that is not a
+    `func.func` of type `() -> ()` is an error.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
 def TxEmitManifest : Pass<"tx-emit-manifest", "::mlir::ModuleOp"> {

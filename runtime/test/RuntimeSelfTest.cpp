@@ -206,6 +206,29 @@ void gpuChecks() {
     expect(runFill(fill, device, 400, n, 100 * 1024, 16, stream),
            "cluster launch of 16 CTAs (non-portable size) with 100 KiB "
            "dynamic shared memory works");
+    // A programmatic dependent launch (cuLaunchKernelEx with programmatic
+    // stream serialization), alone and with a cluster; the request is used
+    // up by that launch (the fake driver counts the entry points).
+    using CallCount = long long (*)(const char *);
+    auto callCount = reinterpret_cast<CallCount>(
+        dlsym(RTLD_DEFAULT, "fakeCudaCallCount"));
+    long long exBefore = callCount ? callCount("cuLaunchKernelEx") : 0;
+    txRuntimeLaunchProgrammaticNext();
+    expect(runFill(fill, device, 500, n, 0, 0, stream),
+           "programmatic dependent launch (txRuntimeLaunchProgrammaticNext) "
+           "works");
+    long long exAfter = callCount ? callCount("cuLaunchKernelEx") : 0;
+    expect(runFill(fill, device, 600, n, 0, 0, stream),
+           "the launch after it is a plain one and works");
+    if (callCount) {
+      expect(exAfter == exBefore + 1,
+             "the programmatic launch went through cuLaunchKernelEx");
+      expect(callCount("cuLaunchKernelEx") == exAfter,
+             "the request is used up by one launch");
+    }
+    txRuntimeLaunchProgrammaticNext();
+    expect(runFill(fill, device, 700, n, 100 * 1024, 16, stream),
+           "programmatic dependent cluster launch of 16 CTAs works");
   }
   // The same PTX through mgpuModuleLoad (cuModuleLoadData accepts PTX too).
   CUmodule module2 =

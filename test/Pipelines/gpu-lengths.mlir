@@ -49,7 +49,10 @@ func.func @prefill(%q: tensor<2x4x300x128xf16>, %k: tensor<2x2x300x128xf16>, %v:
 // WGMMA: gpu.launch
 // WGMMA: memref.load %{{.*}}[%{{.*}}] : memref<8xi32>
 // WGMMA: nvgpu.mma.sync
-// WGMMA: memref.atomic_rmw
+// WGMMA-NOT: memref.atomic_rmw
+// WGMMA: } {tx.required_chip = "sm_90"}
+// WGMMA: nvvm.griddepcontrol  wait
+// WGMMA: } {tx.programmatic_launch, tx.required_chip = "sm_90"}
 func.func @decode(%q: tensor<8x32x1x128xf16>, %k: tensor<8x8x8192x128xf16>, %v: tensor<8x8x8192x128xf16>, %kl: tensor<8xi32>) -> tensor<8x32x1x128xf16> {
   %o = tx.attention %q, %k, %v kv_lengths(%kl : tensor<8xi32>) causal : tensor<8x32x1x128xf16>, tensor<8x8x8192x128xf16>, tensor<8x8x8192x128xf16> -> tensor<8x32x1x128xf16>
   return %o : tensor<8x32x1x128xf16>

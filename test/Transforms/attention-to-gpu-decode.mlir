@@ -4,24 +4,30 @@
 // pipeline of its own over 16-key tiles, two lanes per key, or tensor
 // cores for f16/bf16 with 4 or more rows; the CTA's warps
 // combined in shared memory; with several splits, the last CTA of each
-// (batch, K/V head) merges their parts, either through a device workspace
-// with arrival counters (decode-cluster=0) or, the default on sm_90+,
-// inside a thread-block cluster through distributed shared memory).
+// (batch, K/V head) merges their parts through a device workspace with
+// arrival counters (decode-cluster=0 decode-merge-kernel=0; below sm_90),
+// or a second kernel, a programmatic dependent launch, merges them from the
+// workspace (decode-merge-kernel, the default on sm_90+), or, the default
+// on sm_90+ for short calls, they merge inside a thread-block cluster
+// through distributed shared memory).
 // Numerics are checked on the GPU by harness/check.py ("decode ..." rows).
-// RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{decode-cluster=0}))" | FileCheck %s
+// RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{decode-cluster=0 decode-merge-kernel=0}))" | FileCheck %s
+// RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{decode-cluster=0}))" | FileCheck %s --check-prefix=MK
+// RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{decode-merge-kernel=2}))" 2>&1 | FileCheck %s --check-prefix=MKBAD
+// RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{decode-merge-kernel=1 sm=80}))" 2>&1 | FileCheck %s --check-prefix=MKSM
 // RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu))" | FileCheck %s --check-prefix=CLUSTER
 // RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{decode-cluster=4 kv-splits=3}))" | FileCheck %s --check-prefix=CL4
 // RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{sm=80}))" | FileCheck %s --check-prefix=SM80
-// RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{kv-splits=17}))" | FileCheck %s --check-prefix=SM80
+// RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{kv-splits=17 decode-merge-kernel=0}))" | FileCheck %s --check-prefix=SM80
 // RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{decode-cluster=17}))" 2>&1 | FileCheck %s --check-prefix=CLBIG
 // RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{decode-cluster=-2}))" 2>&1 | FileCheck %s --check-prefix=CLNEG
 // RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{decode-cluster=8 sm=80}))" 2>&1 | FileCheck %s --check-prefix=CLSM
 // RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{decode-cluster=8 kv-splits=9}))" 2>&1 | FileCheck %s --check-prefix=CLSPLITS
 // RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{decode=false}))" | FileCheck %s --check-prefix=OFF
-// RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{tensor-cores=false decode-cluster=0}))" | FileCheck %s --check-prefix=CC
+// RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{tensor-cores=false decode-cluster=0 decode-merge-kernel=0}))" | FileCheck %s --check-prefix=CC
 // The CUDA-core form fits exactly where the tensor-core form would not (the
 // mapping re-checks the form the strategy took, not the default).
-// RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{tensor-cores=false max-shared-memory=51200 decode-cluster=0}))" | FileCheck %s --check-prefix=CC
+// RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{tensor-cores=false max-shared-memory=51200 decode-cluster=0 decode-merge-kernel=0}))" | FileCheck %s --check-prefix=CC
 // RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{decode-max-rows=2}))" | FileCheck %s --check-prefix=OFF
 // Below sm_80 (no cp.async) the op takes the CUDA-core flash kernel.
 // RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{sm=75}))" | FileCheck %s --check-prefix=OLD
@@ -39,10 +45,12 @@
 // RUN: not tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{warps=32 stages=4}))" 2>&1 | FileCheck %s --check-prefix=SMEM
 // Default tiles that do not fit max-shared-memory: the flash kernel instead.
 // RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu{max-shared-memory=9000}))" 2>&1 | FileCheck %s --check-prefix=FIT
-// The whole pipeline compiles it (one kernel and a memset), and the option
-// reaches the pass; by default two kernels, the cluster merge's (no
-// memset) for short calls and this one.
-// RUN: tx-opt %s --tx-gpu-pipeline="format=isa attention-decode-cluster=0" | FileCheck %s --check-prefix=PIPE
+// The whole pipeline compiles it (one kernel and a memset), and the options
+// reach the pass; with the merge kernel two kernels, the second launched
+// after a call of txRuntimeLaunchProgrammaticNext, and no memset; by
+// default three kernels, the cluster merge's for short calls, and those two.
+// RUN: tx-opt %s --tx-gpu-pipeline="format=isa attention-decode-cluster=0 attention-decode-merge-kernel=0" | FileCheck %s --check-prefix=PIPE
+// RUN: tx-opt %s --tx-gpu-pipeline="format=isa attention-decode-cluster=0" | FileCheck %s --check-prefix=MKPIPE
 // RUN: tx-opt %s --tx-gpu-pipeline="format=isa" | FileCheck %s --check-prefix=CLPIPE
 // RUN: tx-opt %s --tx-gpu-pipeline="format=isa attention-decode=false" | FileCheck %s --check-prefix=PIPEOFF
 
@@ -117,15 +125,31 @@
 // PIPE-NOT: gpu.binary @decode_gqa_kernel_0
 // PIPEOFF: gpu.binary @decode_gqa_kernel
 // CLPIPE: gpu.launch_func {{.*}} @decode_gqa_kernel::@decode_gqa_kernel clusters in
-// CLPIPE: llvm.call @mgpuMemset32
+// CLPIPE-NOT: llvm.call @mgpuMemset32
 // CLPIPE: gpu.launch_func {{.*}} @decode_gqa_kernel_0::@decode_gqa_kernel blocks
+// CLPIPE-NOT: gpu.launch_func
+// CLPIPE: llvm.call @txRuntimeLaunchProgrammaticNext() : () -> ()
+// CLPIPE-NEXT: gpu.launch_func {{.*}} @decode_gqa_kernel_1::@decode_gqa_kernel blocks
 // CLPIPE: gpu.binary @decode_gqa_kernel
 // CLPIPE-SAME: barrier.cluster.arrive.aligned;
 // CLPIPE-SAME: mapa.shared::cluster.u32
 // CLPIPE-SAME: ld.shared::cluster.v2.f32
 // CLPIPE: gpu.binary @decode_gqa_kernel_0
-// CLPIPE-SAME: membar.gl;
-// CLPIPE-SAME: atom.global
+// CLPIPE-SAME: griddepcontrol.launch_dependents;
+// CLPIPE-NOT: atom.global
+// CLPIPE: gpu.binary @decode_gqa_kernel_1
+// CLPIPE-SAME: griddepcontrol.wait;
+// MKPIPE: llvm.func @txRuntimeLaunchProgrammaticNext()
+// MKPIPE-NOT: llvm.call @mgpuMemset32
+// MKPIPE: gpu.launch_func {{.*}} @decode_gqa_kernel::@decode_gqa_kernel blocks
+// MKPIPE-NOT: gpu.launch_func
+// MKPIPE: llvm.call @txRuntimeLaunchProgrammaticNext() : () -> ()
+// MKPIPE-NEXT: gpu.launch_func {{.*}} @decode_gqa_kernel_0::@decode_gqa_kernel blocks
+// MKPIPE: gpu.binary @decode_gqa_kernel
+// MKPIPE-NOT: membar.gl
+// MKPIPE-SAME: griddepcontrol.launch_dependents;
+// MKPIPE: gpu.binary @decode_gqa_kernel_0
+// MKPIPE-SAME: griddepcontrol.wait;
 //
 // The cluster merge (the default on sm_90+, for short calls: B * Hkv * 8
 // <= num-sms / 2 = 66 and Sk <= 2048, tested at run time): no workspace,
@@ -156,12 +180,42 @@
 // CLUSTER: } {tx.required_chip = "sm_90"}
 // CLUSTER-NEXT: }
 // CLUSTER-NEXT: } else {
-// CLUSTER: memref.alloc({{.*}}) : memref<?xi32>
-// CLUSTER: gpu.memset
+// CLUSTER-NOT: memref<?xi32>
+// CLUSTER-NOT: gpu.memset
 // CLUSTER: gpu.launch blocks({{.*}} dynamic_shared_memory_size %c52480_i32
 // CLUSTER-NOT: nvvm.cluster
-// CLUSTER: memref.atomic_rmw addi
-// CLUSTER: } {tx.required_chip = "sm_80"}
+// CLUSTER: nvvm.griddepcontrol  launch_dependents
+// CLUSTER-NOT: memref.atomic_rmw
+// CLUSTER: } {tx.required_chip = "sm_90"}
+// CLUSTER: gpu.launch blocks({{.*}} dynamic_shared_memory_size %c0_i32
+// CLUSTER: nvvm.griddepcontrol  wait
+// CLUSTER: } {tx.programmatic_launch, tx.required_chip = "sm_90"}
+//
+// The merge kernel (decode-merge-kernel, the default on sm_90+ for calls
+// the cluster merge does not take): the split kernel writes its part to
+// the workspace and then lets its dependents start, no counters, memset,
+// fence or ticket; the merge kernel, one warp per query row (4 per CTA of
+// 128 threads, no shared memory), waits for it (griddepcontrol.wait), then
+// loads up to 32 parts of its row in one round trip.
+// MK-LABEL: func.func @decode_gqa
+// MK-COUNT-2: memref.alloc({{.*}}) : memref<?xf32>
+// MK-NOT: memref<?xi32>
+// MK-NOT: gpu.memset
+// MK: gpu.launch blocks({{.*}} dynamic_shared_memory_size %c52480_i32
+// MK-NOT: nvvm.griddepcontrol
+// MK-NOT: nvvm.memory.barrier
+// MK-NOT: memref.atomic_rmw
+// MK: nvvm.griddepcontrol  launch_dependents
+// MK-NEXT: gpu.terminator
+// MK-NEXT: } {tx.required_chip = "sm_90"}
+// MK: arith.ceildivui %{{.*}}, %c4{{(_[0-9]+)?}} : index
+// MK: gpu.launch blocks({{.*}} threads({{.*}}) in (%{{.*}} = %c128{{(_[0-9]+)?}}, {{.*}} dynamic_shared_memory_size %c0_i32
+// MK-NEXT: nvvm.griddepcontrol  wait
+// MK-COUNT-32: vector.load %{{.*}} : memref<?xf32>, vector<2xf32>
+// MK: } {tx.programmatic_launch, tx.required_chip = "sm_90"}
+// MK-LABEL: func.func @decode_gqa_tc
+// MKBAD: error: tx-attention-to-gpu: decode-merge-kernel must be -1 (the strategy's choice), 0 (the last CTA merges) or 1 (a merge kernel), got 2
+// MKSM: error: tx-attention-to-gpu: decode-merge-kernel = 1 needs programmatic dependent launches (griddepcontrol, sm >= 90), got sm = 80
 // A forced cluster of 4 with 3 splits: each merging lane reads 4 O rows
 // (the fourth re-reads the third, with weight 0).
 // CL4-LABEL: func.func @decode_gqa

@@ -17,7 +17,7 @@
 // Llama-3-style GQA decode, f16, D = 128: a cluster of up to 8 CTAs for
 // short calls (decided at run time); with 8 warps per CTA too.
 // STRAT-LABEL: func.func @gqa
-// STRAT: tx.gpu_strategy = {cluster = 8 : i64, cluster_short_only = true, family = "decode", kv_splits = 0 : i64, num_sms = 132 : i64, stages = 3 : i64, tensor_cores = true, tile_keys = 16 : i64, warps = 4 : i64}
+// STRAT: tx.gpu_strategy = {cluster = 8 : i64, cluster_short_only = true, family = "decode", kv_splits = 0 : i64, merge_kernel = true, num_sms = 132 : i64, stages = 3 : i64, tensor_cores = true, tile_keys = 16 : i64, warps = 4 : i64}
 // STRAT80-LABEL: func.func @gqa
 // STRAT80-NOT: cluster
 // STRAT80: family = "decode"
@@ -97,4 +97,29 @@ func.func @hand(%q: tensor<1x8x1x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor
 func.func @hand_lengths(%q: tensor<1x2x1x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>, %kl: tensor<1xi32>) -> tensor<1x2x1x64xf16> {
   %o = tx.attention %q, %k, %v kv_lengths(%kl : tensor<1xi32>) {tx.gpu_strategy = {family = "decode", warps = 4 : i64, kv_splits = 0 : i64, num_sms = 132 : i64, stages = 3 : i64, tile_keys = 16 : i64, cluster = 2 : i64, cluster_short_only = true}} : tensor<1x2x1x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x2x1x64xf16>
   return %o : tensor<1x2x1x64xf16>
+}
+
+// -----
+
+// A hand-written strategy with the merge kernel (`merge_kernel`): mapped on
+// sm_90 (a split kernel, then a programmatic-dependent merge kernel),
+// refused on sm_80; without the key the last CTA merges (counters).
+// MAP80: decode-cluster.mlir:[[@LINE+12]]:8: error: tx-map-attention-to-gpu: its tx.gpu_strategy asks for the merge kernel of the decode family ('merge_kernel'), which needs sm_90 or newer (this mapping targets sm = 80)
+// MAP-LABEL: func.func @hand_merge_kernel
+// MAP-NOT: gpu.memset
+// MAP: nvvm.griddepcontrol  launch_dependents
+// MAP: } {tx.required_chip = "sm_90"}
+// MAP: nvvm.griddepcontrol  wait
+// MAP: } {tx.programmatic_launch, tx.required_chip = "sm_90"}
+// MAP-LABEL: func.func @hand_ticket
+// MAP: gpu.memset
+// MAP: memref.atomic_rmw addi
+// MAP: } {tx.required_chip = "sm_80"}
+func.func @hand_merge_kernel(%q: tensor<1x8x1x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x8x1x64xf16> {
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "decode", warps = 4 : i64, kv_splits = 2 : i64, num_sms = 132 : i64, stages = 3 : i64, tile_keys = 16 : i64, merge_kernel = true}} : tensor<1x8x1x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x8x1x64xf16>
+  return %o : tensor<1x8x1x64xf16>
+}
+func.func @hand_ticket(%q: tensor<1x8x1x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x8x1x64xf16> {
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "decode", warps = 4 : i64, kv_splits = 2 : i64, num_sms = 132 : i64, stages = 3 : i64, tile_keys = 16 : i64}} : tensor<1x8x1x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x8x1x64xf16>
+  return %o : tensor<1x8x1x64xf16>
 }

@@ -153,3 +153,19 @@ func.func @decode_cluster_dv(%q: tensor<1x8x1x64xf16>, %k: tensor<1x2x128x64xf16
   %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "decode", warps = 4 : i64, kv_splits = 0 : i64, num_sms = 132 : i64, stages = 3 : i64, tile_keys = 16 : i64, cluster = 4 : i64}} : tensor<1x8x1x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x256xf16> -> tensor<1x8x1x256xf16>
   return %o : tensor<1x8x1x256xf16>
 }
+
+// -----
+
+// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.gpu_strategy: 'merge_kernel' must be a bool (true or false)
+func.func @decode_merge_kernel_type(%q: tensor<1x8x1x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x8x1x64xf16> {
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "decode", warps = 4 : i64, kv_splits = 2 : i64, num_sms = 132 : i64, stages = 3 : i64, tile_keys = 16 : i64, merge_kernel = 1 : i64}} : tensor<1x8x1x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x8x1x64xf16>
+  return %o : tensor<1x8x1x64xf16>
+}
+
+// -----
+
+// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.gpu_strategy: 'merge_kernel' applies to the decode family only, not wgmma
+func.func @wgmma_merge_kernel(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x2x64x64xf16> {
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "wgmma", kv_tile = 128 : i64, q_tile = 64 : i64, stages = 2 : i64, warps = 4 : i64, merge_kernel = true}} : tensor<1x2x64x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x2x64x64xf16>
+  return %o : tensor<1x2x64x64xf16>
+}

@@ -61,6 +61,12 @@ struct FlashConfig {
   bool decodeClusterShortOnly = false; // decode: the cluster merge only for
                                        // calls of few CTAs and short caches
                                        // (decided at run time; emitDecode)
+  bool decodeMergeKernel = false; // decode, workspace merge (decodeCluster
+                                  // 0): the splits are merged by a second
+                                  // kernel launched as a programmatic
+                                  // dependent of the first (PDL, sm_90+)
+                                  // instead of by the last CTA to take a
+                                  // ticket from a zeroed arrival counter
   bool keyFlags = false; // tensor cores with a mask operand: per-tile key
                          // visibility flags in shared memory (see
                          // emitKeyVisibility)
@@ -212,6 +218,10 @@ struct AttentionChoices {
   int64_t decodeCluster = -1;
   /// With decodeCluster > 0: the cluster merge for short calls only.
   bool decodeClusterShortOnly = false;
+  /// Decode, workspace merge: 1 = a second kernel merges the splits
+  /// (FlashConfig::decodeMergeKernel; sm_90+), 0 = the last CTA to arrive,
+  /// -1 = choose (1 on sm_90+).
+  int64_t decodeMergeKernel = -1;
   /// Query rows per CTA fixed by tiled IR (a user's scf.forall): every
   /// family must use exactly this tile or is not taken (0 = free).
   int64_t exactQTile = 0;

@@ -95,6 +95,14 @@ mlir::tx::checkAttentionChoices(const AttentionTarget &t,
     return bad("decode-cluster = " + Twine(c.decodeCluster) +
                " needs thread-block clusters (sm >= 90), got sm = " +
                Twine(t.sm));
+  if (c.decodeMergeKernel < -1 || c.decodeMergeKernel > 1)
+    return bad("decode-merge-kernel must be -1 (the strategy's choice), 0 "
+               "(the last CTA merges) or 1 (a merge kernel), got " +
+               Twine(c.decodeMergeKernel));
+  if (c.decodeMergeKernel == 1 && t.sm < 90)
+    return bad("decode-merge-kernel = 1 needs programmatic dependent "
+               "launches (griddepcontrol, sm >= 90), got sm = " +
+               Twine(t.sm));
   if (c.decodeCluster > 0 && c.kvSplits > c.decodeCluster)
     return bad("kv-splits = " + Twine(c.kvSplits) +
                " is more than decode-cluster = " + Twine(c.decodeCluster) +
@@ -277,6 +285,12 @@ struct Chooser {
     cfg.decodeStages = c.stages ? c.stages : 3;
     cfg.decodeCluster = c.decodeCluster > 0 ? c.decodeCluster : 0;
     cfg.decodeClusterShortOnly = c.decodeCluster > 0 && c.decodeClusterShortOnly;
+    // The workspace merge as a second kernel, launched as a programmatic
+    // dependent (PDL) of the split kernel, by default on sm_90+: no arrival
+    // counters, no memset before the launch, no fence and ticket in the
+    // split kernel (bench/RESULTS.md session 20).
+    cfg.decodeMergeKernel =
+        c.decodeMergeKernel < 0 ? t.sm >= 90 : c.decodeMergeKernel == 1;
     while (cfg.decodeSmemBytes() > t.maxSharedMemory && !c.stages &&
            cfg.decodeStages > 2)
       --cfg.decodeStages;
@@ -511,6 +525,8 @@ DictionaryAttr mlir::tx::strategyToAttr(MLIRContext *ctx,
       i("cluster", c.decodeCluster);
     if (c.decodeCluster && c.decodeClusterShortOnly)
       a.push_back(b.getNamedAttr("cluster_short_only", b.getBoolAttr(true)));
+    if (c.decodeMergeKernel)
+      a.push_back(b.getNamedAttr("merge_kernel", b.getBoolAttr(true)));
   } else {
     i("q_tile", c.qTile);
     i("kv_tile", c.kvTile);
@@ -607,9 +623,17 @@ mlir::tx::strategyFromAttr(DictionaryAttr attr, const AttentionProblem &p,
                    "'cluster' > 0");
       c.decodeClusterShortOnly = flag.getValue();
     }
+    // Optional: the workspace merge as a second kernel (absent = false:
+    // the last CTA to arrive merges).
+    if (Attribute x = attr.get("merge_kernel")) {
+      auto flag = dyn_cast<BoolAttr>(x);
+      if (!flag)
+        return bad("'merge_kernel' must be a bool (true or false)");
+      c.decodeMergeKernel = flag.getValue();
+    }
     return c;
   }
-  for (StringRef key : {"cluster", "cluster_short_only"})
+  for (StringRef key : {"cluster", "cluster_short_only", "merge_kernel"})
     if (attr.get(key))
       return bad("'" + key + "' applies to the decode family only, not " + f);
   if (!get("q_tile", c.qTile) || !get("kv_tile", c.kvTile) || c.qTile < 1 ||

@@ -141,6 +141,9 @@ void FlashKernelBuilder::emitDecodeCall() {
       maxsi(mul(ceilDiv(ceilDiv(Sk, nSplit), cst(32)), 32), cst(32));
   nSplit = maxsi(ceilDiv(Sk, keysPerSplit), one); // (not above nSplit)
   Value nRows = mul(mul(B, H), Sq);
+  // The workspace merge in a second kernel (FlashConfig::decodeMergeKernel):
+  // no counters, memset, fence or ticket.
+  const bool mergeKernel = C == 0 && cfg.decodeMergeKernel;
   Value oPart, mlPart, counters;
   if (C == 0) {
     auto buf1d = MemRefType::get({ShapedType::kDynamic}, f32);
@@ -150,6 +153,8 @@ void FlashKernelBuilder::emitDecodeCall() {
         b, loc, buf1d, ValueRange{maxsi(mul(mul(nSplit, nRows), 2), one)});
     // Part p of row `row`: m at mlPart[p * nRows + row], l at
     // mlPart[(nSplit + p) * nRows + row], O at oPart[(p * nRows + row) * Dv].
+  }
+  if (C == 0 && !mergeKernel) {
     // Arrival counters, one per (batch, K/V head), zeroed before the launch:
     // the last CTA of each to finish merges its parts.
     counters = memref::AllocOp::create(
@@ -187,7 +192,8 @@ void FlashKernelBuilder::emitDecodeCall() {
     auto [tidV, bid] = emitPlainLaunch(blocks, 32 * W, cfg.decodeSmemBytes(),
                                        C > 0 ? nSplit : Value());
     b.getBlock()->getParentOp()->setAttr(
-        kRequiredChipAttr, b.getStringAttr(C > 0 ? "sm_90" : "sm_80"));
+        kRequiredChipAttr,
+        b.getStringAttr(C > 0 || mergeKernel ? "sm_90" : "sm_80"));
     tid = tidV;
     Value lane = arith::RemUIOp::create(b, loc, tid, cst(32));
     Value warp = arith::DivUIOp::create(b, loc, tid, cst(32));
@@ -760,6 +766,18 @@ void FlashKernelBuilder::emitDecodeCall() {
       return;
     }
 
+    // The merge kernel may be scheduled once every CTA of this one has
+    // written its part (or exited); its CTAs then wait in
+    // griddepcontrol.wait for this grid to complete and its stores to be
+    // visible. At the end, not the start: merge CTAs made resident early
+    // take registers from this kernel's later CTAs (H200, B = 8, 32/8, Sk
+    // 2048: 23.6 us with the trigger at the start, 21.6 at the end;
+    // bench/RESULTS.md session 20).
+    if (mergeKernel) {
+      NVVM::GriddepcontrolOp::create(
+          b, loc, NVVM::GridDepActionKind::launch_dependents);
+      return;
+    }
     // Several splits: the CTA that arrives last at its (batch, K/V head)
     // counter merges the parts (the threadFenceReduction pattern of the
     // CUDA samples: every thread fences its part's stores at GPU scope,
@@ -804,6 +822,42 @@ void FlashKernelBuilder::emitDecodeCall() {
       });
     });
   });
+  if (!mergeKernel)
+    return;
+
+  // ---- kernel 2: the merge (several splits) ----
+  // Launched as a programmatic dependent of kernel 1 (PDL, through
+  // kProgrammaticLaunchAttr and the runtime's cuLaunchKernelEx attribute
+  // PROGRAMMATIC_STREAM_SERIALIZATION), so its launch overlaps kernel 1's
+  // run; without that attribute (another runtime) it is an ordinary
+  // stream-ordered launch and griddepcontrol.wait returns at once. One
+  // warp per query row, four rows per CTA, the rule of mergeDecodeRow.
+  const int64_t MW = 4;
+  ifThen(arith::AndIOp::create(b, loc,
+                               cmpi(arith::CmpIPredicate::ugt, nSplit, one),
+                               cmpi(arith::CmpIPredicate::ugt, blocks, zero)),
+         [&] {
+           OpBuilder::InsertionGuard g(b);
+           auto [mt, mbid] =
+               emitPlainLaunch(ceilDiv(nRows, cst(MW)), 32 * MW, 0);
+           Operation *launch = b.getBlock()->getParentOp();
+           launch->setAttr(kRequiredChipAttr, b.getStringAttr("sm_90"));
+           launch->setAttr(kProgrammaticLaunchAttr, b.getUnitAttr());
+           tid = mt;
+           NVVM::GriddepcontrolOp::create(b, loc,
+                                          NVVM::GridDepActionKind::wait);
+           Value lane = arith::RemUIOp::create(b, loc, mt, cst(32));
+           Value row = add(mul(mbid, MW),
+                           arith::DivUIOp::create(b, loc, mt, cst(32)));
+           ifThen(cmpi(arith::CmpIPredicate::ult, row, nRows), [&] {
+             Value i = arith::RemUIOp::create(b, loc, row, Sq);
+             Value bhq = arith::DivUIOp::create(b, loc, row, Sq);
+             Value h = arith::RemUIOp::create(b, loc, bhq, H);
+             Value bi = arith::DivUIOp::create(b, loc, bhq, H);
+             mergeDecodeRow(row, bi, h, i, lane, nSplit, nRows, oPart,
+                            mlPart);
+           });
+         });
 }
 
 void FlashKernelBuilder::mergeDecodeRow(Value row, Value bi, Value h, Value i, Value lane,

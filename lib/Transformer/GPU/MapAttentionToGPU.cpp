@@ -65,6 +65,7 @@ struct TxAttentionStrategyPass
     c.kvSplits = kvSplits;
     c.decodeTileKeys = decodeTileKeys;
     c.decodeCluster = decodeCluster;
+    c.decodeMergeKernel = decodeMergeKernel;
     auto fail = [&](const Twine &msg) {
       mlir::emitError(getOperation().getLoc(), "tx-attention-to-gpu: ") << msg;
     };
@@ -603,6 +604,11 @@ struct TxMapAttentionToGPUPass
                     "), which needs sm_90 or newer (this mapping targets "
                     "sm = " +
                     Twine(int64_t(sm)) + ")");
+      if (cfg.decode && cfg.decodeMergeKernel && sm < 90)
+        return fail("its tx.gpu_strategy asks for the merge kernel of the "
+                    "decode family ('merge_kernel'), which needs sm_90 or "
+                    "newer (this mapping targets sm = " +
+                    Twine(int64_t(sm)) + ")");
       AttentionChoices ch;
       ch.warps = cfg.warps;
       if (cfg.decode) {
@@ -611,6 +617,7 @@ struct TxMapAttentionToGPUPass
         ch.decodeTileKeys = cfg.decodeTileKeys;
         ch.decodeCluster = cfg.decodeCluster;
         ch.decodeClusterShortOnly = cfg.decodeClusterShortOnly;
+        ch.decodeMergeKernel = cfg.decodeMergeKernel;
         ch.decodeMaxRows = 32;
         // The form the strategy took (its shared-memory size differs).
         ch.tensorCores = cfg.decodeTC;
@@ -640,7 +647,8 @@ struct TxMapAttentionToGPUPass
                a->decodeTileKeys == cfg.decodeTileKeys &&
                a->kvSplits == cfg.kvSplits && a->decodeTC == cfg.decodeTC &&
                a->decodeCluster == cfg.decodeCluster &&
-               a->decodeClusterShortOnly == cfg.decodeClusterShortOnly;
+               a->decodeClusterShortOnly == cfg.decodeClusterShortOnly &&
+               a->decodeMergeKernel == cfg.decodeMergeKernel;
       else if (same)
         same = a->qTile == cfg.qTile && a->kvTile == cfg.kvTile &&
                (!cfg.mma || cfg.wgmma || a->mTiles == cfg.mTiles) &&
@@ -864,6 +872,7 @@ struct TxAttentionToGPUPass
     s.kvSplits = kvSplits;
     s.decodeTileKeys = decodeTileKeys;
     s.decodeCluster = decodeCluster;
+    s.decodeMergeKernel = decodeMergeKernel;
     s.numSms = numSms;
     pm.addPass(createTxAttentionStrategy(s));
     TxTileAttentionOptions t;

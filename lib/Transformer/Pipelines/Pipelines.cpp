@@ -325,6 +325,7 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
     at.kvSplits = options.attentionKvSplits;
     at.decodeTileKeys = options.attentionDecodeTileKeys;
     at.decodeCluster = options.attentionDecodeCluster;
+    at.decodeMergeKernel = options.attentionDecodeMergeKernel;
     // The chip decides the tensor-core kernel (sm_80+) and the largest
     // dynamic shared memory per CTA (opt-in maximum of each architecture).
     char suffix = 0;
@@ -409,6 +410,8 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
   // every constant it captures becomes a kernel parameter (a runtime value
   // to ptxas: `kt % 2` became a 64-bit division).
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
+  // Launches marked tx.programmatic_launch: a runtime call before each.
+  pm.addPass(createTxProgrammaticLaunches());
   pm.addPass(createGpuKernelOutliningPass());
 
   // From here on, upstream's NVVM lowering (as gpu-lower-to-nvvm-pipeline).

@@ -130,6 +130,18 @@ TX_RUNTIME_EXPORT int txRuntimeSynchronize(void);
  * error status); it is kept for existing callers. */
 TX_RUNTIME_EXPORT void txRuntimeSetStream(CUstream stream, int async);
 
+/* Compiled code (tx-programmatic-launches): the CALLING THREAD's next kernel
+ * launch (mgpuLaunchKernel or mgpuLaunchClusterKernel) is a programmatic
+ * dependent launch (PDL; cuLaunchKernelEx with the launch attribute
+ * CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 1, sm_90+): it may
+ * start before the kernel ahead of it on the stream has finished, once every
+ * CTA of that kernel has run griddepcontrol.launch_dependents or exited; the
+ * dependent's threads wait for it in griddepcontrol.wait. The request is
+ * used up by the next launch, also one that launches nothing (an empty grid)
+ * or fails. Meant for kernels built for sm_90 or newer (programmatic
+ * dependent launches need compute capability 9.0). */
+TX_RUNTIME_EXPORT void txRuntimeLaunchProgrammaticNext(void);
+
 /* Testing: installs a fault-injection plan, in the syntax of the environment
  * variable TX_RUNTIME_INJECT_FAULT (read when the library loads):
  *   <cuCall>:<n>[+][:<CUDA error name or number>][,...]
