@@ -197,7 +197,12 @@
 // fence or ticket; the merge kernel, one warp per query row (4 per CTA of
 // 128 threads, no shared memory), waits for it (griddepcontrol.wait), then
 // loads up to 32 parts of its row in one round trip.
+// At most 32 splits where B * Hkv * 32 >= num-sms (one round trip per
+// merged row).
 // MK-LABEL: func.func @decode_gqa
+// MK: %[[CAP:.*]] = arith.minsi %[[NS0:.*]], %c32 : index
+// MK: %[[ENOUGH:.*]] = arith.cmpi uge, %{{.*}}, %c132 : index
+// MK: arith.select %[[ENOUGH]], %[[CAP]], %[[NS0]] : index
 // MK-COUNT-2: memref.alloc({{.*}}) : memref<?xf32>
 // MK-NOT: memref<?xi32>
 // MK-NOT: gpu.memset

@@ -130,6 +130,18 @@ void FlashKernelBuilder::emitDecodeCall() {
         b, loc, cst(waves * perSm * cfg.numSms), maxsi(bh, one));
     Value most = ceilDiv(Sk, cst(2 * cfg.decodeTileKeys * W));
     nSplit = maxsi(minsi(want, most), one);
+    // At most 32 splits where that still gives every SM a CTA: the merge
+    // then reads every part of a row in one round trip (mergeDecodeRow;
+    // more parts take one per group of 32 plus one for the maximum). H200,
+    // B = 1, 32/8, Sk 131072: 128.3 us with 66 or 33 splits, 125.2 with
+    // 32 (cuDNN 125.1; bench/RESULTS.md session 20). Not with per-sequence
+    // lengths, whose finer chunks even out unequal sequences, nor for Dv
+    // above 128 (always the grouped merge).
+    if (!kvLens && Dv <= 128)
+      nSplit = arith::SelectOp::create(
+          b, loc,
+          cmpi(arith::CmpIPredicate::uge, mul(bh, cst(32)), cst(cfg.numSms)),
+          minsi(nSplit, cst(32)), nSplit);
   }
   // The cluster merge: at most decodeCluster splits (a forced kv-splits is
   // not above it), the CTAs of one (batch, K/V head) one thread-block
