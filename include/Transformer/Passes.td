@@ -519,7 +519,9 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
 
     `splits` (`kv-splits`, or from `num-sms`: one wave of CTAs, as many as
     fit on the SMs by shared memory, over `B * Hkv * splits`, at least 2
-    tiles per warp each) is computed at run time from B and Sk, which may
+    tiles per warp each, at most 32 where `B * Hkv * 32 >= num-sms` without
+    per-sequence lengths and Dv <= 128, so that the merge reads all parts
+    of a row in one round trip) is computed at run time from B and Sk, which may
     be dynamic (at most `decode-cluster` with the cluster merge). Keys
     hidden by a mask or the causal diagonal, and keys
     past a chunk, never multiply V. The workspace merge's workspace is a device temporary
