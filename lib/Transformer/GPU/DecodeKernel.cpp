@@ -840,8 +840,9 @@ void FlashKernelBuilder::emitDecodeCall() {
   // ---- kernel 2: the merge (several splits) ----
   // Launched as a programmatic dependent of kernel 1 (PDL, through
   // kProgrammaticLaunchAttr and the runtime's cuLaunchKernelEx attribute
-  // PROGRAMMATIC_STREAM_SERIALIZATION), so its launch overlaps kernel 1's
-  // run; without that attribute (another runtime) it is an ordinary
+  // PROGRAMMATIC_STREAM_SERIALIZATION), so its CTAs are scheduled while
+  // kernel 1's last CTAs finish; without that attribute (another runtime)
+  // it is an ordinary
   // stream-ordered launch and griddepcontrol.wait returns at once. One
   // warp per query row, four rows per CTA, the rule of mergeDecodeRow.
   const int64_t MW = 4;
