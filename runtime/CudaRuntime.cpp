@@ -1232,13 +1232,9 @@ void launch(const char *entry, CUfunction function, const Dim3 *cluster,
     kernel.nonPortableCluster.store(true, std::memory_order_relaxed);
   }
 
-  // (The kernels that ask for it are built for sm_90+, which has
-  // programmatic dependent launches.)
-  const bool pdl = programmatic;
-
   CUresult result;
   const char *call;
-  if (cluster || pdl) {
+  if (cluster || programmatic) {
     CUlaunchAttribute attributes[2];
     std::memset(attributes, 0, sizeof(attributes));
     unsigned numAttributes = 0;
@@ -1249,7 +1245,9 @@ void launch(const char *entry, CUfunction function, const Dim3 *cluster,
       attribute.value.clusterDim.y = static_cast<unsigned>(cluster->y);
       attribute.value.clusterDim.z = static_cast<unsigned>(cluster->z);
     }
-    if (pdl) {
+    // (The kernels that ask for it are built for sm_90+, which has
+    // programmatic dependent launches.)
+    if (programmatic) {
       CUlaunchAttribute &attribute = attributes[numAttributes++];
       attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
       attribute.value.programmaticStreamSerializationAllowed = 1;
