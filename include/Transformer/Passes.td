@@ -163,6 +163,13 @@ def TxSoftmaxStrategy : Pass<"tx-softmax-strategy", "::mlir::func::FuncOp"> {
     vector = {..}, scalar = {..}}`. The choices and the options are those
     documented under `tx-softmax-to-gpu`. Softmax along another dimension
     gets no strategy (the reference lowering takes it).
+
+    A `tx.gpu_strategy` already on an op (written by hand or by a tuner, or
+    by an earlier run) is kept, not replaced, and the options do not apply
+    to it; it is checked as `tx-map-softmax-to-gpu` checks it, and a
+    strategy that is not a dictionary, that the kernels do not accept for
+    the op's row length and element type, or that sits on a softmax along
+    another dimension is an error at the op.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"0",
@@ -620,6 +627,13 @@ def TxAttentionStrategy : Pass<"tx-attention-strategy", "::mlir::func::FuncOp"> 
     dynamic or too large head dim get a remark and no strategy (the
     reference lowering takes them); a forced choice that cannot work is an
     error.
+
+    A `tx.gpu_strategy` already on an op (written by hand or by a tuner, or
+    by an earlier run) is kept, not replaced, and the options do not apply
+    to it. It is checked against the op here (a dictionary with the keys
+    its family needs, on an op with static head dims in [1, 256]) and
+    against the chip and shared memory by `tx-map-attention-to-gpu`; what
+    fails either check is an error at the op.
   }];
   let options = [
     Option<"warps", "warps", "int64_t", /*default=*/"0",

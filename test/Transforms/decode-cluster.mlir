@@ -1,8 +1,8 @@
 // The split-KV decode kernel's cluster merge (tx-attention-strategy's
 // `cluster` key, option decode-cluster): the strategy writes it on sm_90+,
-// a hand-written strategy may ask for it (tx-attention-strategy replaces
-// any strategy with its own), and the mapping refuses it where it
-// cannot run. The kernel's IR is pinned in attention-to-gpu-decode.mlir;
+// a hand-written strategy may ask for it (tx-attention-strategy keeps a
+// strategy already on the op, whatever its options), and the mapping
+// refuses it where it cannot run. The kernel's IR is pinned in attention-to-gpu-decode.mlir;
 // numerics on the H200 by harness/check.py ("decode ..." rows).
 // RUN: tx-opt %s --split-input-file --tx-attention-strategy | FileCheck %s --check-prefix=STRAT
 // RUN: tx-opt %s --split-input-file --tx-attention-strategy="sm=80" | FileCheck %s --check-prefix=STRAT80
@@ -71,8 +71,12 @@ func.func @dv256(%q: tensor<1x8x1x64xf16>, %k: tensor<1x2x300x64xf16>, %v: tenso
 
 // -----
 
-// A hand-written strategy with the cluster merge: mapped on sm_90, refused
-// on sm_80.
+// A hand-written strategy with the cluster merge: kept by the strategy
+// step whatever its options, mapped on sm_90, refused on sm_80.
+// STRAT-LABEL: func.func @hand
+// STRAT: tx.gpu_strategy = {cluster = 4 : i64, family = "decode", kv_splits = 2 : i64, num_sms = 132 : i64, stages = 3 : i64, tile_keys = 16 : i64, warps = 4 : i64}
+// STRAT80-LABEL: func.func @hand
+// STRAT80: tx.gpu_strategy = {cluster = 4 : i64, family = "decode", kv_splits = 2 : i64, num_sms = 132 : i64, stages = 3 : i64, tile_keys = 16 : i64, warps = 4 : i64}
 // MAP80: decode-cluster.mlir:[[@LINE+5]]:8: error: tx-map-attention-to-gpu: its tx.gpu_strategy asks for the cluster merge of the decode family ('cluster' = 4), which needs sm_90 or newer (this mapping targets sm = 80)
 // MAP-LABEL: func.func @hand
 // MAP: gpu.launch clusters

@@ -74,15 +74,53 @@ struct TxAttentionStrategyPass
     SmallVector<AttentionOp> ops;
     getOperation().walk([&](AttentionOp op) { ops.push_back(op); });
     for (AttentionOp op : ops) {
+      // A strategy already on the op (written by hand or by a tuner, or by
+      // an earlier run of this pass) is kept, not replaced by the table's
+      // choice: it is checked here against the op, and
+      // tx-map-attention-to-gpu checks it against the chip.
+      if (Attribute a = op->getAttr(kGpuStrategyAttr)) {
+        if (failed(checkKeptStrategy(op, a)))
+          return signalPassFailure();
+        continue;
+      }
       FailureOr<std::optional<FlashConfig>> cfg = chooseAttentionKernel(
           op, AttentionProblem::fromOp(op), target, c);
       if (failed(cfg))
         return signalPassFailure();
       if (*cfg)
         op->setAttr(kGpuStrategyAttr, strategyToAttr(&getContext(), **cfg));
-      else
-        op->removeAttr(kGpuStrategyAttr);
     }
+  }
+
+  /// A kept strategy must be a dictionary that strategyFromAttr accepts for
+  /// this op, on an op whose head dims the GPU kernels take.
+  static LogicalResult checkKeptStrategy(AttentionOp op, Attribute a) {
+    constexpr llvm::StringLiteral kept =
+        " (a strategy already on the op is kept, not replaced)";
+    auto dict = dyn_cast<DictionaryAttr>(a);
+    if (!dict)
+      return op.emitError("tx-attention-strategy: ")
+             << kGpuStrategyAttr << " must be a dictionary" << kept;
+    AttentionProblem p = AttentionProblem::fromOp(op);
+    int64_t D = p.D(), Dv = p.Dv();
+    if (ShapedType::isDynamic(D) || ShapedType::isDynamic(Dv) || D < 1 ||
+        Dv < 1 || D > 256 || Dv > 256) {
+      auto dim = [](int64_t d) {
+        return ShapedType::isDynamic(d) ? std::string("?")
+                                        : std::to_string(d);
+      };
+      return op.emitError("tx-attention-strategy: ")
+             << kGpuStrategyAttr
+             << " needs static head dims D and Dv in [1, 256], got D = "
+             << dim(D) << ", Dv = " << dim(Dv)
+             << "; without it the op takes the reference lowering" << kept;
+    }
+    bool bad = false;
+    (void)strategyFromAttr(dict, p, [&](const Twine &msg) {
+      op.emitError("tx-attention-strategy: ") << msg << kept;
+      bad = true;
+    });
+    return failure(bad);
   }
 };
 

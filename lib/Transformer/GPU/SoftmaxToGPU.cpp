@@ -560,18 +560,50 @@ struct TxSoftmaxStrategyPass
     if (failed(checkSoftmaxOptions(getOperation(), o)))
       return signalPassFailure();
     Builder b(&getContext());
-    getOperation().walk([&](SoftmaxOp op) {
+    WalkResult r = getOperation().walk([&](SoftmaxOp op) {
       auto ty = op.getType();
-      // Along another dimension: the reference lowering. A user's row
-      // tile: tx-map-softmax-to-gpu plans it for the user's rows per CTA.
-      if (op.getNormalizedDim() != ty.getRank() - 1 || isUserRowTile(op))
-        return;
       int64_t n = ty.getDimSize(ty.getRank() - 1);
       if (ShapedType::isDynamic(n))
         n = -1;
+      // A strategy already on the op (written by hand or by a tuner, or by
+      // an earlier run of this pass) is kept, not replaced: it is checked
+      // here as tx-map-softmax-to-gpu will check it.
+      if (Attribute a = op->getAttr(kGpuStrategyAttr)) {
+        constexpr llvm::StringLiteral kept =
+            " (a strategy already on the op is kept, not replaced)";
+        auto dict = dyn_cast<DictionaryAttr>(a);
+        if (!dict) {
+          op.emitError("tx-softmax-strategy: ")
+              << kGpuStrategyAttr << " must be a dictionary" << kept;
+          return WalkResult::interrupt();
+        }
+        if (op.getNormalizedDim() != ty.getRank() - 1) {
+          op.emitError("tx-softmax-strategy: ")
+              << kGpuStrategyAttr << " is for a softmax along the last "
+              << "dimension; this one is along dim "
+              << op.getNormalizedDim() << " (the reference lowering takes "
+              << "it without a strategy)" << kept;
+          return WalkResult::interrupt();
+        }
+        bool bad = false;
+        (void)planFromAttr(dict, n, ty.getElementType(),
+                           [&](const Twine &m) {
+                             op.emitError("tx-softmax-strategy: ")
+                                 << kGpuStrategyAttr << ": " << m << kept;
+                             bad = true;
+                           });
+        return bad ? WalkResult::interrupt() : WalkResult::advance();
+      }
+      // Along another dimension: the reference lowering. A user's row
+      // tile: tx-map-softmax-to-gpu plans it for the user's rows per CTA.
+      if (op.getNormalizedDim() != ty.getRank() - 1 || isUserRowTile(op))
+        return WalkResult::advance();
       op->setAttr(kGpuStrategyAttr,
                   planToAttr(b, planSoftmax(o, n, ty.getElementType())));
+      return WalkResult::advance();
     });
+    if (r.wasInterrupted())
+      signalPassFailure();
   }
 };
 
