@@ -193,3 +193,21 @@ func.func @wgmma_merge_kernel(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x128x64xf
   %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "wgmma", kv_tile = 128 : i64, q_tile = 64 : i64, stages = 2 : i64, warps = 4 : i64, merge_kernel = true}} : tensor<1x2x64x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x2x64x64xf16>
   return %o : tensor<1x2x64x64xf16>
 }
+
+// -----
+
+// Choices that strategyFromAttr takes but no kernel does: the messages name
+// the strategy's keys, not the pass options that set the same choices.
+// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: 'kv_tile' must be 0 (from the head dim) or a multiple of 32 in [32, 256], got 512
+func.func @kv_tile_512(%q: tensor<1x2x64x64xf32>, %k: tensor<1x2x128x64xf32>, %v: tensor<1x2x128x64xf32>) -> tensor<1x2x64x64xf32> {
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "simt", kv_tile = 512 : i64, q_tile = 16 : i64, warps = 4 : i64}} : tensor<1x2x64x64xf32>, tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32> -> tensor<1x2x64x64xf32>
+  return %o : tensor<1x2x64x64xf32>
+}
+
+// -----
+
+// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: its tx.gpu_strategy: the tiles need 790528 bytes of shared memory (q_tile = 128, kv_tile = 256, D 256, Dv 256), more than max-shared-memory = 232448
+func.func @too_big(%q: tensor<1x8x512x256xf32>, %k: tensor<1x8x512x256xf32>, %v: tensor<1x8x512x256xf32>) -> tensor<1x8x512x256xf32> {
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "simt", kv_tile = 256 : i64, q_tile = 128 : i64, warps = 8 : i64}} : tensor<1x8x512x256xf32>, tensor<1x8x512x256xf32>, tensor<1x8x512x256xf32> -> tensor<1x8x512x256xf32>
+  return %o : tensor<1x8x512x256xf32>
+}

@@ -225,9 +225,14 @@ struct AttentionChoices {
   /// Query rows per CTA fixed by tiled IR (a user's scf.forall): every
   /// family must use exactly this tile or is not taken (0 = free).
   int64_t exactQTile = 0;
+  /// The choices are a tx.gpu_strategy's (tx-map-attention-to-gpu checks a
+  /// strategy by forcing its choices): messages name its keys (kv_tile,
+  /// tile_keys, ...) and the attribute instead of the pass options.
+  bool fromStrategyAttr = false;
 };
 
-/// Checks the overrides (the pass options); the message names the option.
+/// Checks the overrides (the pass options); the message names the option
+/// (the strategy's key when `choices.fromStrategyAttr`).
 LogicalResult checkAttentionChoices(const AttentionTarget &target,
                                     const AttentionChoices &choices,
                                     llvm::function_ref<void(const Twine &)> fail);

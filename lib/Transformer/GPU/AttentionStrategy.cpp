@@ -64,6 +64,10 @@ mlir::tx::checkAttentionChoices(const AttentionTarget &t,
     fail(msg);
     return failure();
   };
+  // The option's name, or the strategy key that set the choice.
+  auto nm = [&](StringRef option, StringRef key) -> std::string {
+    return c.fromStrategyAttr ? ("'" + key + "'").str() : option.str();
+  };
   if (t.sm < 50 || t.sm > 130)
     return bad("sm must be a compute capability in [50, 130] (sm_90 -> "
                "90), got " +
@@ -72,10 +76,12 @@ mlir::tx::checkAttentionChoices(const AttentionTarget &t,
     return bad("max-shared-memory must be positive, got " +
                Twine(t.maxSharedMemory));
   if (c.mmaRowTiles < 0 || c.mmaRowTiles > 2)
-    return bad("mma-row-tiles must be 0 (from the head dim), 1 or 2, got " +
+    return bad(nm("mma-row-tiles", "m_tiles") +
+               " must be 0 (from the head dim), 1 or 2, got " +
                Twine(c.mmaRowTiles));
   if (c.warps < 0 || c.warps > 32)
-    return bad("warps must be 0 (from the kernel) or in [1, 32], got " +
+    return bad(nm("warps", "warps") +
+               " must be 0 (from the kernel) or in [1, 32], got " +
                Twine(c.warps));
   int64_t w = c.warps ? c.warps : 4;
   if (t.wgmma && t.sm != 90)
@@ -85,7 +91,8 @@ mlir::tx::checkAttentionChoices(const AttentionTarget &t,
     return bad("decode-max-rows must be in [1, 32], got " +
                Twine(c.decodeMaxRows));
   if (c.kvSplits < 0 || c.kvSplits > 65536)
-    return bad("kv-splits must be 0 (from num-sms) or in [1, 65536], got " +
+    return bad(nm("kv-splits", "kv_splits") +
+               " must be 0 (from num-sms) or in [1, 65536], got " +
                Twine(c.kvSplits));
   if (c.decodeCluster < -1 || c.decodeCluster > 16)
     return bad("decode-cluster must be -1 (the strategy's choice), 0 (the "
@@ -112,18 +119,21 @@ mlir::tx::checkAttentionChoices(const AttentionTarget &t,
     return bad("num-sms must be in [1, 4096], got " + Twine(t.numSms));
   if (c.decodeTileKeys != 0 && c.decodeTileKeys != 16 &&
       c.decodeTileKeys != 32)
-    return bad("decode-tile-keys must be 0 (from D), 16 or 32, got " +
+    return bad(nm("decode-tile-keys", "tile_keys") +
+               " must be 0 (from D), 16 or 32, got " +
                Twine(c.decodeTileKeys));
   if (c.producerWarps != -1 && c.producerWarps != 0 && c.producerWarps != 4)
     return bad("producer-warps must be -1 (the strategy's choice), 0 or 4, "
                "got " +
                Twine(c.producerWarps));
   if (c.stages != 0 && (c.stages < 2 || c.stages > 4))
-    return bad("stages must be 0 (the kernel's default) or in [2, 4], got " +
+    return bad(nm("stages", "stages") +
+               " must be 0 (the kernel's default) or in [2, 4], got " +
                Twine(c.stages));
   if (c.kvTile != 0 && (c.kvTile < 32 || c.kvTile % 32 != 0 || c.kvTile > 256))
-    return bad("kv-tile must be 0 (from the head dim) or a multiple of 32 "
-               "in [32, 256], got " +
+    return bad(nm("kv-tile", "kv_tile") +
+               " must be 0 (from the head dim) or a multiple of 32 in [32, "
+               "256], got " +
                Twine(c.kvTile));
   if (c.qTile != 0 && (c.qTile < w || c.qTile % w != 0 || c.qTile / w > 16))
     return bad("q-tile must be 0 (8 rows per warp) or a multiple of warps (" +
@@ -348,6 +358,18 @@ mlir::tx::chooseAttentionKernel(Operation *op, const AttentionProblem &p,
                                 const AttentionChoices &c) {
   using Result = std::optional<FlashConfig>;
   int64_t D = p.D(), Dv = p.Dv();
+  // Errors about a tx.gpu_strategy's choices (tx-map-attention-to-gpu
+  // forces them) name the attribute and its keys; else the options.
+  const bool attr = c.fromStrategyAttr;
+  const char *pfx = attr ? "tx-map-attention-to-gpu: its tx.gpu_strategy: "
+                         : "tx-attention-to-gpu: ";
+  auto nm = [&](StringRef option, StringRef key) -> std::string {
+    return attr ? ("'" + key + "'").str() : option.str();
+  };
+  // "q-tile 64" (an option's value) or "q_tile = 64" (a key's).
+  auto kv = [&](StringRef option, StringRef key, int64_t v) -> std::string {
+    return ((attr ? key + " = " : option + " ") + Twine(v)).str();
+  };
   if (ShapedType::isDynamic(D) || ShapedType::isDynamic(Dv) || D < 1 ||
       Dv < 1 || D > 256 || Dv > 256) {
     op->emitRemark("tx-attention-to-gpu: head dims D and Dv must be static "
@@ -359,24 +381,28 @@ mlir::tx::chooseAttentionKernel(Operation *op, const AttentionProblem &p,
   Type elt = p.elementType();
   if (std::optional<FlashConfig> dc = ch.decodeConfig(p, elt, D, Dv)) {
     if (dc->decodeTileKeys == 16 && D % (2 * (16 / dc->eltBytes)) != 0) {
-      op->emitError("tx-attention-to-gpu: decode-tile-keys = 16 splits D "
-                    "over two lanes and needs D to be a multiple of ")
+      op->emitError(pfx)
+          << nm("decode-tile-keys", "tile_keys")
+          << " = 16 splits D over two lanes and needs D to be a multiple of "
           << 2 * (16 / dc->eltBytes) << ", got D = " << D;
       return failure();
     }
     if (dc->decodeCluster > 0 && Dv > 128) {
-      op->emitError("tx-attention-to-gpu: decode-cluster = ")
-          << dc->decodeCluster
+      op->emitError(pfx)
+          << nm("decode-cluster", "cluster") << " = " << dc->decodeCluster
           << " needs Dv <= 128 (the cluster merge holds every split's O row "
              "in registers), got Dv = "
-          << Dv << "; decode-cluster = 0 merges through a workspace";
+          << Dv << "; " << nm("decode-cluster", "cluster")
+          << " = 0 merges through a workspace";
       return failure();
     }
     if (dc->decodeSmemBytes() > t.maxSharedMemory) {
-      op->emitError("tx-attention-to-gpu: the decode kernel needs ")
-          << dc->decodeSmemBytes() << " bytes of shared memory (warps "
-          << dc->warps << ", stages " << dc->decodeStages
-          << ", decode-tile-keys " << dc->decodeTileKeys << ", G * Sq "
+      op->emitError(pfx)
+          << "the decode kernel needs " << dc->decodeSmemBytes()
+          << " bytes of shared memory (warps " << dc->warps << ", stages "
+          << dc->decodeStages << ", "
+          << kv("decode-tile-keys", "tile_keys", dc->decodeTileKeys)
+          << ", G * Sq "
           << dc->decodeRows() << ", D " << D << ", Dv " << Dv
           << "), more than max-shared-memory = " << t.maxSharedMemory;
       return failure();
@@ -387,8 +413,8 @@ mlir::tx::chooseAttentionKernel(Operation *op, const AttentionProblem &p,
   // Checked here, for ops that take the wgmma kernel, not as an option rule:
   // the decode and CUDA-core kernels of the same module take any count.
   if (cfg.wgmma && c.warps % 4 != 0) {
-    op->emitError("tx-attention-to-gpu: warps must be a multiple of 4 "
-                  "(whole warpgroups) with wgmma, got ")
+    op->emitError(pfx) << "warps must be a multiple of 4 "
+                          "(whole warpgroups) with wgmma, got "
         << c.warps << " (this op takes the wgmma kernel)";
     return failure();
   }
@@ -488,10 +514,12 @@ mlir::tx::chooseAttentionKernel(Operation *op, const AttentionProblem &p,
     return Result();
   }
   if (cfg.smemBytes() > maxSmem) {
-    op->emitError("tx-attention-to-gpu: the tiles need ")
-        << cfg.smemBytes() << " bytes of shared memory (q-tile " << cfg.qTile
-        << ", kv-tile " << cfg.kvTile << ", D " << D << ", Dv " << Dv
-        << (cfg.wgmma ? ", stages " + std::to_string(cfg.stages) : "")
+    op->emitError(pfx) << "the tiles need " << cfg.smemBytes()
+                       << " bytes of shared memory ("
+                       << kv("q-tile", "q_tile", cfg.qTile) << ", "
+                       << kv("kv-tile", "kv_tile", cfg.kvTile) << ", D " << D
+                       << ", Dv " << Dv
+        << (cfg.wgmma ? ", " + kv("stages", "stages", cfg.stages) : "")
         << "), more than max-shared-memory = " << maxSmem;
     return failure();
   }

@@ -648,6 +648,7 @@ struct TxMapAttentionToGPUPass
                     "newer (this mapping targets sm = " +
                     Twine(int64_t(sm)) + ")");
       AttentionChoices ch;
+      ch.fromStrategyAttr = true;
       ch.warps = cfg.warps;
       if (cfg.decode) {
         ch.stages = cfg.decodeStages;
