@@ -169,7 +169,11 @@ def TxSoftmaxStrategy : Pass<"tx-softmax-strategy", "::mlir::func::FuncOp"> {
     to it; it is checked as `tx-map-softmax-to-gpu` checks it, and a
     strategy that is not a dictionary, that the kernels do not accept for
     the op's row length and element type, or that sits on a softmax along
-    another dimension is an error at the op.
+    another dimension is an error at the op. `tx-map-softmax-to-gpu` also
+    checks it against the chip it maps for (`cp.async.bulk` rows need
+    sm_90, shared-memory rows must fit `max-shared-memory`), so a
+    strategy kept from a run for another chip is an error there, not a
+    kernel that cannot run.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"0",
@@ -252,7 +256,9 @@ def TxMapSoftmaxToGPU : Pass<"tx-map-softmax-to-gpu", "::mlir::func::FuncOp"> {
     `tx-softmax-to-gpu`); the vector kernel runs when both buffers are
     16-byte aligned, the scalar kernel otherwise, nothing when R or N is 0.
     A statically empty `tx.softmax` with a strategy becomes an empty tensor.
-    A forall whose row tile differs from the strategy's rows per CTA, and a
+    A forall whose row tile differs from the strategy's rows per CTA, a
+    strategy whose kernels this chip cannot run (`cp.async.bulk` rows below
+    `sm` = 90, dynamic shared memory over `max-shared-memory`), and a
     `tx.softmax` with a strategy that is not tiled, are errors.
 
     A forall without a strategy is a user's row tiling (e.g.

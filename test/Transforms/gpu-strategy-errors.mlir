@@ -196,9 +196,10 @@ func.func @wgmma_merge_kernel(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x128x64xf
 
 // -----
 
-// Choices that strategyFromAttr takes but no kernel does: the messages name
-// the strategy's keys, not the pass options that set the same choices.
-// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: 'kv_tile' must be 0 (from the head dim) or a multiple of 32 in [32, 256], got 512
+// Out-of-range keys: the messages name the strategy's keys, not the pass
+// options that set the same choices.
+// STRAT: gpu-strategy-errors.mlir:[[@LINE+3]]:8: error: tx-attention-strategy: tx.gpu_strategy: 'kv_tile' must be a multiple of 32 in [32, 256], got 512 (a strategy already on the op is kept, not replaced)
+// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.gpu_strategy: 'kv_tile' must be a multiple of 32 in [32, 256], got 512
 func.func @kv_tile_512(%q: tensor<1x2x64x64xf32>, %k: tensor<1x2x128x64xf32>, %v: tensor<1x2x128x64xf32>) -> tensor<1x2x64x64xf32> {
   %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "simt", kv_tile = 512 : i64, q_tile = 16 : i64, warps = 4 : i64}} : tensor<1x2x64x64xf32>, tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32> -> tensor<1x2x64x64xf32>
   return %o : tensor<1x2x64x64xf32>
@@ -210,4 +211,78 @@ func.func @kv_tile_512(%q: tensor<1x2x64x64xf32>, %k: tensor<1x2x128x64xf32>, %v
 func.func @too_big(%q: tensor<1x8x512x256xf32>, %k: tensor<1x8x512x256xf32>, %v: tensor<1x8x512x256xf32>) -> tensor<1x8x512x256xf32> {
   %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "simt", kv_tile = 256 : i64, q_tile = 128 : i64, warps = 8 : i64}} : tensor<1x8x512x256xf32>, tensor<1x8x512x256xf32>, tensor<1x8x512x256xf32> -> tensor<1x8x512x256xf32>
   return %o : tensor<1x8x512x256xf32>
+}
+
+// -----
+
+// STRAT: gpu-strategy-errors.mlir:[[@LINE+3]]:8: error: tx-attention-strategy: tx.gpu_strategy: 'num_sms' must be in [1, 4096], got 0 (a strategy already on the op is kept, not replaced)
+// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.gpu_strategy: 'num_sms' must be in [1, 4096], got 0
+func.func @num_sms_0(%q: tensor<1x8x1x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x8x1x64xf16> {
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "decode", warps = 4 : i64, kv_splits = 2 : i64, num_sms = 0 : i64, stages = 3 : i64, tile_keys = 16 : i64}} : tensor<1x8x1x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x8x1x64xf16>
+  return %o : tensor<1x8x1x64xf16>
+}
+
+// -----
+
+// STRAT: gpu-strategy-errors.mlir:[[@LINE+3]]:8: error: tx-attention-strategy: tx.gpu_strategy: 'stages' must be in [2, 4], got 5 (a strategy already on the op is kept, not replaced)
+// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.gpu_strategy: 'stages' must be in [2, 4], got 5
+func.func @decode_stages_5(%q: tensor<1x8x1x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x8x1x64xf16> {
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "decode", warps = 4 : i64, kv_splits = 2 : i64, num_sms = 132 : i64, stages = 5 : i64, tile_keys = 16 : i64}} : tensor<1x8x1x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x8x1x64xf16>
+  return %o : tensor<1x8x1x64xf16>
+}
+
+// -----
+
+// STRAT: gpu-strategy-errors.mlir:[[@LINE+3]]:8: error: tx-attention-strategy: tx.gpu_strategy: 'tile_keys' must be 16 or 32, got 8 (a strategy already on the op is kept, not replaced)
+// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.gpu_strategy: 'tile_keys' must be 16 or 32, got 8
+func.func @tile_keys_8(%q: tensor<1x8x1x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x8x1x64xf16> {
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "decode", warps = 4 : i64, kv_splits = 2 : i64, num_sms = 132 : i64, stages = 3 : i64, tile_keys = 8 : i64}} : tensor<1x8x1x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x8x1x64xf16>
+  return %o : tensor<1x8x1x64xf16>
+}
+
+// -----
+
+// STRAT: gpu-strategy-errors.mlir:[[@LINE+3]]:8: error: tx-attention-strategy: tx.gpu_strategy: 'kv_splits' must be 0 (from 'num_sms') or in [1, 65536], got -1 (a strategy already on the op is kept, not replaced)
+// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.gpu_strategy: 'kv_splits' must be 0 (from 'num_sms') or in [1, 65536], got -1
+func.func @kv_splits_neg(%q: tensor<1x8x1x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x8x1x64xf16> {
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "decode", warps = 4 : i64, kv_splits = -1 : i64, num_sms = 132 : i64, stages = 3 : i64, tile_keys = 16 : i64}} : tensor<1x8x1x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x8x1x64xf16>
+  return %o : tensor<1x8x1x64xf16>
+}
+
+// -----
+
+// STRAT: gpu-strategy-errors.mlir:[[@LINE+3]]:8: error: tx-attention-strategy: tx.gpu_strategy: 'stages' must be in [2, 4], got 0 (a strategy already on the op is kept, not replaced)
+// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.gpu_strategy: 'stages' must be in [2, 4], got 0
+func.func @wgmma_stages_0(%q: tensor<1x2x128x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x2x128x64xf16> {
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "wgmma", kv_tile = 128 : i64, q_tile = 64 : i64, stages = 0 : i64, warps = 4 : i64}} : tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x2x128x64xf16>
+  return %o : tensor<1x2x128x64xf16>
+}
+
+// -----
+
+// STRAT: gpu-strategy-errors.mlir:[[@LINE+3]]:8: error: tx-attention-strategy: tx.gpu_strategy: 'warps' must be a multiple of 4 (whole warpgroups) in the wgmma family, got 2 (a strategy already on the op is kept, not replaced)
+// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.gpu_strategy: 'warps' must be a multiple of 4 (whole warpgroups) in the wgmma family, got 2
+func.func @wgmma_warps_2(%q: tensor<1x2x128x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x2x128x64xf16> {
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "wgmma", kv_tile = 128 : i64, q_tile = 32 : i64, stages = 2 : i64, warps = 2 : i64}} : tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x2x128x64xf16>
+  return %o : tensor<1x2x128x64xf16>
+}
+
+// -----
+
+// (16 * m_tiles * warps would overflow)
+// STRAT: gpu-strategy-errors.mlir:[[@LINE+3]]:8: error: tx-attention-strategy: tx.gpu_strategy: 'm_tiles' must be 1 or 2, got 1152921504606846977 (a strategy already on the op is kept, not replaced)
+// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.gpu_strategy: 'm_tiles' must be 1 or 2, got 1152921504606846977
+func.func @m_tiles_huge(%q: tensor<1x2x128x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x2x128x64xf16> {
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "mma", kv_tile = 64 : i64, m_tiles = 1152921504606846977 : i64, q_tile = 16 : i64, warps = 1 : i64}} : tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x2x128x64xf16>
+  return %o : tensor<1x2x128x64xf16>
+}
+
+// -----
+
+// A well-formed strategy that is no kernel of this op (mma on f32): the
+// strategy step keeps it, so the hint is to remove or change it.
+// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: its tx.gpu_strategy is not a kernel of this problem (element type, head dims, mask, window) on this chip; the strategy makes family simt with these choices (remove the tx.gpu_strategy, or change it to what tx-attention-strategy writes for this chip on an op without one)
+func.func @mma_f32(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x128x64xf32>, %v: tensor<1x2x128x64xf32>) -> tensor<1x2x128x64xf32> {
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "mma", kv_tile = 64 : i64, m_tiles = 1 : i64, q_tile = 64 : i64, warps = 4 : i64}} : tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32> -> tensor<1x2x128x64xf32>
+  return %o : tensor<1x2x128x64xf32>
 }

@@ -613,6 +613,16 @@ mlir::tx::strategyFromAttr(DictionaryAttr attr, const AttentionProblem &p,
         !get("stages", c.decodeStages) || !get("tile_keys", c.decodeTileKeys))
       return bad("the decode family needs kv_splits, num_sms, stages and "
                  "tile_keys");
+    if (c.kvSplits < 0 || c.kvSplits > 65536)
+      return bad("'kv_splits' must be 0 (from 'num_sms') or in [1, 65536], "
+                 "got " + Twine(c.kvSplits));
+    if (c.numSms < 1 || c.numSms > 4096)
+      return bad("'num_sms' must be in [1, 4096], got " + Twine(c.numSms));
+    if (c.decodeStages < 2 || c.decodeStages > 4)
+      return bad("'stages' must be in [2, 4], got " + Twine(c.decodeStages));
+    if (c.decodeTileKeys != 16 && c.decodeTileKeys != 32)
+      return bad("'tile_keys' must be 16 or 32, got " +
+                 Twine(c.decodeTileKeys));
     // Optional: whether the products run on tensor cores (the strategy
     // writes its decision; absent = true, which still keeps CUDA cores
     // where the problem does not allow tensor cores).
@@ -667,10 +677,22 @@ mlir::tx::strategyFromAttr(DictionaryAttr attr, const AttentionProblem &p,
   if (!get("q_tile", c.qTile) || !get("kv_tile", c.kvTile) || c.qTile < 1 ||
       c.kvTile < 32 || c.kvTile % 32 != 0)
     return bad("'q_tile' (>= 1) and 'kv_tile' (a multiple of 32) are needed");
+  if (c.kvTile > 256)
+    return bad("'kv_tile' must be a multiple of 32 in [32, 256], got " +
+               Twine(c.kvTile));
+  if (c.qTile > 4096)
+    return bad("'q_tile' must be at most 4096, got " + Twine(c.qTile));
   if (c.mma && !c.wgmma && !get("m_tiles", c.mTiles))
     return bad("the mma family needs m_tiles");
+  if (c.mma && !c.wgmma && c.mTiles != 1 && c.mTiles != 2)
+    return bad("'m_tiles' must be 1 or 2, got " + Twine(c.mTiles));
   if (c.wgmma && !get("stages", c.stages))
     return bad("the wgmma family needs stages");
+  if (c.wgmma && (c.stages < 2 || c.stages > 4))
+    return bad("'stages' must be in [2, 4], got " + Twine(c.stages));
+  if (c.wgmma && c.warps % 4 != 0)
+    return bad("'warps' must be a multiple of 4 (whole warpgroups) in the "
+               "wgmma family, got " + Twine(c.warps));
   if (c.mma && c.qTile != 16 * c.mTiles * c.warps)
     return bad("q_tile must be 16 * " + Twine(c.wgmma ? "" : "m_tiles * ") +
                "warps");

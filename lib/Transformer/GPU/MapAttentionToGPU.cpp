@@ -704,7 +704,9 @@ struct TxMapAttentionToGPUPass
                                               : "simt") +
                              " with these choices"
                        : Twine("has no kernel for it")) +
-                    " (run tx-attention-strategy for this chip)");
+                    " (remove the tx.gpu_strategy, or change it to what "
+                    "tx-attention-strategy writes for this chip on an op "
+                    "without one)");
       if (cfg.decode
               ? (hT != cfg.decodeG || qT != cfg.decodeSq ||
                  (kvT && kvT != cfg.decodeTileKeys))

@@ -58,21 +58,17 @@ public:
     if (cfg.threadsPerRow > 32 && cfg.smemRowBytes == 0)
       attributions = {smemTy, smemTy};
     // cp.async.bulk rows: one 8-byte mbarrier per chunk slot of the ring.
-    const int64_t bulkSlots =
-        cfg.bulkChunkBytes > 0
-            ? std::max<int64_t>(cfg.bulkSlots,
-                       llvm::divideCeil(cfg.smemRowBytes, cfg.bulkChunkBytes))
-            : 0;
-    const int64_t bufBytes = cfg.bulkChunkBytes > 0
-                                 ? bulkSlots * cfg.bulkChunkBytes
-                                 : cfg.smemRowBytes;
+    // The layout (KernelConfig::dynamicSmemBytes): two reduction slots,
+    // [the mbarriers,] the row or the ring, 16 bytes of alignment slack.
+    const int64_t bulkSlots = cfg.ringSlots();
+    const int64_t bufBytes =
+        bulkSlots > 0 ? bulkSlots * cfg.bulkChunkBytes : cfg.smemRowBytes;
     const int64_t barBytes = bulkSlots > 0 ? bulkSlots * 8 + 8 : 0;
     const int64_t barSlotBytes = (barBytes + 15) / 16 * 16;
     Value dynSmem;
-    if (cfg.smemRowBytes > 0) // two reduction slots, [mbarriers,] the row
-      dynSmem = arith::ConstantIntOp::create(
-          b, loc, b.getI32Type(),
-          2 * slotBytes + barSlotBytes + bufBytes + 16);
+    if (cfg.smemRowBytes > 0)
+      dynSmem = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                             cfg.dynamicSmemBytes());
     auto launch = gpu::LaunchOp::create(
         b, loc, grid, one, one, cst(cfg.blockSize), one, one,
         /*dynamicSharedMemorySize=*/dynSmem, /*asyncTokenType=*/nullptr,

@@ -33,6 +33,28 @@ struct KernelConfig {
                               // next row's while this one is written
   int64_t bulkSlots = 0; // bulk rows: chunk slots of the ring (at least a
                          // row's chunks; 0 = exactly a row's)
+
+  /// Bulk rows: the chunk slots of the ring (0 without bulk copies).
+  int64_t ringSlots() const {
+    if (bulkChunkBytes <= 0)
+      return 0;
+    int64_t rowChunks = (smemRowBytes + bulkChunkBytes - 1) / bulkChunkBytes;
+    return bulkSlots > rowChunks ? bulkSlots : rowChunks;
+  }
+  /// The dynamic shared memory of the kernel's launch in bytes (0: none):
+  /// with a shared-memory row, two reduction slots of one f32 per warp
+  /// (16-byte aligned), the mbarriers of the ring (8 bytes a slot + 8,
+  /// 16-byte aligned), the row or the ring, 16 bytes of alignment slack.
+  int64_t dynamicSmemBytes() const {
+    if (smemRowBytes <= 0)
+      return 0;
+    int64_t warps = blockSize / 32 > 1 ? blockSize / 32 : 1;
+    int64_t slotBytes = (warps * 4 + 15) / 16 * 16;
+    int64_t slots = ringSlots();
+    int64_t barBytes = slots > 0 ? slots * 8 + 8 : 0;
+    int64_t bufBytes = slots > 0 ? slots * bulkChunkBytes : smemRowBytes;
+    return 2 * slotBytes + (barBytes + 15) / 16 * 16 + bufBytes + 16;
+  }
 };
 
 /// Emits the gpu.launch of configuration `cfg` at the builder's insertion

@@ -740,6 +740,28 @@ struct TxMapSoftmaxToGPUPass
     if (k != plan->rowsPerCta())
       return fail("the row tile " + Twine(k) + " differs from the " +
                   "strategy's rows per CTA " + Twine(plan->rowsPerCta()));
+    // A strategy made for another chip, or by hand (tx-softmax-strategy
+    // keeps one already on the op): its kernels must run on this one.
+    if (attr)
+      for (auto [which, kc] :
+           {std::pair<StringRef, const KernelConfig *>{"vector", &plan->vec},
+            {"scalar", &plan->scalar}}) {
+        if (which == "vector" && !plan->hasVector)
+          continue;
+        if (kc->bulkChunkBytes > 0 && sm < 90)
+          return fail("its tx.gpu_strategy copies rows by cp.async.bulk ('" +
+                      which + ".bulk_chunk_bytes' = " +
+                      Twine(kc->bulkChunkBytes) +
+                      "), which needs sm_90 or newer (this mapping targets "
+                      "sm = " + Twine(int64_t(sm)) + ")");
+        if (kc->dynamicSmemBytes() > maxSharedMemory)
+          return fail("its tx.gpu_strategy's " + which + " kernel needs " +
+                      Twine(kc->dynamicSmemBytes()) +
+                      " bytes of dynamic shared memory ('" + which +
+                      ".smem_row_bytes' = " + Twine(kc->smemRowBytes) +
+                      "), more than max-shared-memory = " +
+                      Twine(int64_t(maxSharedMemory)));
+      }
     int64_t smemRow = plan->hasVector ? plan->vec.smemRowBytes : 0;
     if (staged && !isWorkgroupMemory(staged->memorySpace))
       return fail("the row tile is staged in " +
