@@ -24,7 +24,9 @@
 //             txRuntimeGetLastError, txRuntimeClearLastError,
 //             txRuntimeErrorCount, txRuntimeThreadErrorCount,
 //             txRuntimeSynchronize, txRuntimeSetStream,
-//             txRuntimeSetFaultInjection, txRuntimeLaunchProgrammaticNext
+//             txRuntimeSetFaultInjection, txRuntimeLaunchProgrammaticNext,
+//             txRuntimeTensorMapParamsNext, txRuntimeEncodeTensorMap (tensor
+//             maps passed to kernels by value)
 // The cuSPARSE / cuSPARSELt wrappers of upstream's CudaRuntimeWrappers.cpp
 // (mgpuCreateSparseEnv, mgpuSpMV, ...) are deliberately not provided.
 //
@@ -552,6 +554,9 @@ struct ThreadState {
   // txRuntimeLaunchProgrammaticNext: the next launch is a programmatic
   // dependent one.
   bool programmaticNext;
+  // txRuntimeTensorMapParamsNext: parameters of the next launch passed as
+  // 128-byte tensor maps by value (bit i: parameter i).
+  uint64_t tensorMapParamsNext;
   // Stream pool: streams owned by this thread for reuse, and streams lent
   // out by mgpuStreamCreate (so that mgpuStreamDestroy recognizes them).
   int pooledCount;
@@ -1147,6 +1152,9 @@ __attribute__((noinline)) void reportNullFunction(ThreadState &t,
                        entry));
 }
 
+/// Most parameters of a launch that passes tensor maps by value.
+constexpr int kMaxTensorMapParams = 256;
+
 /// Shared implementation of mgpuLaunchKernel and mgpuLaunchClusterKernel.
 /// `paramsCount` < 0 means the caller did not pass one.
 void launch(const char *entry, CUfunction function, const Dim3 *cluster,
@@ -1157,6 +1165,8 @@ void launch(const char *entry, CUfunction function, const Dim3 *cluster,
   // A programmatic-dependent request is this launch's, whatever happens.
   const bool programmatic = t.programmaticNext;
   t.programmaticNext = false;
+  const uint64_t tensorMapParams = t.tensorMapParamsNext;
+  t.tensorMapParamsNext = 0;
   if (callFailed(t))
     return; // An earlier error of this call: launch nothing more.
   if (__builtin_expect(!function, 0)) {
@@ -1230,6 +1240,51 @@ void launch(const char *entry, CUfunction function, const Dim3 *cluster,
                describe))
       return;
     kernel.nonPortableCluster.store(true, std::memory_order_relaxed);
+  }
+
+  // Tensor maps by value (txRuntimeTensorMapParamsNext): MLIR packs an
+  // !llvm.ptr operand as a pointer to a slot that holds it; the kernel's
+  // parameter is the 128-byte map that pointer addresses.
+  void *mapParams[kMaxTensorMapParams];
+  if (__builtin_expect(tensorMapParams != 0, 0)) {
+    int highest = 63 - __builtin_clzll(tensorMapParams);
+    if (!params || extra || paramsCount <= highest ||
+        paramsCount > kMaxTensorMapParams) {
+      reportError(format("%s: txRuntimeTensorMapParamsNext asks for parameter "
+                         "%d as a tensor map, but the launch passes %lld "
+                         "parameters%s (at most %d with tensor maps); %s",
+                         entry, highest, paramsCount,
+                         extra ? " through 'extra'" : "",
+                         kMaxTensorMapParams, describe().c_str()));
+      return;
+    }
+    for (long long i = 0; i < paramsCount; ++i) {
+      mapParams[i] = params[i];
+      if (!(tensorMapParams >> i & 1))
+        continue;
+      void *map = params[i] ? *static_cast<void **>(params[i]) : nullptr;
+      if (!map || reinterpret_cast<uintptr_t>(map) % 64 != 0) {
+        reportError(format("%s: parameter %lld is to be a tensor map, but "
+                           "its operand %p is not a 64-byte aligned "
+                           "CUtensorMap; %s",
+                           entry, i, map, describe().c_str()));
+        return;
+      }
+      // A map left zeroed by a failed txRuntimeEncodeTensorMap (already
+      // reported) is never launched with.
+      const auto *words = static_cast<const uint64_t *>(map);
+      bool encoded = false;
+      for (int w = 0; w < 16; ++w)
+        encoded = encoded || words[w] != 0;
+      if (!encoded) {
+        reportError(format("%s: parameter %lld is a tensor map that was not "
+                           "encoded (all 128 bytes are zero); %s",
+                           entry, i, describe().c_str()));
+        return;
+      }
+      mapParams[i] = map;
+    }
+    params = mapParams;
   }
 
   CUresult result;
@@ -1524,6 +1579,10 @@ extern "C" TX_RUNTIME_EXPORT void txRuntimeSetStream(CUstream stream,
 
 extern "C" TX_RUNTIME_EXPORT void txRuntimeLaunchProgrammaticNext(void) {
   threadState().programmaticNext = true;
+}
+
+extern "C" TX_RUNTIME_EXPORT void txRuntimeTensorMapParamsNext(uint64_t mask) {
+  threadState().tensorMapParamsNext = mask;
 }
 
 extern "C" TX_RUNTIME_EXPORT int txRuntimeSetFaultInjection(const char *spec) {
@@ -2188,6 +2247,63 @@ extern "C" TX_RUNTIME_EXPORT void mgpuTensorMapEncodeTiled(
   encodeTensorMap("mgpuTensorMapEncodeTiled", tensorMap, tensorDataType,
                   tensorRank, globalAddress, globalDim, globalStrides, boxDim,
                   elementStrides, interleave, swizzle, l2Promotion, oobFill);
+}
+
+extern "C" TX_RUNTIME_EXPORT void txRuntimeEncodeTensorMap(
+    void *map, int64_t dataType, int64_t rank, void *base, int64_t dim0,
+    int64_t dim1, int64_t dim2, int64_t dim3, int64_t dim4, int64_t stride1,
+    int64_t stride2, int64_t stride3, int64_t stride4, int64_t box0,
+    int64_t box1, int64_t box2, int64_t box3, int64_t box4, int64_t swizzle) {
+  const char *entry = "txRuntimeEncodeTensorMap";
+  ThreadState &t = threadState();
+  if (callFailed(t))
+    return; // An earlier error of this call: its launches are skipped.
+  constexpr int64_t kNumTypes =
+      sizeof(kTensorMapElementBytes) / sizeof(kTensorMapElementBytes[0]);
+  if (!map || reinterpret_cast<uintptr_t>(map) % 64 != 0 || rank < 1 ||
+      rank > 5 || dataType < 0 || dataType >= kNumTypes || swizzle < 0 ||
+      swizzle > 3) {
+    reportError(format("%s: unsupported tensor map request (map %p must be "
+                       "64-byte aligned, rank %" PRId64 " must be 1..5, data "
+                       "type %" PRId64 " must be 0..%" PRId64 ", swizzle %" PRId64
+                       " must be 0..3)",
+                       entry, map, rank, dataType, kNumTypes - 1, swizzle));
+    return;
+  }
+  const int64_t dims[5] = {dim0, dim1, dim2, dim3, dim4};
+  const int64_t strides[4] = {stride1, stride2, stride3, stride4};
+  const int64_t boxes[5] = {box0, box1, box2, box3, box4};
+  cuuint64_t globalDim[5], globalStrides[4] = {0, 0, 0, 0};
+  cuuint32_t boxDim[5], elementStrides[5] = {1, 1, 1, 1, 1};
+  for (int64_t i = 0; i < 5; ++i) {
+    bool used = i < rank;
+    if (used && (dims[i] < 1 || boxes[i] < 1 || boxes[i] > 256)) {
+      reportError(format("%s: dimension %" PRId64 " of the tensor map has size "
+                         "%" PRId64 " and box %" PRId64
+                         " (sizes >= 1, boxes in [1, 256])",
+                         entry, i, dims[i], boxes[i]));
+      return;
+    }
+    globalDim[i] = used ? static_cast<cuuint64_t>(dims[i]) : 1;
+    boxDim[i] = used ? static_cast<cuuint32_t>(boxes[i]) : 1;
+    if (i >= 1 && used) {
+      if (strides[i - 1] < 1) {
+        reportError(format("%s: byte stride %" PRId64 " of dimension %" PRId64
+                           " must be positive",
+                           entry, strides[i - 1], i));
+        return;
+      }
+      globalStrides[i - 1] = static_cast<cuuint64_t>(strides[i - 1]);
+    }
+  }
+  std::memset(map, 0, sizeof(CUtensorMap));
+  encodeTensorMap(entry, static_cast<CUtensorMap *>(map),
+                  static_cast<CUtensorMapDataType>(dataType),
+                  static_cast<cuuint32_t>(rank), base, globalDim, globalStrides,
+                  boxDim, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                  static_cast<CUtensorMapSwizzle>(swizzle),
+                  CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
 }
 
 // The descriptor is copied to a fresh 128-byte device allocation that is

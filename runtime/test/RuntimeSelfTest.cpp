@@ -109,6 +109,72 @@ DONE:
 }
 )";
 
+/// tensor_map_copy(map, out): out[0..15] = the 16 words of the 128-byte
+/// parameter `map` (a tensor map passed by value, txRuntimeTensorMapParamsNext).
+const char kTensorMapPtx[] = R"(
+.version 7.0
+.target sm_50
+.address_size 64
+
+.visible .entry tx_selftest_tensor_map_copy(
+    .param .align 64 .b8 map[128],
+    .param .u64 out)
+{
+    .reg .b64 %rd<4>;
+    .reg .b32 %r<2>;
+    mov.u32 %r1, %tid.x;
+    ld.param.u64 %rd1, [out];
+    cvta.to.global.u64 %rd1, %rd1;
+    ld.param.u64 %rd2, [map+0];
+    st.global.u64 [%rd1+0], %rd2;
+    ld.param.u64 %rd2, [map+8];
+    st.global.u64 [%rd1+8], %rd2;
+    ld.param.u64 %rd2, [map+16];
+    st.global.u64 [%rd1+16], %rd2;
+    ld.param.u64 %rd2, [map+24];
+    st.global.u64 [%rd1+24], %rd2;
+    ld.param.u64 %rd2, [map+32];
+    st.global.u64 [%rd1+32], %rd2;
+    ld.param.u64 %rd2, [map+40];
+    st.global.u64 [%rd1+40], %rd2;
+    ld.param.u64 %rd2, [map+48];
+    st.global.u64 [%rd1+48], %rd2;
+    ld.param.u64 %rd2, [map+56];
+    st.global.u64 [%rd1+56], %rd2;
+    ld.param.u64 %rd2, [map+64];
+    st.global.u64 [%rd1+64], %rd2;
+    ld.param.u64 %rd2, [map+72];
+    st.global.u64 [%rd1+72], %rd2;
+    ld.param.u64 %rd2, [map+80];
+    st.global.u64 [%rd1+80], %rd2;
+    ld.param.u64 %rd2, [map+88];
+    st.global.u64 [%rd1+88], %rd2;
+    ld.param.u64 %rd2, [map+96];
+    st.global.u64 [%rd1+96], %rd2;
+    ld.param.u64 %rd2, [map+104];
+    st.global.u64 [%rd1+104], %rd2;
+    ld.param.u64 %rd2, [map+112];
+    st.global.u64 [%rd1+112], %rd2;
+    ld.param.u64 %rd2, [map+120];
+    st.global.u64 [%rd1+120], %rd2;
+    ret;
+}
+)";
+
+/// The fake driver's version of tx_selftest_tensor_map_copy: params[0]
+/// addresses the parameter's bytes, the 128-byte map itself.
+void fakeTensorMapCopy(const FakeCudaLaunch *, void **params) {
+  auto *out = *static_cast<unsigned char **>(params[1]);
+  std::memcpy(out, params[0], 128);
+}
+
+/// Encodes a 2-D f16 map of `device` (64 x 8 elements, rows of 128 bytes,
+/// one box of all of it, 128-byte swizzle) into `map`.
+void encodeSelftestMap(void *map, void *device) {
+  txRuntimeEncodeTensorMap(map, /*FLOAT16=*/6, 2, device, 64, 8, 1, 1, 1,
+                           128, 0, 0, 0, 64, 8, 1, 1, 1, /*128B=*/3);
+}
+
 /// Launches tx_selftest_fill over n elements and checks the result.
 /// `cluster` > 0: a cluster launch of that many CTAs per cluster (above 8,
 /// a non-portable size, which the runtime opts the kernel into).
@@ -230,6 +296,42 @@ void gpuChecks() {
     expect(runFill(fill, device, 700, n, 100 * 1024, 16, stream),
            "programmatic dependent cluster launch of 16 CTAs works");
   }
+  // A tensor map encoded by the runtime and passed by value
+  // (txRuntimeTensorMapParamsNext): the kernel reads the 128 bytes the host
+  // encoded.
+  using RegisterKernel = void (*)(const char *, FakeCudaKernelFn);
+  if (auto reg = reinterpret_cast<RegisterKernel>(
+          dlsym(RTLD_DEFAULT, "fakeCudaRegisterKernel")))
+    reg("tx_selftest_tensor_map_copy", fakeTensorMapCopy);
+  CUmodule mapModule =
+      mgpuModuleLoadJIT(const_cast<char *>(kTensorMapPtx), 4);
+  CUfunction mapCopy =
+      mapModule ? mgpuModuleGetFunction(mapModule,
+                                        "tx_selftest_tensor_map_copy")
+                : nullptr;
+  expect(mapCopy != nullptr,
+         "the tensor-map kernel (a 128-byte .param) loads");
+  alignas(64) static unsigned char map[128];
+  encodeSelftestMap(map, device);
+  bool nonzero = false;
+  for (unsigned char c : map)
+    nonzero = nonzero || c != 0;
+  expect(nonzero, "txRuntimeEncodeTensorMap encodes a 2-D f16 map");
+  void *mapOut = mgpuMemAlloc(128, stream, 0);
+  if (mapCopy && mapOut) {
+    void *mapPtr = map;
+    void *params[] = {&mapPtr, &mapOut};
+    mgpuMemset32(mapOut, 0, 32, stream);
+    txRuntimeTensorMapParamsNext(1);
+    mgpuLaunchKernel(mapCopy, 1, 1, 1, 1, 1, 1, 0, stream, params, nullptr,
+                     2);
+    unsigned char back[128];
+    mgpuMemcpy(back, mapOut, 128, stream);
+    mgpuStreamSynchronize(stream);
+    expect(std::memcmp(back, map, 128) == 0,
+           "the kernel's by-value parameter holds the 128 bytes of the map "
+           "(txRuntimeTensorMapParamsNext)");
+  }
   // The same PTX through mgpuModuleLoad (cuModuleLoadData accepts PTX too).
   CUmodule module2 =
       mgpuModuleLoad(const_cast<char *>(kFillPtx), sizeof(kFillPtx));
@@ -241,6 +343,40 @@ void gpuChecks() {
     expect(failedDriverCalls() == failedBefore,
            "happy path: no driver call failed (fake driver's count)");
   takeError();
+  if (!happyPathOnly && mapCopy && mapOut) {
+    // Mistakes: nothing is launched, each is reported.
+    void *mapPtr = map;
+    void *params[] = {&mapPtr, &mapOut};
+    auto refused = [&](uint64_t mask, void *which, long long count,
+                       const char *needle) {
+      mapPtr = which;
+      int before = txRuntimeErrorCount();
+      txRuntimeTensorMapParamsNext(mask);
+      mgpuLaunchKernel(mapCopy, 1, 1, 1, 1, 1, 1, 0, stream, params, nullptr,
+                       count);
+      std::string e = takeError();
+      return txRuntimeErrorCount() == before + 1 && contains(e.c_str(), needle);
+    };
+    expect(refused(1u << 5, map, 2, "parameter 5 as a tensor map"),
+           "a tensor-map parameter past the launch's parameters is refused");
+    expect(refused(1, map + 8, 2, "not a 64-byte aligned"),
+           "a misaligned tensor map is refused");
+    alignas(64) static unsigned char zero[128];
+    expect(refused(1, zero, 2, "was not encoded"),
+           "a tensor map that was never encoded (all zero) is refused");
+    int before = txRuntimeErrorCount();
+    alignas(64) static unsigned char bad[128];
+    txRuntimeEncodeTensorMap(bad, 6, 2, device, 64, 8, 1, 1, 1, 128, 0, 0, 0,
+                             300, 8, 1, 1, 1, 3);
+    std::string e = takeError();
+    expect(txRuntimeErrorCount() == before + 1 &&
+               contains(e.c_str(), "box 300"),
+           "txRuntimeEncodeTensorMap refuses a box over 256 elements");
+  }
+  if (mapOut)
+    mgpuMemFree(mapOut, stream);
+  if (mapModule)
+    mgpuModuleUnload(mapModule);
   if (happyPathOnly) {
     mgpuModuleUnload(module2);
     mgpuModuleUnload(module);

@@ -142,6 +142,37 @@ TX_RUNTIME_EXPORT void txRuntimeSetStream(CUstream stream, int async);
  * dependent launches need compute capability 9.0). */
 TX_RUNTIME_EXPORT void txRuntimeLaunchProgrammaticNext(void);
 
+/* Compiled code: tensor maps (TMA descriptors) as kernel parameters BY VALUE
+ * (a 128-byte `.param .align 64 .b8 name[128]`, CUDA C++'s
+ * `const __grid_constant__ CUtensorMap`). For each bit i set in `mask`, the
+ * CALLING THREAD's next launch passes parameter i as the 128-byte map whose
+ * address params[i]'s slot holds (MLIR's gpu.launch_func packs an !llvm.ptr
+ * operand as a pointer to a slot holding it), instead of the pointer itself.
+ * Each map must be 64-byte aligned, encoded (not all zero), and stay valid
+ * until the launch returns; the launch must pass `paramsCount` (mgpuLaunchKernel)
+ * of at most 256 parameters and no `extra`. A violation is a recorded error
+ * and nothing is launched. The request is used up by the next launch, as
+ * txRuntimeLaunchProgrammaticNext's is. */
+TX_RUNTIME_EXPORT void txRuntimeTensorMapParamsNext(uint64_t mask);
+
+/* Compiled code: encodes a tiled tensor map (cuTensorMapEncodeTiled, no
+ * interleave, L2 promotion 128 B, out-of-bounds elements read as zero) into
+ * `map` (128 bytes, 64-byte aligned): `rank` (1..5) dimensions of `base`,
+ * innermost first, sizes dim0.. (elements; those past `rank` are ignored),
+ * byte strides stride1.. of dimensions 1.. (dimension 0 is contiguous; each
+ * a multiple of 16), a box of box0.. elements per dimension (1..256; box0 *
+ * element size a multiple of 16 bytes), `dataType` a CUtensorMapDataType
+ * (e.g. 6 = FLOAT16, 9 = BFLOAT16) and `swizzle` a CUtensorMapSwizzle (3 =
+ * 128B). A request the driver refuses is a recorded error naming
+ * cuTensorMapEncodeTiled, and `map` is left zeroed, which a launch through
+ * txRuntimeTensorMapParamsNext refuses. Inside a failed stream-ordered call
+ * it does nothing. */
+TX_RUNTIME_EXPORT void txRuntimeEncodeTensorMap(
+    void *map, int64_t dataType, int64_t rank, void *base, int64_t dim0,
+    int64_t dim1, int64_t dim2, int64_t dim3, int64_t dim4, int64_t stride1,
+    int64_t stride2, int64_t stride3, int64_t stride4, int64_t box0,
+    int64_t box1, int64_t box2, int64_t box3, int64_t box4, int64_t swizzle);
+
 /* Testing: installs a fault-injection plan, in the syntax of the environment
  * variable TX_RUNTIME_INJECT_FAULT (read when the library loads):
  *   <cuCall>:<n>[+][:<CUDA error name or number>][,...]
