@@ -45,6 +45,11 @@ inline constexpr llvm::StringLiteral kRequiredChipAttr = "tx.required_chip";
 /// into a call of txRuntimeLaunchProgrammaticNext() before the launch.
 inline constexpr llvm::StringLiteral kProgrammaticLaunchAttr =
     "tx.programmatic_launch";
+/// On an llvm.alloca of the host code (128 bytes, 64-byte aligned): a
+/// tensor map (txRuntimeEncodeTensorMap) that the kernels it is passed to
+/// take by value; tx-tensor-map-params makes their parameter a 128-byte
+/// `nvvm.grid_constant` and asks the runtime to pass the bytes.
+inline constexpr llvm::StringLiteral kTensorMapAttr = "tx.tensor_map";
 
 #define GEN_PASS_REGISTRATION
 #include "Transformer/Passes.h.inc"

@@ -1016,6 +1016,41 @@ def TxCallStream : Pass<"tx-call-stream", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::gpu::GPUDialect"];
 }
 
+def TxTensorMapParams : Pass<"tx-tensor-map-params", "::mlir::ModuleOp"> {
+  let summary = "Pass the tensor maps (TMA descriptors) that kernels take to them by value, through the tx runtime";
+  let description = [{
+    Runs after `convert-gpu-to-nvvm` and `gpu-to-llvm`, when kernels are
+    `llvm.func` ops of their `gpu.module` and each `gpu.launch_func`
+    operand is one kernel parameter. An operand defined by an `llvm.alloca`
+    that carries the unit attribute `tx.tensor_map` (a 128-byte, 64-byte
+    aligned host buffer that `txRuntimeEncodeTensorMap` fills before the
+    launch) is a tensor map passed by value, as CUDA C++'s
+    `const __grid_constant__ CUtensorMap` is:
+
+    - the kernel's parameter gets `llvm.byval = !llvm.array<16 x i64>`,
+      `llvm.align = 64` and `nvvm.grid_constant`: NVPTX declares it
+      `.param .align 64 .b8 name[128]` and reads it in place
+      (`cvta.param`), the form `cp.async.bulk.tensor` takes its map in;
+    - the launch gets `llvm.call @txRuntimeTensorMapParamsNext(mask)`
+      right before it (bit i for parameter i), so that the tx runtime
+      passes the 128 bytes the operand points to rather than the pointer
+      (`gpu.launch_func` packs each operand as a pointer to a slot holding
+      its value). The bytes are copied at launch, so the call can be
+      captured into a CUDA graph.
+
+    `convert-gpu-to-nvvm` drops `llvm.byval` from a `gpu.func` argument
+    and the NVVM verifier refuses `nvvm.grid_constant` on one (LLVM 22),
+    hence this pass on the lowered kernel. Errors: a tensor map at
+    parameter 64 or later, a kernel that is not an `llvm.func` with one
+    parameter per operand or takes the map as another type than
+    `!llvm.ptr`, one kernel launched with tensor maps at different
+    parameters, and a `txRuntimeTensorMapParamsNext` symbol that is not an
+    `llvm.func` of type `void (i64)`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect"];
+}
+
 def TxProgrammaticLaunches : Pass<"tx-programmatic-launches", "::mlir::ModuleOp"> {
   let summary = "Launch the gpu.launch ops marked tx.programmatic_launch as programmatic dependents (PDL) through the tx runtime";
   let description = [{

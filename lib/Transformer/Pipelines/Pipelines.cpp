@@ -450,6 +450,8 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
   pm.addPass(createGpuToLLVMConversionPass());
   // One stream per call instead of one per launch/allocation/free.
   pm.addPass(createTxCallStream());
+  // Tensor maps (host llvm.alloca marked tx.tensor_map) passed by value.
+  pm.addPass(createTxTensorMapParams());
   GpuModuleToBinaryPassOptions bin;
   // tx's "offload" (LLVM IR) is upstream's "llvm"; LLVM 22.1.8's
   // gpu-module-to-binary reports an unknown name but does not fail.
