@@ -1248,17 +1248,20 @@ void launch(const char *entry, CUfunction function, const Dim3 *cluster,
   void *mapParams[kMaxTensorMapParams];
   if (__builtin_expect(tensorMapParams != 0, 0)) {
     int highest = 63 - __builtin_clzll(tensorMapParams);
-    if (!params || extra || paramsCount <= highest ||
-        paramsCount > kMaxTensorMapParams) {
+    // (mgpuLaunchClusterKernel passes no count: the module image's.)
+    long long count =
+        paramsCount >= 0 ? paramsCount : kernel.imageParamCount;
+    if (!params || extra || count <= highest ||
+        count > kMaxTensorMapParams) {
       reportError(format("%s: txRuntimeTensorMapParamsNext asks for parameter "
-                         "%d as a tensor map, but the launch passes %lld "
+                         "%d as a tensor map, but the launch passes %s%lld "
                          "parameters%s (at most %d with tensor maps); %s",
-                         entry, highest, paramsCount,
-                         extra ? " through 'extra'" : "",
+                         entry, highest, paramsCount >= 0 ? "" : "(image) ",
+                         count, extra ? " through 'extra'" : "",
                          kMaxTensorMapParams, describe().c_str()));
       return;
     }
-    for (long long i = 0; i < paramsCount; ++i) {
+    for (long long i = 0; i < count; ++i) {
       mapParams[i] = params[i];
       if (!(tensorMapParams >> i & 1))
         continue;

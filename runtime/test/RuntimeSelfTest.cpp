@@ -331,6 +331,15 @@ void gpuChecks() {
     expect(std::memcmp(back, map, 128) == 0,
            "the kernel's by-value parameter holds the 128 bytes of the map "
            "(txRuntimeTensorMapParamsNext)");
+    // A cluster launch passes no parameter count (the image's is used).
+    mgpuMemset32(mapOut, 0, 32, stream);
+    txRuntimeTensorMapParamsNext(1);
+    mgpuLaunchClusterKernel(mapCopy, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, stream,
+                            params, nullptr);
+    mgpuMemcpy(back, mapOut, 128, stream);
+    mgpuStreamSynchronize(stream);
+    expect(std::memcmp(back, map, 128) == 0,
+           "the same through a cluster launch (mgpuLaunchClusterKernel)");
   }
   // The same PTX through mgpuModuleLoad (cuModuleLoadData accepts PTX too).
   CUmodule module2 =

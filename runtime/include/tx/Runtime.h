@@ -149,8 +149,9 @@ TX_RUNTIME_EXPORT void txRuntimeLaunchProgrammaticNext(void);
  * address params[i]'s slot holds (MLIR's gpu.launch_func packs an !llvm.ptr
  * operand as a pointer to a slot holding it), instead of the pointer itself.
  * Each map must be 64-byte aligned, encoded (not all zero), and stay valid
- * until the launch returns; the launch must pass `paramsCount` (mgpuLaunchKernel)
- * of at most 256 parameters and no `extra`. A violation is a recorded error
+ * until the launch returns; the launch must have at most 256 parameters
+ * (mgpuLaunchKernel's `paramsCount`; for mgpuLaunchClusterKernel, which
+ * passes no count, the count read from the module image) and no `extra`. A violation is a recorded error
  * and nothing is launched. The request is used up by the next launch, as
  * txRuntimeLaunchProgrammaticNext's is. */
 TX_RUNTIME_EXPORT void txRuntimeTensorMapParamsNext(uint64_t mask);
