@@ -1251,13 +1251,21 @@ void launch(const char *entry, CUfunction function, const Dim3 *cluster,
     // (mgpuLaunchClusterKernel passes no count: the module image's.)
     long long count =
         paramsCount >= 0 ? paramsCount : kernel.imageParamCount;
+    if (count < 0) {
+      reportError(format("%s: txRuntimeTensorMapParamsNext asks for tensor "
+                         "maps, but the kernel's parameter count is unknown "
+                         "(the launch passes none and the module image does "
+                         "not tell); %s",
+                         entry, describe().c_str()));
+      return;
+    }
     if (!params || extra || count <= highest ||
         count > kMaxTensorMapParams) {
       reportError(format("%s: txRuntimeTensorMapParamsNext asks for parameter "
-                         "%d as a tensor map, but the launch passes %s%lld "
+                         "%d as a tensor map, but the launch passes %lld "
                          "parameters%s (at most %d with tensor maps); %s",
-                         entry, highest, paramsCount >= 0 ? "" : "(image) ",
-                         count, extra ? " through 'extra'" : "",
+                         entry, highest, count,
+                         extra ? " through 'extra'" : "",
                          kMaxTensorMapParams, describe().c_str()));
       return;
     }
@@ -2258,19 +2266,30 @@ extern "C" TX_RUNTIME_EXPORT void txRuntimeEncodeTensorMap(
     int64_t stride2, int64_t stride3, int64_t stride4, int64_t box0,
     int64_t box1, int64_t box2, int64_t box3, int64_t box4, int64_t swizzle) {
   const char *entry = "txRuntimeEncodeTensorMap";
+  if (!map || reinterpret_cast<uintptr_t>(map) % 64 != 0) {
+    reportError(format("%s: the tensor map %p is not a 64-byte aligned "
+                       "128-byte buffer",
+                       entry, map));
+    return;
+  }
+  // Zeroed first: a map this call does not encode (a refused request, or a
+  // failed call) is refused by the launch that would take it.
+  std::memset(map, 0, sizeof(CUtensorMap));
   ThreadState &t = threadState();
   if (callFailed(t))
     return; // An earlier error of this call: its launches are skipped.
   constexpr int64_t kNumTypes =
       sizeof(kTensorMapElementBytes) / sizeof(kTensorMapElementBytes[0]);
-  if (!map || reinterpret_cast<uintptr_t>(map) % 64 != 0 || rank < 1 ||
-      rank > 5 || dataType < 0 || dataType >= kNumTypes || swizzle < 0 ||
-      swizzle > 3) {
-    reportError(format("%s: unsupported tensor map request (map %p must be "
-                       "64-byte aligned, rank %" PRId64 " must be 1..5, data "
-                       "type %" PRId64 " must be 0..%" PRId64 ", swizzle %" PRId64
-                       " must be 0..3)",
-                       entry, map, rank, dataType, kNumTypes - 1, swizzle));
+  const char *bad = rank < 1 || rank > 5 ? "rank must be 1..5"
+                    : dataType < 0 || dataType >= kNumTypes
+                        ? "data type must be a CUtensorMapDataType"
+                    : swizzle < 0 || swizzle > 3
+                        ? "swizzle must be a CUtensorMapSwizzle (0..3)"
+                        : nullptr;
+  if (bad) {
+    reportError(format("%s: unsupported tensor map request: %s (rank %" PRId64
+                       ", data type %" PRId64 ", swizzle %" PRId64 ")",
+                       entry, bad, rank, dataType, swizzle));
     return;
   }
   const int64_t dims[5] = {dim0, dim1, dim2, dim3, dim4};
@@ -2299,7 +2318,6 @@ extern "C" TX_RUNTIME_EXPORT void txRuntimeEncodeTensorMap(
       globalStrides[i - 1] = static_cast<cuuint64_t>(strides[i - 1]);
     }
   }
-  std::memset(map, 0, sizeof(CUtensorMap));
   encodeTensorMap(entry, static_cast<CUtensorMap *>(map),
                   static_cast<CUtensorMapDataType>(dataType),
                   static_cast<cuuint32_t>(rank), base, globalDim, globalStrides,

@@ -1038,14 +1038,20 @@ def TxTensorMapParams : Pass<"tx-tensor-map-params", "::mlir::ModuleOp"> {
       its value). The bytes are copied at launch, so the call can be
       captured into a CUDA graph.
 
+    Each buffer is zeroed (`llvm.intr.memset`) where it is made, so a map
+    whose encoding is never reached is all zero, which the runtime refuses
+    to launch with.
+
     `convert-gpu-to-nvvm` drops `llvm.byval` from a `gpu.func` argument
     and the NVVM verifier refuses `nvvm.grid_constant` on one (LLVM 22),
-    hence this pass on the lowered kernel. Errors: a tensor map at
-    parameter 64 or later, a kernel that is not an `llvm.func` with one
-    parameter per operand or takes the map as another type than
-    `!llvm.ptr`, one kernel launched with tensor maps at different
-    parameters, and a `txRuntimeTensorMapParamsNext` symbol that is not an
-    `llvm.func` of type `void (i64)`.
+    hence this pass on the lowered kernel. Errors: a `tx.tensor_map` buffer
+    that is not one `!llvm.array<16 x i64>` aligned to a multiple of 64
+    bytes, a tensor map at parameter 64 or later, a kernel that is not an
+    `llvm.func` with one parameter per operand or takes the map as another
+    type than `!llvm.ptr`, one kernel launched with tensor maps at
+    different parameters (or with another value where another launch
+    passes a tensor map), and a `txRuntimeTensorMapParamsNext` symbol that
+    is not an `llvm.func` of type `void (i64)`.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect"];

@@ -373,14 +373,30 @@ void gpuChecks() {
     alignas(64) static unsigned char zero[128];
     expect(refused(1, zero, 2, "was not encoded"),
            "a tensor map that was never encoded (all zero) is refused");
+    // A refused encoding leaves the buffer zeroed (it held an earlier
+    // good map and garbage), so a launch with it is refused too.
     int before = txRuntimeErrorCount();
-    alignas(64) static unsigned char bad[128];
+    alignas(64) unsigned char bad[128];
+    encodeSelftestMap(bad, device);
+    std::memset(bad + 64, 0xAB, 64);
     txRuntimeEncodeTensorMap(bad, 6, 2, device, 64, 8, 1, 1, 1, 128, 0, 0, 0,
                              300, 8, 1, 1, 1, 3);
     std::string e = takeError();
     expect(txRuntimeErrorCount() == before + 1 &&
                contains(e.c_str(), "box 300"),
            "txRuntimeEncodeTensorMap refuses a box over 256 elements");
+    expect(refused(1, bad, 2, "was not encoded"),
+           "... and leaves the map zeroed: the launch with it is refused");
+    before = txRuntimeErrorCount();
+    encodeSelftestMap(bad, device);
+    txRuntimeEncodeTensorMap(bad, 6, 0, device, 64, 8, 1, 1, 1, 128, 0, 0, 0,
+                             64, 8, 1, 1, 1, 3);
+    e = takeError();
+    expect(txRuntimeErrorCount() == before + 1 &&
+               contains(e.c_str(), "rank must be 1..5"),
+           "txRuntimeEncodeTensorMap refuses rank 0, naming the rank");
+    expect(refused(1, bad, 2, "was not encoded"),
+           "... and the earlier good map in the buffer is not launched");
   }
   if (mapOut)
     mgpuMemFree(mapOut, stream);

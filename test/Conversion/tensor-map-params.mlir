@@ -1,13 +1,20 @@
 // tx-tensor-map-params: a host llvm.alloca marked tx.tensor_map that a
 // kernel takes becomes a 128-byte by-value parameter (byval, align 64,
-// nvvm.grid_constant) and its launch asks the runtime to pass the bytes
-// (txRuntimeTensorMapParamsNext with the parameter's bit).
+// nvvm.grid_constant), the buffer is zeroed where it is made, and its launch
+// asks the runtime to pass the bytes (txRuntimeTensorMapParamsNext with the
+// parameter's bit).
 // RUN: tx-opt %s --tx-tensor-map-params | FileCheck %s
 // (Errors: tensor-map-params-errors.mlir.)
 
 // CHECK-LABEL: gpu.module @k
 // CHECK: llvm.func @kern(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<16 x i64>, nvvm.grid_constant}, %{{.*}}: i64)
 // CHECK: llvm.func @host
+// The buffer is zeroed where it is made (a map never encoded is all zero,
+// which the runtime refuses to launch with):
+// CHECK: %[[MAP:.*]] = llvm.alloca {{.*}} {alignment = 64 : i64, tx.tensor_map}
+// CHECK-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i8) : i8
+// CHECK-NEXT: %[[N:.*]] = llvm.mlir.constant(128 : i64) : i64
+// CHECK-NEXT: "llvm.intr.memset"(%[[MAP]], %[[Z]], %[[N]])
 // CHECK: %[[MASK:.*]] = llvm.mlir.constant(2 : i64) : i64
 // CHECK-NEXT: llvm.call @txRuntimeTensorMapParamsNext(%[[MASK]]) : (i64) -> ()
 // CHECK-NEXT: gpu.launch_func @k::@kern

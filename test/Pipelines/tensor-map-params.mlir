@@ -6,8 +6,11 @@
 // 8.6 in LLVM 22.
 // RUN: tx-opt %s --tx-gpu-pipeline="chip=sm_90 format=isa features=+ptx86" | FileCheck %s
 
-// CHECK: llvm.call @txRuntimeEncodeTensorMap(%[[MAP:[0-9]+]],
-// CHECK: llvm.call @txRuntimeTensorMapParamsNext(%{{.*}}) : (i64) -> ()
+// The map is parameter 0: mask 1 (constants are hoisted and merged).
+// CHECK: %[[ONE:[0-9]+]] = llvm.mlir.constant(1 : i64) : i64
+// CHECK: "llvm.intr.memset"(%[[MAP:[0-9]+]],
+// CHECK: llvm.call @txRuntimeEncodeTensorMap(%[[MAP]],
+// CHECK: llvm.call @txRuntimeTensorMapParamsNext(%[[ONE]]) : (i64) -> ()
 // CHECK-NEXT: gpu.launch_func {{.*}}@f_kernel::@f_kernel {{.*}} args(%[[MAP]] : !llvm.ptr,
 // CHECK: gpu.binary @f_kernel
 // CHECK-SAME: .param .align 64 .b8 f_kernel_param_0[128]

@@ -16,10 +16,15 @@
 //    the 128 bytes the operand points to instead of the pointer (MLIR
 //    packs each operand as a pointer to a slot holding its value).
 //
+// Each buffer (one !llvm.array<16 x i64>, aligned to a multiple of 64) is
+// zeroed where it is made, so a map whose encoding is never reached is all
+// zero, which the runtime refuses to launch with. Every launch of a kernel
+// must pass tensor-map buffers at the same parameters (< 64), and pass no
+// other pointer there.
+//
 // convert-gpu-to-nvvm drops `llvm.byval` from a gpu.func argument and the
 // NVVM verifier refuses `nvvm.grid_constant` there (LLVM 22.1.8), hence a
-// pass on the lowered kernel. A launch taking such an operand must pass it
-// at parameter index < 64 to a kernel that every launch of it treats alike.
+// pass on the lowered kernel.
 //
 //===----------------------------------------------------------------------===//
 #include "Transformer/Passes.h"
@@ -27,6 +32,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/Matchers.h"
 
 namespace mlir {
 namespace tx {
@@ -43,6 +49,19 @@ constexpr llvm::StringLiteral kEntry = "txRuntimeTensorMapParamsNext";
 
 struct TxTensorMapParamsPass
     : public tx::impl::TxTensorMapParamsBase<TxTensorMapParamsPass> {
+  /// A tensor map buffer: one !llvm.array<16 x i64> (128 bytes), aligned to
+  /// at least 64 bytes.
+  static LogicalResult checkBuffer(LLVM::AllocaOp alloca, Type mapTy) {
+    auto align = alloca.getAlignment();
+    if (alloca.getElemType() != mapTy ||
+        !matchPattern(alloca.getArraySize(), m_One()) || !align ||
+        *align < 64 || *align % 64 != 0)
+      return alloca.emitError("tx-tensor-map-params: a ")
+             << kTensorMapAttr << " buffer must be one " << mapTy
+             << " (128 bytes) aligned to a multiple of 64 bytes";
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
@@ -50,13 +69,34 @@ struct TxTensorMapParamsPass
     Type i64 = b.getI64Type();
     auto ptrTy = LLVM::LLVMPointerType::get(ctx);
     auto mapTy = LLVM::LLVMArrayType::get(i64, 16);
-    // The mask each kernel was given, to refuse two launches that disagree.
-    llvm::DenseMap<Operation *, uint64_t> kernelMasks;
-    LLVM::LLVMFuncOp decl;
+
+    // Every buffer is checked and zeroed where it is made, so that a map
+    // whose encoding is never reached is all zero (the runtime refuses to
+    // launch with one).
+    SmallVector<LLVM::AllocaOp> buffers;
+    module.walk([&](LLVM::AllocaOp a) {
+      if (a->hasAttr(kTensorMapAttr))
+        buffers.push_back(a);
+    });
+    for (LLVM::AllocaOp a : buffers) {
+      if (failed(checkBuffer(a, mapTy)))
+        return signalPassFailure();
+      b.setInsertionPointAfter(a);
+      Value zero = LLVM::ConstantOp::create(b, a.getLoc(), b.getI8Type(),
+                                            b.getI8IntegerAttr(0));
+      Value len = LLVM::ConstantOp::create(b, a.getLoc(), i64,
+                                           b.getI64IntegerAttr(128));
+      LLVM::MemsetOp::create(b, a.getLoc(), a.getResult(), zero, len,
+                             /*isVolatile=*/false);
+    }
+
+    // Each launch's mask; every launch of one kernel must agree (also the
+    // launches that pass no tensor map: they would pass a pointer where
+    // the kernel reads 128 bytes).
+    SmallVector<std::pair<gpu::LaunchFuncOp, uint64_t>> launches;
     WalkResult r = module.walk([&](gpu::LaunchFuncOp launch) {
       uint64_t mask = 0;
-      ValueRange operands = launch.getKernelOperands();
-      for (auto [i, v] : llvm::enumerate(operands)) {
+      for (auto [i, v] : llvm::enumerate(launch.getKernelOperands())) {
         auto alloca = v.getDefiningOp<LLVM::AllocaOp>();
         if (!alloca || !alloca->hasAttr(kTensorMapAttr))
           continue;
@@ -68,37 +108,59 @@ struct TxTensorMapParamsPass
         }
         mask |= uint64_t(1) << i;
       }
+      launches.push_back({launch, mask});
+      return WalkResult::advance();
+    });
+    if (r.wasInterrupted())
+      return signalPassFailure();
+    llvm::DenseMap<Operation *, std::pair<uint64_t, gpu::LaunchFuncOp>>
+        kernelMasks;
+    for (auto [launch, mask] : launches) {
       if (!mask)
-        return WalkResult::advance();
+        continue;
       auto kernel = SymbolTable::lookupNearestSymbolFrom<LLVM::LLVMFuncOp>(
           launch, launch.getKernel());
-      if (!kernel || kernel.getNumArguments() != operands.size()) {
+      if (!kernel || kernel.getNumArguments() !=
+                         launch.getKernelOperands().size()) {
         launch.emitError("tx-tensor-map-params: the launch passes a tensor "
                          "map, but its kernel ")
             << launch.getKernel()
             << " is not an llvm.func with one parameter per operand (run "
                "the pass after convert-gpu-to-nvvm and gpu-to-llvm)";
-        return WalkResult::interrupt();
+        return signalPassFailure();
       }
-      auto [it, inserted] = kernelMasks.try_emplace(kernel, mask);
-      if (!inserted && it->second != mask) {
-        launch.emitError("tx-tensor-map-params: kernel ")
-            << launch.getKernel()
-            << " is launched with tensor maps at different parameters "
-               "(mask 0x"
-            << llvm::utohexstr(it->second) << " and 0x"
-            << llvm::utohexstr(mask) << ")";
-        return WalkResult::interrupt();
-      }
-      for (unsigned i = 0; i < operands.size(); ++i) {
+      kernelMasks.try_emplace(kernel, mask, launch);
+    }
+    for (auto [launch, mask] : launches) {
+      auto kernel = SymbolTable::lookupNearestSymbolFrom<LLVM::LLVMFuncOp>(
+          launch, launch.getKernel());
+      auto it = kernel ? kernelMasks.find(kernel) : kernelMasks.end();
+      if (it == kernelMasks.end() || it->second.first == mask)
+        continue;
+      InFlightDiagnostic d = launch.emitError("tx-tensor-map-params: kernel ")
+                             << launch.getKernel()
+                             << " is launched with tensor maps at different "
+                                "parameters (mask 0x"
+                             << llvm::utohexstr(it->second.first) << " and 0x"
+                             << llvm::utohexstr(mask)
+                             << "; each tensor map operand must be an "
+                             << kTensorMapAttr << " buffer)";
+      d.attachNote(it->second.second.getLoc()) << "the other launch";
+      return signalPassFailure();
+    }
+
+    for (auto &[kernelOp, entry] : kernelMasks) {
+      auto kernel = cast<LLVM::LLVMFuncOp>(kernelOp);
+      uint64_t mask = entry.first;
+      for (unsigned i = 0; i < kernel.getNumArguments(); ++i) {
         if (!(mask >> i & 1))
           continue;
         if (kernel.getArgumentTypes()[i] != ptrTy) {
-          launch.emitError("tx-tensor-map-params: parameter ")
-              << i << " of kernel " << launch.getKernel()
+          entry.second.emitError("tx-tensor-map-params: parameter ")
+              << i << " of kernel " << entry.second.getKernel()
               << " takes a tensor map but has type "
               << kernel.getArgumentTypes()[i] << ", not !llvm.ptr";
-          return WalkResult::interrupt();
+          return signalPassFailure();
         }
         kernel.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
                           TypeAttr::get(mapTy));
@@ -107,34 +169,37 @@ struct TxTensorMapParamsPass
         kernel.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
                           b.getUnitAttr());
       }
+    }
+
+    auto fnTy =
+        LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {i64});
+    for (auto [launch, mask] : launches) {
+      if (!mask)
+        continue;
+      // The declaration, in the launch's nearest symbol table.
+      Operation *table = SymbolTable::getNearestSymbolTable(launch);
+      auto decl = dyn_cast_or_null<LLVM::LLVMFuncOp>(
+          SymbolTable::lookupSymbolIn(table, kEntry));
       if (!decl) {
-        decl = module.lookupSymbol<LLVM::LLVMFuncOp>(kEntry);
-        auto fnTy =
-            LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {i64});
-        if (!decl) {
-          if (Operation *other = module.lookupSymbol(kEntry)) {
-            other->emitError("tx-tensor-map-params: the symbol ")
-                << kEntry << " is taken by an op that is not an llvm.func";
-            return WalkResult::interrupt();
-          }
-          OpBuilder::InsertionGuard g(b);
-          b.setInsertionPointToStart(module.getBody());
-          decl = LLVM::LLVMFuncOp::create(b, module.getLoc(), kEntry, fnTy);
-        } else if (decl.getFunctionType() != fnTy) {
-          decl.emitError("tx-tensor-map-params: ")
-              << kEntry << " must have the type " << fnTy << ", got "
-              << decl.getFunctionType();
-          return WalkResult::interrupt();
+        if (Operation *other = SymbolTable::lookupSymbolIn(table, kEntry)) {
+          other->emitError("tx-tensor-map-params: the symbol ")
+              << kEntry << " is taken by an op that is not an llvm.func";
+          return signalPassFailure();
         }
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(&table->getRegion(0).front());
+        decl = LLVM::LLVMFuncOp::create(b, table->getLoc(), kEntry, fnTy);
+      } else if (decl.getFunctionType() != fnTy) {
+        decl.emitError("tx-tensor-map-params: ")
+            << kEntry << " must have the type " << fnTy << ", got "
+            << decl.getFunctionType();
+        return signalPassFailure();
       }
       b.setInsertionPoint(launch);
       Value m = LLVM::ConstantOp::create(b, launch.getLoc(), i64,
                                          b.getI64IntegerAttr(int64_t(mask)));
       LLVM::CallOp::create(b, launch.getLoc(), decl, ValueRange{m});
-      return WalkResult::advance();
-    });
-    if (r.wasInterrupted())
-      signalPassFailure();
+    }
   }
 };
 } // namespace

@@ -148,7 +148,8 @@ TX_RUNTIME_EXPORT void txRuntimeLaunchProgrammaticNext(void);
  * CALLING THREAD's next launch passes parameter i as the 128-byte map whose
  * address params[i]'s slot holds (MLIR's gpu.launch_func packs an !llvm.ptr
  * operand as a pointer to a slot holding it), instead of the pointer itself.
- * Each map must be 64-byte aligned, encoded (not all zero), and stay valid
+ * Each map must be 64-byte aligned, encoded (an all-zero map is refused:
+ * txRuntimeEncodeTensorMap leaves one it does not encode zeroed), and stay valid
  * until the launch returns; the launch must have at most 256 parameters
  * (mgpuLaunchKernel's `paramsCount`; for mgpuLaunchClusterKernel, which
  * passes no count, the count read from the module image) and no `extra`. A violation is a recorded error
@@ -165,9 +166,12 @@ TX_RUNTIME_EXPORT void txRuntimeTensorMapParamsNext(uint64_t mask);
  * element size a multiple of 16 bytes), `dataType` a CUtensorMapDataType
  * (e.g. 6 = FLOAT16, 9 = BFLOAT16) and `swizzle` a CUtensorMapSwizzle (3 =
  * 128B). A request the driver refuses is a recorded error naming
- * cuTensorMapEncodeTiled, and `map` is left zeroed, which a launch through
- * txRuntimeTensorMapParamsNext refuses. Inside a failed stream-ordered call
- * it does nothing. */
+ * cuTensorMapEncodeTiled. `map` is zeroed first, so a map this call does
+ * not encode (a request the runtime or the driver refuses, or any request
+ * inside a failed stream-ordered call, which it then skips) is all zero,
+ * which a launch through txRuntimeTensorMapParamsNext refuses. (Compiled
+ * code zeroes its map buffers too, tx-tensor-map-params, so a map whose
+ * encoding was never reached is refused as well.) */
 TX_RUNTIME_EXPORT void txRuntimeEncodeTensorMap(
     void *map, int64_t dataType, int64_t rank, void *base, int64_t dim0,
     int64_t dim1, int64_t dim2, int64_t dim3, int64_t dim4, int64_t stride1,
