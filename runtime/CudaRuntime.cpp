@@ -1271,7 +1271,7 @@ void launch(const char *entry, CUfunction function, const Dim3 *cluster,
     }
     for (long long i = 0; i < count; ++i) {
       mapParams[i] = params[i];
-      if (!(tensorMapParams >> i & 1))
+      if (i >= 64 || !(tensorMapParams >> i & 1))
         continue;
       void *map = params[i] ? *static_cast<void **>(params[i]) : nullptr;
       if (!map || reinterpret_cast<uintptr_t>(map) % 64 != 0) {

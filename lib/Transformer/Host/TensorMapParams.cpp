@@ -152,7 +152,7 @@ struct TxTensorMapParamsPass
     for (auto &[kernelOp, entry] : kernelMasks) {
       auto kernel = cast<LLVM::LLVMFuncOp>(kernelOp);
       uint64_t mask = entry.first;
-      for (unsigned i = 0; i < kernel.getNumArguments(); ++i) {
+      for (unsigned i = 0; i < kernel.getNumArguments() && i < 64; ++i) {
         if (!(mask >> i & 1))
           continue;
         if (kernel.getArgumentTypes()[i] != ptrTy) {
