@@ -226,13 +226,14 @@ struct AttentionChoices {
   /// family must use exactly this tile or is not taken (0 = free).
   int64_t exactQTile = 0;
   /// The choices are a tx.gpu_strategy's (tx-map-attention-to-gpu checks a
-  /// strategy by forcing its choices): messages name its keys (kv_tile,
-  /// tile_keys, ...) and the attribute instead of the pass options.
+  /// strategy by forcing its choices): chooseAttentionKernel's messages
+  /// name its keys (kv_tile, tile_keys, ...) and the attribute instead of
+  /// the pass options.
   bool fromStrategyAttr = false;
 };
 
-/// Checks the overrides (the pass options); the message names the option
-/// (the strategy's key when `choices.fromStrategyAttr`).
+/// Checks the overrides (the pass options); the message names the option.
+/// (A strategy's values are checked by strategyFromAttr first.)
 LogicalResult checkAttentionChoices(const AttentionTarget &target,
                                     const AttentionChoices &choices,
                                     llvm::function_ref<void(const Twine &)> fail);

@@ -64,10 +64,6 @@ mlir::tx::checkAttentionChoices(const AttentionTarget &t,
     fail(msg);
     return failure();
   };
-  // The option's name, or the strategy key that set the choice.
-  auto nm = [&](StringRef option, StringRef key) -> std::string {
-    return c.fromStrategyAttr ? ("'" + key + "'").str() : option.str();
-  };
   if (t.sm < 50 || t.sm > 130)
     return bad("sm must be a compute capability in [50, 130] (sm_90 -> "
                "90), got " +
@@ -76,12 +72,10 @@ mlir::tx::checkAttentionChoices(const AttentionTarget &t,
     return bad("max-shared-memory must be positive, got " +
                Twine(t.maxSharedMemory));
   if (c.mmaRowTiles < 0 || c.mmaRowTiles > 2)
-    return bad(nm("mma-row-tiles", "m_tiles") +
-               " must be 0 (from the head dim), 1 or 2, got " +
+    return bad("mma-row-tiles must be 0 (from the head dim), 1 or 2, got " +
                Twine(c.mmaRowTiles));
   if (c.warps < 0 || c.warps > 32)
-    return bad(nm("warps", "warps") +
-               " must be 0 (from the kernel) or in [1, 32], got " +
+    return bad("warps must be 0 (from the kernel) or in [1, 32], got " +
                Twine(c.warps));
   int64_t w = c.warps ? c.warps : 4;
   if (t.wgmma && t.sm != 90)
@@ -91,8 +85,7 @@ mlir::tx::checkAttentionChoices(const AttentionTarget &t,
     return bad("decode-max-rows must be in [1, 32], got " +
                Twine(c.decodeMaxRows));
   if (c.kvSplits < 0 || c.kvSplits > 65536)
-    return bad(nm("kv-splits", "kv_splits") +
-               " must be 0 (from num-sms) or in [1, 65536], got " +
+    return bad("kv-splits must be 0 (from num-sms) or in [1, 65536], got " +
                Twine(c.kvSplits));
   if (c.decodeCluster < -1 || c.decodeCluster > 16)
     return bad("decode-cluster must be -1 (the strategy's choice), 0 (the "
@@ -119,21 +112,18 @@ mlir::tx::checkAttentionChoices(const AttentionTarget &t,
     return bad("num-sms must be in [1, 4096], got " + Twine(t.numSms));
   if (c.decodeTileKeys != 0 && c.decodeTileKeys != 16 &&
       c.decodeTileKeys != 32)
-    return bad(nm("decode-tile-keys", "tile_keys") +
-               " must be 0 (from D), 16 or 32, got " +
+    return bad("decode-tile-keys must be 0 (from D), 16 or 32, got " +
                Twine(c.decodeTileKeys));
   if (c.producerWarps != -1 && c.producerWarps != 0 && c.producerWarps != 4)
     return bad("producer-warps must be -1 (the strategy's choice), 0 or 4, "
                "got " +
                Twine(c.producerWarps));
   if (c.stages != 0 && (c.stages < 2 || c.stages > 4))
-    return bad(nm("stages", "stages") +
-               " must be 0 (the kernel's default) or in [2, 4], got " +
+    return bad("stages must be 0 (the kernel's default) or in [2, 4], got " +
                Twine(c.stages));
   if (c.kvTile != 0 && (c.kvTile < 32 || c.kvTile % 32 != 0 || c.kvTile > 256))
-    return bad(nm("kv-tile", "kv_tile") +
-               " must be 0 (from the head dim) or a multiple of 32 in [32, "
-               "256], got " +
+    return bad("kv-tile must be 0 (from the head dim) or a multiple of 32 "
+               "in [32, 256], got " +
                Twine(c.kvTile));
   if (c.qTile != 0 && (c.qTile < w || c.qTile % w != 0 || c.qTile / w > 16))
     return bad("q-tile must be 0 (8 rows per warp) or a multiple of warps (" +
