@@ -136,3 +136,21 @@ module attributes {gpu.container_module} {
     llvm.return
   }
 }
+
+// -----
+
+// The kernel takes the tensor map's parameter as another type.
+module attributes {gpu.container_module} {
+  gpu.module @k {
+    llvm.func @kern(%a: i64) attributes {gpu.kernel, nvvm.kernel} {
+      llvm.return
+    }
+  }
+  llvm.func @host() {
+    %c1 = llvm.mlir.constant(1 : index) : i64
+    %tm = llvm.alloca %c1 x !llvm.array<16 x i64> {alignment = 64 : i64, tx.tensor_map} : (i64) -> !llvm.ptr
+    // ERR: tensor-map-params-errors.mlir:[[@LINE+1]]:5: error: tx-tensor-map-params: parameter 0 of kernel @k::@kern takes a tensor map but has type 'i64', not !llvm.ptr
+    gpu.launch_func @k::@kern blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) : i64 args(%tm : !llvm.ptr)
+    llvm.return
+  }
+}

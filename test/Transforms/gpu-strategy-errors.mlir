@@ -286,3 +286,12 @@ func.func @mma_f32(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x128x64xf32>, %v: t
   %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "mma", kv_tile = 64 : i64, m_tiles = 1 : i64, q_tile = 64 : i64, warps = 4 : i64}} : tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32> -> tensor<1x2x128x64xf32>
   return %o : tensor<1x2x128x64xf32>
 }
+
+// -----
+
+// STRAT: gpu-strategy-errors.mlir:[[@LINE+3]]:8: error: tx-attention-strategy: tx.gpu_strategy: 'q_tile' must be at most 4096, got 8192 (a strategy already on the op is kept, not replaced)
+// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.gpu_strategy: 'q_tile' must be at most 4096, got 8192
+func.func @q_tile_8192(%q: tensor<1x2x64x64xf32>, %k: tensor<1x2x128x64xf32>, %v: tensor<1x2x128x64xf32>) -> tensor<1x2x64x64xf32> {
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "simt", kv_tile = 64 : i64, q_tile = 8192 : i64, warps = 4 : i64}} : tensor<1x2x64x64xf32>, tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32> -> tensor<1x2x64x64xf32>
+  return %o : tensor<1x2x64x64xf32>
+}
