@@ -432,15 +432,17 @@ void FlashKernelBuilder::emitDecodeCall() {
             Value pa = pack({pv[0], pv[1], pv[2], pv[3], pv[4], pv[5], pv[6],
                              pv[7]},
                             elt);
+            // O = O * alpha + P V: the step's P V from a zero accumulator,
+            // folded in by one fma.rn (accumulated in O, the mma's
+            // truncating f32 addition biased long rows low; issue #38).
             for (int64_t dt = 0; dt < DT; dt += 2) {
               auto [b0, b1] = splitX4(ldmatrix(
                   vs, {decodeSwizzle(lane16, add(laneHi8, dt * 8), Dv)},
                   /*trans=*/true, 4));
-              next[4 + dt] = mmaSync(
-                  pa, b0, arith::MulFOp::create(b, loc, carried[4 + dt], aVec));
-              next[4 + dt + 1] = mmaSync(
-                  pa, b1,
-                  arith::MulFOp::create(b, loc, carried[4 + dt + 1], aVec));
+              for (int64_t j = 0; j < 2; ++j)
+                next[4 + dt + j] = math::FmaOp::create(
+                    b, loc, carried[4 + dt + j], aVec,
+                    mmaSync(pa, j ? b1 : b0, accZero));
             }
             scf::YieldOp::create(b, loc, next);
           });

@@ -1,0 +1,27 @@
+// The inputs of bench/drift_bench.py (issue #38): the same functions as the
+// drift cases of harness/flash_cases.mlir, compiled alone so that several
+// compilers' libraries can be compared in one process.
+func.func @drift_f16(%q: tensor<?x?x?x128xf16>, %k: tensor<?x?x?x128xf16>, %v: tensor<?x?x?x128xf16>) -> tensor<?x?x?x128xf16> {
+  %0 = tx.attention %q, %k, %v scale = 0.0721 : tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16> -> tensor<?x?x?x128xf16>
+  return %0 : tensor<?x?x?x128xf16>
+}
+func.func @drift_bf16(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
+  %0 = tx.attention %q, %k, %v scale = 0.0721 : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
+  return %0 : tensor<?x?x?x128xbf16>
+}
+func.func @drift_f32(%q: tensor<?x?x?x128xf32>, %k: tensor<?x?x?x128xf32>, %v: tensor<?x?x?x128xf32>) -> tensor<?x?x?x128xf32> {
+  %0 = tx.attention %q, %k, %v scale = 0.0721 : tensor<?x?x?x128xf32>, tensor<?x?x?x128xf32>, tensor<?x?x?x128xf32> -> tensor<?x?x?x128xf32>
+  return %0 : tensor<?x?x?x128xf32>
+}
+func.func @drift_causal_f16(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: tensor<?x?x?x64xf16>) -> tensor<?x?x?x64xf16> {
+  %0 = tx.attention %q, %k, %v scale = 0.0721 causal : tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16> -> tensor<?x?x?x64xf16>
+  return %0 : tensor<?x?x?x64xf16>
+}
+func.func @drift_dec_f16(%q: tensor<?x32x1x128xf16>, %k: tensor<?x8x?x128xf16>, %v: tensor<?x8x?x128xf16>) -> tensor<?x32x1x128xf16> {
+  %0 = tx.attention %q, %k, %v scale = 0.0721 : tensor<?x32x1x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16> -> tensor<?x32x1x128xf16>
+  return %0 : tensor<?x32x1x128xf16>
+}
+func.func @drift_dec1_f16(%q: tensor<?x32x1x128xf16>, %k: tensor<?x8x?x128xf16>, %v: tensor<?x8x?x128xf16>) -> tensor<?x32x1x128xf16> {
+  %0 = tx.attention %q, %k, %v scale = 0.0721 {tx.gpu_strategy = {family = "decode", kv_splits = 1 : i64, merge_kernel = false, num_sms = 132 : i64, stages = 3 : i64, tensor_cores = true, tile_keys = 16 : i64, warps = 4 : i64}} : tensor<?x32x1x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16> -> tensor<?x32x1x128xf16>
+  return %0 : tensor<?x32x1x128xf16>
+}
