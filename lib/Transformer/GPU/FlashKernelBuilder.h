@@ -45,7 +45,6 @@
 #define TRANSFORMER_GPU_FLASHKERNELBUILDER_H
 
 #include "GPU/AttentionKernel.h"
-#include "GPU/PartialSums.h"
 #include "Transformer/AttentionShapes.h"
 #include "Transformer/Passes.h"
 #include "Transformer/TxOps.h"
@@ -356,39 +355,16 @@ private:
     SmallVector<Value> rowG; // the thread's rows: rowG[mt * 2 + hh]
   };
   struct MmaStep {
-    SmallVector<Value> next;   // m[2 MT], l[2 MT]
-    SmallVector<Value> alpha;  // exp(m_old - m_new) of row r = mt * 2 + hh
-    SmallVector<Value> anchor; // a of row r: P = 2^(x - a) (exp2 units)
-    SmallVector<Value> p;      // P (f32), p[(mt * NT + nt) * 4 + e]
+    SmallVector<Value> next; // m[2 MT], l[2 MT]
+    SmallVector<Value> o;    // O * alpha, o[mt * DT + dt] (vector<2x2xf32>)
+    SmallVector<Value> p;    // P (f32), p[(mt * NT + nt) * 4 + e]
   };
   /// One K/V tile's softmax on raw scores `s` (keys from k0): the mask
   /// operand, the key tail and the causal diagonal, then the online softmax
-  /// of the thread's 2 MT rows (max and sum over the 4 threads of a quad).
-  /// O is not touched: the caller rescales it by `alpha` (rescaleO).
+  /// of the thread's 2 MT rows (max and sum over the 4 threads of a quad),
+  /// and O rescaled by exp(m_old - m_new).
   MmaStep mmaSoftmaxStep(const MmaCtx &cx, SmallVector<Value> s, Value k0,
                          ValueRange carried);
-  /// The alpha of rows 2 mt and 2 mt + 1 in the C-fragment layout.
-  Value alphaFragment(ArrayRef<Value> alpha, int64_t mt);
-  /// O[mt * DT + dt] * alpha (vector<2x2xf32> fragments).
-  SmallVector<Value> rescaleO(const MmaCtx &cx, ValueRange o,
-                              ArrayRef<Value> alpha);
-  /// Whether a CTA may walk more than kPartialSumKeys keys, so that its
-  /// tensor-core O is summed in two parts (PartialSums).
-  bool partialSumsNeeded();
-  /// The exp2-domain anchor a of a row whose running maximum is m, as
-  /// mmaSoftmaxStep forms it (m = -inf: a row that saw no key, a = 0).
-  Value mmaAnchor(Value m);
-  /// The K/V loop: scf.for over [0, n) from `init` (m, l, O, ...) with
-  /// `body` (which yields); with PartialSums, two nested loops whose inner
-  /// one runs the same steps in windows of kPartialSumKeys keys, O folded
-  /// into the two-part sum between them. Returns the loop's results.
-  SmallVector<Value>
-  keyLoop(Value n, ValueRange init, std::optional<PartialSums> &sums,
-          const MmaCtx &cx,
-          function_ref<void(OpBuilder &, Location, Value, ValueRange)> body);
-  /// The loop results (m, l, O) with O replaced by the whole two-part sum.
-  SmallVector<Value> totalO(std::optional<PartialSums> &sums,
-                            const MmaCtx &cx, ValueRange results);
 
   /// lse[bi, h, i] = m + log(l) with m in natural units, -inf when l == 0
   /// (the row saw no key).

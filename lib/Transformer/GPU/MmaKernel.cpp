@@ -305,7 +305,7 @@ Value FlashKernelBuilder::pack(ArrayRef<Value> xs, Type t) {
 
 FlashKernelBuilder::MmaStep FlashKernelBuilder::mmaSoftmaxStep(const MmaCtx &cx, SmallVector<Value> s, Value k0,
                        ValueRange carried) {
-  const int64_t MT = cx.MT, NT = cx.NT, N = 8 * NT;
+  const int64_t MT = cx.MT, NT = cx.NT, DT = cx.DT, N = 8 * NT;
   Value one = cst(1), col2 = cx.col2, rowBase = cx.rowBase, shift = cx.shift,
         mb = cx.mb, mh = cx.mh, negInf = cx.negInf,
         fzero = cx.fzero;
@@ -388,8 +388,7 @@ FlashKernelBuilder::MmaStep FlashKernelBuilder::mmaSoftmaxStep(const MmaCtx &cx,
 
   // Online softmax for the thread's rows (g and g + 8 of each m16
   // tile); r = mt * 2 + hh indexes them.
-  SmallVector<Value> mNew(2 * MT), lNew(2 * MT), alpha(2 * MT),
-      anchor(2 * MT);
+  SmallVector<Value> mNew(2 * MT), lNew(2 * MT), alpha(2 * MT);
   SmallVector<Value> p(MT * NT * 4);
   for (int64_t mt = 0; mt < MT; ++mt)
     for (int64_t hh = 0; hh < 2; ++hh) {
@@ -416,7 +415,6 @@ FlashKernelBuilder::MmaStep FlashKernelBuilder::mmaSoftmaxStep(const MmaCtx &cx,
       Value a = scaleFirst ? mSafe : mulRn(mSafe, rawC);
       Value aOld = scaleFirst ? carried[r] : mulRn(carried[r], rawC);
       alpha[r] = fastExp2(subRn(aOld, a));
-      anchor[r] = a;
       lNew[r] =
           arith::MulFOp::create(b, loc, carried[2 * MT + r], alpha[r]);
       Value negA = capT ? arith::NegFOp::create(b, loc, a).getResult() : a;
@@ -431,102 +429,17 @@ FlashKernelBuilder::MmaStep FlashKernelBuilder::mmaSoftmaxStep(const MmaCtx &cx,
     }
   SmallVector<Value> next(mNew.begin(), mNew.end());
   next.append(lNew.begin(), lNew.end());
-  return {std::move(next), std::move(alpha), std::move(anchor), std::move(p)};
-}
-
-bool FlashKernelBuilder::partialSumsNeeded() {
-  // The most keys one CTA walks: below one window nothing is ever folded.
-  if (std::optional<int64_t> sk = getConstantIntValue(skAll))
-    if (*sk <= kPartialSumKeys)
-      return false;
-  return !(band.left && band.right &&
-           *band.left + *band.right + cfg.qTile + cfg.kvTile <=
-               kPartialSumKeys);
-}
-
-Value FlashKernelBuilder::mmaAnchor(Value m) {
-  // As mmaSoftmaxStep forms a from the new maximum.
-  Value dead = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m,
-                                     fcst(-std::numeric_limits<double>::infinity()));
-  Value mSafe = select(dead, fcst(0.0), m);
-  return scoresScaledFirst() ? mSafe : mulRn(mSafe, rawScale());
-}
-
-SmallVector<Value> FlashKernelBuilder::keyLoop(
-    Value n, ValueRange init, std::optional<PartialSums> &sums,
-    const MmaCtx &cx,
-    function_ref<void(OpBuilder &, Location, Value, ValueRange)> body) {
-  Value zero = cst(0), one = cst(1);
-  if (!sums) {
-    auto loop = scf::ForOp::create(b, loc, zero, n, one, init, body);
-    return SmallVector<Value>(loop.getResults());
+  SmallVector<Value> o; // o[mt * DT + dt]
+  for (int64_t mt = 0; mt < MT; ++mt) {
+    Value alphaVec = pack({alpha[mt * 2], alpha[mt * 2],
+                           alpha[mt * 2 + 1], alpha[mt * 2 + 1]},
+                          f32);
+    for (int64_t dt = 0; dt < DT; ++dt)
+      o.push_back(arith::MulFOp::create(
+          b, loc, carried[4 * MT + mt * DT + dt], alphaVec));
   }
-  // Windows of `every` steps: between two windows (outside the inner loop,
-  // whose steps are those of the plain loop) O is folded into the
-  // two-part sum and restarts from zero. A row with no visible key yet
-  // (m = -inf, O = 0) folds with anchor -inf: its factor later is 0.
-  const int64_t every = std::max<int64_t>(1, kPartialSumKeys / cfg.kvTile);
-  const int64_t rows = 2 * cx.MT, frags = cx.MT * cx.DT;
-  Value windows = arith::CeilDivUIOp::create(b, loc, n, cst(every));
-  auto outer = scf::ForOp::create(
-      b, loc, zero, windows, one, init,
-      [&](OpBuilder &, Location, Value w, ValueRange carried) {
-        SmallVector<Value> state(carried.begin(), carried.end());
-        SmallVector<Value> o(state.begin() + 2 * rows,
-                             state.begin() + 2 * rows + frags);
-        o = sums->foldIf(cmpi(arith::CmpIPredicate::ugt, w, zero), o, [&] {
-          SmallVector<Value> anchor;
-          Value negInf = fcst(-std::numeric_limits<double>::infinity());
-          for (int64_t r = 0; r < rows; ++r)
-            anchor.push_back(
-                select(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                             carried[r], negInf),
-                       negInf, mmaAnchor(carried[r])));
-          return anchor;
-        });
-        std::copy(o.begin(), o.end(), state.begin() + 2 * rows);
-        Value lo = mul(w, every);
-        Value hi = minui(add(lo, every), n);
-        auto inner = scf::ForOp::create(b, loc, lo, hi, one, state, body);
-        scf::YieldOp::create(b, loc, inner.getResults());
-      });
-  return SmallVector<Value>(outer.getResults());
+  return {std::move(next), std::move(o), std::move(p)};
 }
-
-SmallVector<Value> FlashKernelBuilder::totalO(std::optional<PartialSums> &sums,
-                                              const MmaCtx &cx,
-                                              ValueRange results) {
-  SmallVector<Value> res(results.begin(), results.end());
-  if (!sums)
-    return res;
-  const int64_t rows = 2 * cx.MT;
-  SmallVector<Value> anchor;
-  for (int64_t r = 0; r < rows; ++r)
-    anchor.push_back(mmaAnchor(results[r]));
-  SmallVector<Value> o =
-      sums->total(ValueRange(results).drop_front(2 * rows), anchor);
-  std::copy(o.begin(), o.end(), res.begin() + 2 * rows);
-  return res;
-}
-
-Value FlashKernelBuilder::alphaFragment(ArrayRef<Value> alpha, int64_t mt) {
-  return pack({alpha[mt * 2], alpha[mt * 2], alpha[mt * 2 + 1],
-               alpha[mt * 2 + 1]},
-              f32);
-}
-
-SmallVector<Value> FlashKernelBuilder::rescaleO(const MmaCtx &cx, ValueRange o,
-                                                ArrayRef<Value> alpha) {
-  SmallVector<Value> res; // res[mt * DT + dt]
-  for (int64_t mt = 0; mt < cx.MT; ++mt) {
-    Value alphaVec = alphaFragment(alpha, mt);
-    for (int64_t dt = 0; dt < cx.DT; ++dt)
-      res.push_back(
-          arith::MulFOp::create(b, loc, o[mt * cx.DT + dt], alphaVec));
-  }
-  return res;
-}
-
 
 void FlashKernelBuilder::storeLse(Value mNat, Value l, Value bi, Value h, Value i) {
   Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l,
@@ -695,11 +608,8 @@ void FlashKernelBuilder::emitMmaLaunch(Value blocks, Value nQT) {
               kvLow);
     asyncCommit();
   }
-  std::optional<PartialSums> sums;
-  if (partialSumsNeeded())
-    sums.emplace(b, loc, MT, DT);
-  SmallVector<Value> kvResults = keyLoop(
-      nKT, init, sums, mx,
+  auto kvLoop = scf::ForOp::create(
+      b, loc, zero, nKT, one, init,
       [&](OpBuilder &, Location, Value kt, ValueRange carried) {
         Value k0 = add(c.kvBase, mul(kt, N));
         Value kNext = add(k0, N);
@@ -749,9 +659,7 @@ void FlashKernelBuilder::emitMmaLaunch(Value blocks, Value nQT) {
         });
         asyncCommit(); // possibly empty: the group count stays uniform
         MmaStep st = mmaSoftmaxStep(mx, s, k0, carried);
-        SmallVector<Value> next = st.next, p = st.p;
-        SmallVector<Value> o = rescaleO(
-            mx, ValueRange(carried).drop_front(4 * MT), st.alpha);
+        SmallVector<Value> next = st.next, o = st.o, p = st.p;
         // O += P V on tensor cores, once V(t) has landed; each V fragment
         // feeds MT mma.
         asyncWait(asyncCommit(), 2);
@@ -797,6 +705,6 @@ void FlashKernelBuilder::emitMmaLaunch(Value blocks, Value nQT) {
       });
   asyncWaitAll(); // no copy outlives the kernel
 
-  storeMmaOutput(mx, totalO(sums, mx, kvResults), bi, h);
+  storeMmaOutput(mx, kvLoop.getResults(), bi, h);
 
 }

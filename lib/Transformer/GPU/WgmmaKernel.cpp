@@ -406,17 +406,14 @@ void FlashKernelBuilder::emitWgmmaLaunch(Value blocks, Value nQT) {
   // stage that no copy wrote (0 * Inf = NaN).
   Value steps = select(cmpi(arith::CmpIPredicate::ugt, nKT, zero),
                        add(nKT, one), zero);
-  // Each consumer thread's second sum of O (PartialSums), set up where the
-  // consumers start (consume(), below).
-  std::optional<PartialSums> sums;
   auto emitLoop = [&](bool oddRole) -> SmallVector<Value> {
     SmallVector<Value> init2 = init;
     if (oddRole)
       init2.append(N / 2, fzero);
     else
       init2.append(N / 4, arith::ConstantIntOp::create(b, loc, i32, 0));
-    SmallVector<Value> results = keyLoop(
-        steps, init2, sums, mx,
+    auto loop = scf::ForOp::create(
+        b, loc, zero, steps, one, init2,
         [&](OpBuilder &, Location, Value kt, ValueRange carried) {
           // Every warp copies: slot kt has landed when at most the S - 2
           // newer slots are in flight. The barrier also orders every read
@@ -524,10 +521,8 @@ void FlashKernelBuilder::emitWgmmaLaunch(Value blocks, Value nQT) {
           auto softmax = [&](ArrayRef<Value> s, Value key0) {
             MmaStep st = mmaSoftmaxStep(
                 mx, SmallVector<Value>(s.begin(), s.end()), key0, state);
-            SmallVector<Value> o = rescaleO(
-                mx, ValueRange(state).drop_front(4), st.alpha);
             state = st.next;
-            state.append(o.begin(), o.end());
+            state.append(st.o.begin(), st.o.end());
             auto P = [&](int64_t nt, int64_t e) { return st.p[nt * 4 + e]; };
             SmallVector<Value> p; // k16 step kc: rows g / g+8, keys +0 / +8
             for (int64_t kc = 0; kc < KC; ++kc)
@@ -584,20 +579,19 @@ void FlashKernelBuilder::emitWgmmaLaunch(Value blocks, Value nQT) {
           }
           scf::YieldOp::create(b, loc, next);
         });
-    return SmallVector<Value>(results.begin(), results.begin() + 4 + DT);
+    return SmallVector<Value>(loop.getResults().begin(),
+                              loop.getResults().begin() + 4 + DT);
   };
   SmallVector<Type> resTypes;
   for (Value v : init)
     resTypes.push_back(v.getType());
   auto consume = [&] {
-    if (partialSumsNeeded())
-      sums.emplace(b, loc, 1, DT);
     SmallVector<Value> res = ifElse(
         odd, resTypes, [&] { return emitLoop(true); },
         [&] { return emitLoop(false); });
     if (!ws)
       asyncWaitAll(); // no copy outlives the kernel
-    storeMmaOutput(mx, totalO(sums, mx, res), bi, h);
+    storeMmaOutput(mx, res, bi, h);
   };
   if (!ws)
     return consume();
