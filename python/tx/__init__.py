@@ -13,18 +13,20 @@ never sees bad arguments. ``tx.compile`` builds a library from tx source
 where LLVM is installed. ``Library.register_custom_ops`` makes the entry
 points ``torch.library`` custom ops (torch >= 2.4) usable inside
 ``torch.compile``. The package imports without torch (manifests can be read
-anywhere); loading a library needs torch with CUDA. See docs/Python.md.
+anywhere); loading a library needs torch with CUDA. Entry points have no
+backward: a call on tensors that require grad raises
+:class:`UnsupportedError`. See docs/Python.md.
 """
 import os
 
 from ._errors import (ArgumentError, ArgumentTypeError, CompileError, ManifestError,
-                      ShapeError, TxError, TxRuntimeError)
+                      ShapeError, TxError, TxRuntimeError, UnsupportedError)
 from ._manifest import FunctionInfo, Manifest, manifest_path, read_manifest
 from ._compile import compile, compile_library
 
 __all__ = ["load", "compile", "compile_library", "read_manifest", "Library", "Manifest",
            "FunctionInfo", "TxError", "ArgumentError", "ArgumentTypeError", "ShapeError",
-           "TxRuntimeError", "ManifestError", "CompileError"]
+           "TxRuntimeError", "ManifestError", "CompileError", "UnsupportedError"]
 
 
 def _raw_stream_getter(torch):
@@ -89,7 +91,8 @@ class Library:
         .<prefix><name>(...)``, or the returned objects). ``names``: which
         functions (default all whose result sizes follow from the arguments).
         Needs torch >= 2.4 (``torch.library.custom_op``). Returns a dict
-        name -> custom op."""
+        name -> custom op. The ops have no backward: called on tensors that
+        require grad (in grad mode), they raise :class:`UnsupportedError`."""
         from .torch_ops import register
         return register(self, namespace=namespace, names=names, prefix=prefix)
 

@@ -8,7 +8,7 @@ Each rule is written once, as a Python expression over the argument shapes
 expressions; when one fails, :meth:`Checker.diagnose` evaluates the same
 rules in order and raises the first failure's message.
 """
-from ._errors import ArgumentError, ArgumentTypeError, ShapeError, TxError
+from ._errors import ArgumentError, ArgumentTypeError, ShapeError, TxError, UnsupportedError
 from ._manifest import TORCH_DTYPES
 
 
@@ -185,6 +185,43 @@ class Checker:
                 return ShapeError(self._prefix(r.blame) + r.message.format(S=shapes, A=self.names),
                                   fn.name, self.names[r.blame])
         return None
+
+    def grad_error(self, args, out=None):
+        """The :class:`UnsupportedError` of the first argument (then ``out=``
+        tensor) that requires grad, or None. The caller decides whether grad
+        mode matters (``torch.is_grad_enabled()``; inside a custom op's
+        autograd kernel it is off although the call needs gradients)."""
+        torch = self.torch
+        fn = self.fn
+        for i, t in enumerate(args):
+            if isinstance(t, torch.Tensor) and t.requires_grad:
+                name = self.names[i]
+                return UnsupportedError(
+                    self._prefix(i) + "requires grad, but tx functions have no backward "
+                    "(autograd) yet: the result would carry no gradient. Call %s under "
+                    "torch.no_grad() or torch.inference_mode(), or pass %s.detach()"
+                    % (fn.name, name), fn.name, name)
+        n = len(fn.results)
+        outs = [out] if isinstance(out, torch.Tensor) else (
+            list(out) if isinstance(out, (list, tuple)) else [])
+        for j, t in enumerate(outs):
+            if isinstance(t, torch.Tensor) and t.requires_grad:
+                name = "out" if n == 1 else "out[%d]" % j
+                return UnsupportedError(
+                    "%s: %s requires grad, but tx functions have no backward (autograd) "
+                    "yet: writing into it would bypass autograd. Pass a tensor that does "
+                    "not require grad, or call %s under torch.no_grad()"
+                    % (fn.name, name, fn.name), fn.name, name)
+        return None
+
+    def no_grad(self, args, out=None):
+        """Raises :meth:`grad_error` (the generated entry point calls it when
+        grad mode is on and a tensor requires grad)."""
+        e = self.grad_error(args, out)
+        if e is None:
+            e = TxError("%s: internal error: a tensor requires grad but none is named "
+                        "(please report)" % self.fn.name)
+        raise e
 
     def diagnose(self, args):
         """Raises the first failing check of ``args``."""
