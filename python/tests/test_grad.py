@@ -6,9 +6,9 @@ without grad_fn, for direct calls, out= buffers and the torch.library custom
 ops (torch >= 2.4); under torch.no_grad() / torch.inference_mode() or with
 detached tensors calls work as before. The entry points of the real manifest
 of test/Python/Inputs/pkg.mlir, bound to fake C functions on CPU tensors
-(test_torch.py's Fake).
+(test_torch.py's Fake), and opened check-only (tx.load(..., device="meta")).
 
-    python3 python/tests/test_grad.py OUT_DIR     # OUT_DIR holds libpkg.json
+    python3 python/tests/test_grad.py OUT_DIR     # OUT_DIR holds libpkg.so/.json
 """
 import os
 import sys
@@ -107,6 +107,19 @@ class DirectCalls(unittest.TestCase):
 
     def test_docstring_says_so(self):
         self.assertIn("tx.UnsupportedError", self.lib.attn.__doc__)
+
+
+class CheckOnly(unittest.TestCase):
+    """tx.load(path, device="meta") refuses gradients the same way."""
+
+    def test_meta(self):
+        lib = tx.load(os.path.join(LIB_DIR, "libpkg.so"), device="meta")
+        q, k, v = (t.to("meta") for t in qkv((False, False, False)))
+        with self.assertRaises(tx.UnsupportedError) as cm:
+            lib.attn(q.requires_grad_(), k, v)
+        self.assertEqual(str(cm.exception), MSG)
+        with torch.no_grad():
+            self.assertEqual(tuple(lib.attn(q, k, v).shape), (1, 8, 16, 64))
 
 
 class CustomOps(unittest.TestCase):

@@ -74,7 +74,8 @@ def _length_checker(fn, torch):
     The compiled GPU code clamps such lengths (it never reads outside the
     tensors) but cannot report them, so they are checked here, on the
     device, before the call: one reduction and one synchronization, skipped
-    while a CUDA graph is captured (no synchronization is allowed then)."""
+    while a CUDA graph is captured (no synchronization is allowed then) and
+    for meta tensors (no values)."""
     names = [a.pyname for a in fn.arguments]
     checks = []
     for op in fn.ops:
@@ -91,7 +92,7 @@ def _length_checker(fn, torch):
             return
         for i, j, key, bound in checks:
             lens, n = args[i], args[j].shape[2]
-            if lens.numel() == 0:
+            if lens.numel() == 0 or lens.is_meta:
                 continue
             bad = (lens < 0) | (lens > n)
             if bool(bad.any()):
@@ -115,6 +116,44 @@ def _define(fn, env, body):
     f = env["_entry"]
     f.__name__ = f.__qualname__ = fn.name
     return f, src
+
+
+def build_check_entry(fn, *, torch, device):
+    """The callable of manifest function ``fn`` in a check-only library
+    (``tx.load(path, device="meta")``): every check of :func:`build_entry`
+    but the device (tensors on any device are accepted; per-sequence
+    lengths are checked by value unless they are meta tensors), then new
+    empty tensors of the result shapes and dtypes on ``device`` (meta) are
+    returned, or ``out=`` (checked, left untouched). Nothing is computed and
+    no library is called."""
+    chk = Checker(fn, torch, None, str(device))
+    _, check_lengths = _length_checker(fn, torch)
+    nres = len(fn.results)
+
+    def run(args, out):
+        e = chk.argument_error(args)
+        if e is None and torch.is_grad_enabled():
+            e = chk.grad_error(args, out)
+        if e is not None:
+            raise e
+        check_lengths(args)
+        if out is not None:
+            res = chk.check_out(out, args)
+        elif not all(r.derivable for r in fn.results):
+            _need_out(fn)
+        else:
+            shapes = chk.result_shapes([tuple(t.shape) for t in args])
+            res = [torch.empty(s, dtype=dt, device=device)
+                   for s, dt in zip(shapes, chk.result_dtypes)]
+        if nres:
+            return res[0] if nres == 1 else tuple(res)
+        return None
+
+    args = "(%s)" % "".join(a.pyname + ", " for a in fn.arguments)
+    f, src = _define(fn, {"_run": run}, ["    return _run(%s, out)" % args])
+    f.__doc__ = docstring(fn, "check", str(device))
+    f.info, f.mode, f.checker, f.source = fn, "check", chk, src
+    return f
 
 
 def _check_lines(fn, chk, has_lengths):
@@ -347,15 +386,25 @@ def docstring(fn, mode, device_label):
                   % op.dim]
     elif fn.ops:
         lines += ["Computes: %s." % ", ".join(o.op for o in fn.ops)]
-    lines += ["",
-              "Arguments: contiguous torch tensors on %s with the dtypes and sizes above "
-              "('?' = any size)." % device_label,
-              "Returns new tensors, or writes into out= (a tensor per result) and returns it.",
-              "Runs on torch.cuda.current_stream()%s." % (
-                  "" if mode == "stream" else
-                  " and waits for it (the library predates the stream-ordered ABI)")]
+    if mode == "check":
+        lines += ["",
+                  "Check only (tx.load(..., device=%r)): nothing is computed. Arguments: "
+                  "contiguous torch tensors (any device) with the dtypes and sizes above "
+                  "('?' = any size)." % device_label,
+                  "Returns new empty %s tensors of the result shapes, or out= (checked, "
+                  "untouched)." % device_label]
+    else:
+        lines += ["",
+                  "Arguments: contiguous torch tensors on %s with the dtypes and sizes above "
+                  "('?' = any size)." % device_label,
+                  "Returns new tensors, or writes into out= (a tensor per result) and "
+                  "returns it.",
+                  "Runs on torch.cuda.current_stream()%s." % (
+                      "" if mode == "stream" else
+                      " and waits for it (the library predates the stream-ordered ABI)")]
     lines += ["Raises tx.ArgumentTypeError / tx.ShapeError / tx.ArgumentError (naming the "
               "argument) before calling the library, tx.UnsupportedError for tensors that "
               "require grad while grad mode is on (no backward yet: use torch.no_grad() or "
-              ".detach()), tx.TxRuntimeError when the library fails."]
+              ".detach())%s." % ("" if mode == "check" else
+                                 ", tx.TxRuntimeError when the library fails")]
     return "\n".join(lines)
