@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
 """python/tx without a GPU (issue #44): tx.load(path, device="meta") opens a
 library's manifest as callables that run every argument check of a GPU
-call (but the device) and return meta tensors of the result shapes. On the
-real manifest of test/Python/Inputs/pkg.mlir (the library file must exist;
-it is never opened).
+call (but the device) and return meta tensors of the result shapes;
+tx.compile checks for a CUDA device before it compiles; tx.compile_library
+and tx.compile(..., device="meta") work without one. On the real manifest
+of test/Python/Inputs/pkg.mlir (the library file must exist; it is never
+opened).
 
     python3 python/tests/test_meta.py OUT_DIR     # OUT_DIR holds libpkg.so/.json
 """
 import os
+import shutil
 import sys
+import tempfile
+import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -16,6 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
 
 import tx  # noqa: E402
+import tx._compile  # noqa: E402
 import test_torch  # noqa: E402  (Fake: the same manifest bound to fake C functions)
 
 LIB_DIR = None
@@ -126,6 +132,47 @@ class Load(unittest.TestCase):
         with self.assertRaisesRegex(tx.TxError, r"^register_custom_ops: .*libpkg\.so was "
                                                 r"opened with device=\"meta\""):
             self.lib.register_custom_ops("txmeta")
+
+
+class Compile(unittest.TestCase):
+    SRC = ("func.func @sm(%x: tensor<?x?xf16>) -> tensor<?x?xf16> {\n"
+           "  %p = tx.softmax %x dim = -1 : tensor<?x?xf16>\n"
+           "  return %p : tensor<?x?xf16>\n}\n")
+
+    def test_no_cuda_device_is_said_before_compiling(self):
+        if torch.cuda.is_available():
+            self.skipTest("a CUDA device is present")
+        called = []
+        saved = tx._compile.compile_library
+        tx._compile.compile_library = lambda *a, **k: called.append(a) or saved(*a, **k)
+        try:
+            t0 = time.time()
+            with self.assertRaises(tx.TxError) as cm:
+                tx.compile(self.SRC, chip="sm_80", out_dir=tempfile.mkdtemp())
+            dt = time.time() - t0
+        finally:
+            tx._compile.compile_library = saved
+        self.assertNotIsInstance(cm.exception, tx.CompileError)
+        self.assertEqual(str(cm.exception),
+                         "tx.compile: PyTorch sees no CUDA device (tx libraries run on NVIDIA "
+                         "GPUs), so the library could not be loaded: nothing was compiled "
+                         "(tx.compile_library builds it without loading); device=\"meta\" "
+                         "opens a library for argument checks only")
+        self.assertEqual(called, [])
+        self.assertLess(dt, 1.0)
+
+    def test_compile_library_and_meta_need_no_gpu(self):
+        d = tempfile.mkdtemp()
+        try:
+            lib = tx.compile(self.SRC, chip="sm_80", device="meta", out_dir=d, name="sm")
+            self.assertEqual(lib.path, os.path.join(d, "libsm.so"))
+            self.assertEqual(lib.device, META)
+            o = lib.sm(meta(3, 7, dtype=torch.float16))
+            self.assertEqual((tuple(o.shape), o.device), ((3, 7), META))
+            self.assertEqual(tx.compile_library(self.SRC, chip="sm_80", out_dir=d, name="sm"),
+                             lib.path)
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
 
 
 if __name__ == "__main__":
