@@ -403,8 +403,8 @@ def docstring(fn, mode, device_label):
                       "" if mode == "stream" else
                       " and waits for it (the library predates the stream-ordered ABI)")]
     lines += ["Raises tx.ArgumentTypeError / tx.ShapeError / tx.ArgumentError (naming the "
-              "argument) before calling the library, tx.UnsupportedError for tensors that "
-              "require grad while grad mode is on (no backward yet: use torch.no_grad() or "
-              ".detach())%s." % ("" if mode == "check" else
-                                 ", tx.TxRuntimeError when the library fails")]
+              "argument)%s, tx.UnsupportedError for tensors that require grad while grad "
+              "mode is on (no backward yet: use torch.no_grad() or .detach())%s." % (
+                  ("", "") if mode == "check" else
+                  (" before calling the library", ", tx.TxRuntimeError when the library fails"))]
     return "\n".join(lines)
