@@ -20,13 +20,12 @@ library reports: tx.TxRuntimeError with the runtime's message). The harness
 then waits for the device with txRuntimeSynchronize, which reports an
 asynchronous failure (a kernel fault), before it compares.
 
---dry-run (no GPU): every library is opened as its manifest only, with fake
-entry points, and every check runs on CPU tensors up to the call: the
+--dry-run (no GPU): every library is opened for argument checks only
+(tx.load(path, device="meta")), and every check runs on CPU tensors: the
 libraries, manifests and entry points exist and every call passes the
 package's checks. No numbers are compared and nothing is timed.
 """
 import argparse
-import ctypes
 import json
 import math
 import os
@@ -59,25 +58,10 @@ def set_dry_run():
 # ----------------------------------------------------------------------------
 def load(path):
     """The tx.Library of lib<stem>.so at ``path`` (with lib<stem>.json beside
-    it). In a dry run, its manifest bound to fake entry points that take CPU
-    tensors and do nothing."""
-    if not DRY_RUN:
-        return tx.load(path)
-    m = tx.read_manifest(path)
-    if not os.path.exists(path):
-        raise tx.TxError("%s: no such library" % path)
-    keep = []
-
-    def bind(fn):
-        n = len(fn.arguments) + len(fn.results)
-        f = ctypes.CFUNCTYPE(ctypes.c_int32, *[ctypes.c_void_p] * (n + 1))(lambda *a: 0)
-        keep.append(f)
-        return f, "stream"
-
-    lib = tx._bind_library(path, m, None, None, torch, -1, torch.device("cpu"),
-                           lambda d: 0, bind, device_label="cpu")
-    lib._fakes = keep
-    return lib
+    it). In a dry run, opened for argument checks only (tx.load with
+    device="meta": every check of a GPU call runs, on CPU tensors here,
+    and nothing is computed)."""
+    return tx.load(path, device="meta" if DRY_RUN else None)
 
 
 def call(lib, fn, args, out):

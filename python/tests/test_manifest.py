@@ -125,8 +125,31 @@ class ManifestErrors(unittest.TestCase):
         return p
 
     def test_missing(self):
-        with self.assertRaisesRegex(tx.ManifestError, r"nowhere/libx\.json: no manifest .*rebuild"):
-            tx.read_manifest("/nowhere/libx.so")
+        """A file that does not exist is said to not exist; only a library
+        that exists without its manifest is blamed on an old build."""
+        cases = [
+            ("/nowhere/libx.json", "/nowhere/libx.json: no such file"),
+            ("/nowhere/libx.so", "/nowhere/libx.so: no such file (nor its manifest "
+                                 "/nowhere/libx.json)"),
+        ]
+        for path, msg in cases:
+            with self.subTest(path=path):
+                with self.assertRaises(tx.ManifestError) as cm:
+                    tx.read_manifest(path)
+                self.assertEqual(str(cm.exception), msg)
+
+    def test_library_without_manifest(self):
+        d = tempfile.mkdtemp()
+        lib = os.path.join(d, "libold.so")
+        open(lib, "w").close()
+        for path in (lib, os.path.join(d, "libold.json")):
+            with self.subTest(path=path):
+                with self.assertRaises(tx.ManifestError) as cm:
+                    tx.read_manifest(path)
+                self.assertEqual(str(cm.exception), (
+                    "%s/libold.json: no such file: the library %s has no manifest beside it "
+                    "(it was built before tx-compile.sh wrote manifests, or the .json was not "
+                    "copied with it; rebuild it with scripts/tx-compile.sh)" % (d, lib)))
 
     def test_not_json(self):
         with self.assertRaisesRegex(tx.ManifestError, "cannot read the manifest"):

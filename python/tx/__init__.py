@@ -13,18 +13,22 @@ never sees bad arguments. ``tx.compile`` builds a library from tx source
 where LLVM is installed. ``Library.register_custom_ops`` makes the entry
 points ``torch.library`` custom ops (torch >= 2.4) usable inside
 ``torch.compile``. The package imports without torch (manifests can be read
-anywhere); loading a library needs torch with CUDA. See docs/Python.md.
+anywhere); loading a library needs torch with CUDA, except
+``tx.load(path, device="meta")``, which runs the argument checks on any
+machine and returns meta tensors. Entry points have no backward: a call on
+tensors that require grad raises :class:`UnsupportedError`. See
+docs/Python.md.
 """
 import os
 
 from ._errors import (ArgumentError, ArgumentTypeError, CompileError, ManifestError,
-                      ShapeError, TxError, TxRuntimeError)
+                      ShapeError, TxError, TxRuntimeError, UnsupportedError)
 from ._manifest import FunctionInfo, Manifest, manifest_path, read_manifest
 from ._compile import compile, compile_library
 
 __all__ = ["load", "compile", "compile_library", "read_manifest", "Library", "Manifest",
            "FunctionInfo", "TxError", "ArgumentError", "ArgumentTypeError", "ShapeError",
-           "TxRuntimeError", "ManifestError", "CompileError"]
+           "TxRuntimeError", "ManifestError", "CompileError", "UnsupportedError"]
 
 
 def _raw_stream_getter(torch):
@@ -41,10 +45,13 @@ class Library:
 
     ``path``, ``manifest`` (:class:`Manifest`), ``functions`` (name -> the
     callables), ``unsupported`` (name -> why a function cannot be called
-    from Python), ``runtime`` (the tx runtime, ctypes)."""
+    from Python), ``runtime`` (the tx runtime, ctypes; None when opened with
+    ``device="meta"``), ``device`` (the ``torch.device`` its results are
+    allocated on: ``cuda:N``, or ``meta`` for a check-only library)."""
 
-    def __init__(self, path, manifest, functions, unsupported, runtime, cdll):
+    def __init__(self, path, manifest, functions, unsupported, runtime, cdll, device=None):
         self.path = path
+        self.device = device
         self.manifest = manifest
         self.functions = functions
         self.unsupported = unsupported
@@ -88,8 +95,14 @@ class Library:
         that ``torch.compile`` graphs can contain them (``torch.ops.<namespace>
         .<prefix><name>(...)``, or the returned objects). ``names``: which
         functions (default all whose result sizes follow from the arguments).
-        Needs torch >= 2.4 (``torch.library.custom_op``). Returns a dict
-        name -> custom op."""
+        Needs torch >= 2.4 (``torch.library.custom_op``) and a library
+        loaded on a GPU (not ``device="meta"``). Returns a dict name -> custom
+        op. The ops have no backward: called on tensors that require grad
+        (in grad mode), they raise :class:`UnsupportedError`."""
+        if _is_meta(self.device):
+            raise TxError("register_custom_ops: %s was opened with device=\"meta\" (argument "
+                          "checks only; it runs nothing): load it on a CUDA device to register "
+                          "its entry points as custom ops" % self.path)
         from .torch_ops import register
         return register(self, namespace=namespace, names=names, prefix=prefix)
 
@@ -112,12 +125,66 @@ def _bind_library(path, manifest, cdll, runtime, torch, device_index, device,
         functions[name] = build_entry(fn, cfunc, mode, torch=torch, device_index=device_index,
                                       device=device, stream=stream, runtime=runtime,
                                       device_label=device_label)
-    return Library(path, manifest, functions, unsupported, runtime, cdll)
+    return Library(path, manifest, functions, unsupported, runtime, cdll, device=device)
 
 
 # The CUDA device this process's tx libraries run on (set by the first
 # tx.load): the runtime keeps one default device per process.
 _process_device = None
+
+
+def _import_torch(what):
+    try:
+        import torch
+    except ImportError as e:
+        raise TxError("%s needs PyTorch (%s)" % (what, e))
+    return torch
+
+
+def _is_meta(device):
+    """True for ``"meta"`` / ``torch.device("meta")`` (a check-only load)."""
+    return str(device) == "meta" or getattr(device, "type", None) == "meta"
+
+
+def _cuda_device(torch, device, what, hint=""):
+    """The index of the CUDA device ``device`` names (None: torch's current
+    one) that this process's tx libraries can run on, CUDA initialized;
+    raises :class:`TxError` naming ``what`` when there is none (``hint``
+    ends the message of a missing CUDA device)."""
+    if not torch.cuda.is_available():
+        raise TxError("%s: PyTorch sees no CUDA device (tx libraries run on NVIDIA GPUs)%s; "
+                      "device=\"meta\" opens a library for argument checks only"
+                      % (what, hint))
+    torch.cuda.init()
+    try:
+        dev = torch.device("cuda", torch.cuda.current_device()) if device is None else (
+            torch.device("cuda", device) if isinstance(device, int) else torch.device(device))
+    except (RuntimeError, TypeError, ValueError) as e:
+        raise TxError("%s: bad device %r (%s)" % (what, device, e))
+    if dev.type != "cuda":
+        raise TxError("%s: device %s is not a CUDA device (device=\"meta\" opens a library "
+                      "for argument checks only)" % (what, dev))
+    index = torch.cuda.current_device() if dev.index is None else dev.index
+    if not 0 <= index < torch.cuda.device_count():
+        raise TxError("%s: device cuda:%d does not exist (PyTorch sees %d)" % (
+            what, index, torch.cuda.device_count()))
+    if _process_device is not None and _process_device != index:
+        raise TxError("%s: this process already runs tx libraries on cuda:%d; the "
+                      "tx runtime runs all of a process's libraries on one device (start one "
+                      "process per GPU, as torchrun does)" % (what, _process_device))
+    return index
+
+
+def _check_only_library(path, manifest, torch):
+    """The Library of ``tx.load(path, device="meta")``: entry points that
+    check their arguments and return meta tensors (nothing is loaded)."""
+    from ._entry import build_check_entry
+    meta = torch.device("meta")
+    functions = {name: build_check_entry(fn, torch=torch, device=meta)
+                 for name, fn in manifest.functions.items() if fn.unsupported is None}
+    unsupported = {name: fn.unsupported for name, fn in manifest.functions.items()
+                   if fn.unsupported is not None}
+    return Library(path, manifest, functions, unsupported, None, None, device=meta)
 
 
 def load(path, manifest=None, device=None):
@@ -132,38 +199,27 @@ def load(path, manifest=None, device=None):
     ``torchrun`` worker needs). Tensors passed to the library must be on that
     device. All tx libraries of one process run on one device (the runtime's
     default device is process-wide): loading on a second device raises
-    :class:`TxError`. Raises :class:`ManifestError` (no or bad manifest) or
-    :class:`TxError` (no CUDA, a bad device, the library cannot be opened)."""
+    :class:`TxError`.
+
+    ``device="meta"`` (or ``torch.device("meta")``) needs no GPU and loads
+    nothing: the callables run every argument check of a real call except
+    the device (meta tensors are the usual arguments; on CPU tensors the
+    per-sequence lengths are also checked by value) and return new empty
+    meta tensors of the result shapes and dtypes, or ``out=`` untouched.
+
+    Raises :class:`ManifestError` (no or bad manifest) or :class:`TxError`
+    (no such library, no CUDA, a bad device, the library cannot be opened)."""
     global _process_device
-    try:
-        import torch
-    except ImportError as e:
-        raise TxError("tx.load needs PyTorch (%s)" % e)
+    torch = _import_torch("tx.load")
     if not os.path.exists(path):
         raise TxError("%s: no such library" % path)
     if isinstance(manifest, Manifest):
         m = manifest
     else:
         m = read_manifest(manifest or manifest_path(path))
-    if not torch.cuda.is_available():
-        raise TxError("tx.load(%s): PyTorch sees no CUDA device (tx libraries run on "
-                      "NVIDIA GPUs)" % path)
-    torch.cuda.init()
-    try:
-        dev = torch.device("cuda", torch.cuda.current_device()) if device is None else (
-            torch.device("cuda", device) if isinstance(device, int) else torch.device(device))
-    except (RuntimeError, TypeError, ValueError) as e:
-        raise TxError("tx.load(%s): bad device %r (%s)" % (path, device, e))
-    if dev.type != "cuda":
-        raise TxError("tx.load(%s): device %s is not a CUDA device" % (path, dev))
-    index = torch.cuda.current_device() if dev.index is None else dev.index
-    if not 0 <= index < torch.cuda.device_count():
-        raise TxError("tx.load(%s): device cuda:%d does not exist (PyTorch sees %d)" % (
-            path, index, torch.cuda.device_count()))
-    if _process_device is not None and _process_device != index:
-        raise TxError("tx.load(%s): this process already runs tx libraries on cuda:%d; the "
-                      "tx runtime runs all of a process's libraries on one device (start one "
-                      "process per GPU, as torchrun does)" % (path, _process_device))
+    if _is_meta(device):
+        return _check_only_library(path, m, torch)
+    index = _cuda_device(torch, device, "tx.load(%s)" % path)
     from ._abi import bind_symbol, open_library
     cdll, runtime = open_library(path, device=index)
     _process_device = index

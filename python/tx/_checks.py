@@ -8,7 +8,7 @@ Each rule is written once, as a Python expression over the argument shapes
 expressions; when one fails, :meth:`Checker.diagnose` evaluates the same
 rules in order and raises the first failure's message.
 """
-from ._errors import ArgumentError, ArgumentTypeError, ShapeError, TxError
+from ._errors import ArgumentError, ArgumentTypeError, ShapeError, TxError, UnsupportedError
 from ._manifest import TORCH_DTYPES
 
 
@@ -102,13 +102,15 @@ class Checker:
     """The checks of one entry point.
 
     ``torch``: the torch module; ``device_index``: what ``Tensor.get_device()``
-    must return (the runtime's CUDA device; -1 = CPU, for tests);
+    must return (the runtime's CUDA device; -1 = CPU, for tests; None: no
+    device check, for a check-only library, ``tx.load(..., device="meta")``);
     ``device_label``: how messages name it (``cuda:0``)."""
 
     def __init__(self, fn, torch, device_index, device_label):
         self.fn = fn
         self.torch = torch
         self.device_index = device_index
+        self.check_device = device_index is not None
         self.device_label = device_label
         self.arg_dtypes = tuple(getattr(torch, TORCH_DTYPES[a.element_type])
                                 for a in fn.arguments)
@@ -125,7 +127,8 @@ class Checker:
         conds = []
         args = self.fn.arguments
         conds += ["%s.dtype is %s" % (tvar(i), dvar(i)) for i in range(len(args))]
-        conds += ["%s.get_device() == _DEV" % tvar(i) for i in range(len(args))]
+        if self.check_device:
+            conds += ["%s.get_device() == _DEV" % tvar(i) for i in range(len(args))]
         conds += ["%s.is_contiguous()" % tvar(i) for i in range(len(args))]
         for i, a in enumerate(args):
             if all(s is not None for s in a.shape):
@@ -162,7 +165,7 @@ class Checker:
             if t.dtype is not want:
                 return ArgumentTypeError(p + "expected dtype %s (%s), got %s"
                                          % (want, a.element_type, t.dtype), fn.name, a.pyname)
-            if device and t.get_device() != self.device_index:
+            if device and self.check_device and t.get_device() != self.device_index:
                 return ArgumentError(p + "is on %s; the library runs on %s"
                                      % (t.device, self.device_label), fn.name, a.pyname)
             shape = tuple(t.shape)
@@ -185,6 +188,43 @@ class Checker:
                 return ShapeError(self._prefix(r.blame) + r.message.format(S=shapes, A=self.names),
                                   fn.name, self.names[r.blame])
         return None
+
+    def grad_error(self, args, out=None):
+        """The :class:`UnsupportedError` of the first argument (then ``out=``
+        tensor) that requires grad, or None. The caller decides whether grad
+        mode matters (``torch.is_grad_enabled()``; inside a custom op's
+        autograd kernel it is off although the call needs gradients)."""
+        torch = self.torch
+        fn = self.fn
+        for i, t in enumerate(args):
+            if isinstance(t, torch.Tensor) and t.requires_grad:
+                name = self.names[i]
+                return UnsupportedError(
+                    self._prefix(i) + "requires grad, but tx functions have no backward "
+                    "(autograd) yet: the result would carry no gradient. Call %s under "
+                    "torch.no_grad() or torch.inference_mode(), or pass %s.detach()"
+                    % (fn.name, name), fn.name, name)
+        n = len(fn.results)
+        outs = [out] if isinstance(out, torch.Tensor) else (
+            list(out) if isinstance(out, (list, tuple)) else [])
+        for j, t in enumerate(outs):
+            if isinstance(t, torch.Tensor) and t.requires_grad:
+                name = "out" if n == 1 else "out[%d]" % j
+                return UnsupportedError(
+                    "%s: %s requires grad, but tx functions have no backward (autograd) "
+                    "yet: writing into it would bypass autograd. Pass a tensor that does "
+                    "not require grad, or call %s under torch.no_grad()"
+                    % (fn.name, name, fn.name), fn.name, name)
+        return None
+
+    def no_grad(self, args, out=None):
+        """Raises :meth:`grad_error` (the generated entry point calls it when
+        grad mode is on and a tensor requires grad)."""
+        e = self.grad_error(args, out)
+        if e is None:
+            e = TxError("%s: internal error: a tensor requires grad but none is named "
+                        "(please report)" % self.fn.name)
+        raise e
 
     def diagnose(self, args):
         """Raises the first failing check of ``args``."""
@@ -232,7 +272,7 @@ class Checker:
             if t.dtype is not want:
                 raise ArgumentTypeError(p + "expected dtype %s (%s), got %s"
                                         % (want, r.element_type, t.dtype), fn.name, name)
-            if t.get_device() != self.device_index:
+            if self.check_device and t.get_device() != self.device_index:
                 raise ArgumentError(p + "is on %s; the library runs on %s"
                                     % (t.device, self.device_label), fn.name, name)
             shape = tuple(t.shape)
@@ -255,6 +295,8 @@ class Checker:
 
 
 def _overlap(a, b):
+    if a.is_meta or b.is_meta:  # no storage (tx.load(..., device="meta"))
+        return False
     if a.numel() == 0 or b.numel() == 0 or a.get_device() != b.get_device():
         return False
     a0, b0 = a.data_ptr(), b.data_ptr()

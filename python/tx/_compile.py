@@ -129,11 +129,21 @@ def compile_library(source_or_path, chip="sm_90a", *, name=None, out_dir=None,
     return os.path.join(out_dir, "lib%s.so" % name)
 
 
-def compile(source_or_path, chip="sm_90a", **options):
+def compile(source_or_path, chip="sm_90a", *, device=None, **options):
     """Compiles tx source (MLIR text or a .mlir path) for ``chip`` with
     ``tx-gpu-pipeline`` options (``attention_q_tile=64`` for
     ``attention-q-tile=64``) and returns the loaded :class:`tx.Library`.
     See :func:`compile_library` for the keywords (``name``, ``out_dir``,
-    ``build_dir``, ``force``, ``verbose``)."""
-    from . import load
-    return load(compile_library(source_or_path, chip, **options))
+    ``build_dir``, ``force``, ``verbose``); ``device`` is :func:`tx.load`'s.
+
+    The CUDA device is checked first: without one (PyTorch sees none, or
+    ``device`` names none) it raises :class:`TxError` at once, before
+    compiling (use :func:`compile_library` to build without loading, or
+    ``device="meta"`` to build and open the library for argument checks
+    only). Raises :class:`CompileError` when compiling fails."""
+    from . import _cuda_device, _import_torch, _is_meta, load
+    if not _is_meta(device):
+        _cuda_device(_import_torch("tx.compile"), device, "tx.compile",
+                     ", so the library could not be loaded: nothing was compiled "
+                     "(tx.compile_library builds it without loading)")
+    return load(compile_library(source_or_path, chip, **options), device=device)

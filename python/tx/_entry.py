@@ -56,60 +56,43 @@ def _same_shape_argument(fn, r, rdtype, arg_dtypes):
     return None
 
 
-def build_entry(fn, cfunc, mode, *, torch, device_index, device, stream, runtime,
-                device_label=None):
-    """The callable of manifest function ``fn``.
+def _need_out(fn):
+    """Raises the error of a call without ``out=`` whose result sizes cannot
+    be derived from the arguments."""
+    bad = [r.name for r in fn.results if not r.derivable]
+    raise ArgumentError("%s: the size of result %s cannot be derived from the arguments "
+                        "(the function is not a single tx op returning it, and its type "
+                        "has dynamic sizes); pass out=" % (fn.name, ", ".join(bad)),
+                        fn.name, "out")
 
-    ``cfunc``: the C function (ctypes; ``mode`` ``"stream"``: returns int32 and
-    takes a CUstream last; ``"sync"``: the synchronous form, run on the
-    current stream through ``txRuntimeSetStream``); ``device_index``: what
-    ``Tensor.get_device()`` must return; ``device``: the torch device results
-    are allocated on; ``stream(device_index)``: the raw current stream;
-    ``runtime``: the tx Runtime (error messages)."""
-    label = device_label or str(device)
-    chk = Checker(fn, torch, device_index, label)
-    nargs, nres = len(fn.arguments), len(fn.results)
+
+def _length_checker(fn, torch):
+    """The per-sequence length checks of ``fn``'s ``tx.attention`` ops:
+    returns ``(checks, check)``, ``check(args)`` raising an ArgumentError for
+    a ``kv_lengths`` / ``q_lengths`` entry outside ``[0, Sk]`` / ``[0, Sq]``.
+
+    The compiled GPU code clamps such lengths (it never reads outside the
+    tensors) but cannot report them, so they are checked here, on the
+    device, before the call: one reduction and one synchronization, skipped
+    while a CUDA graph is captured (no synchronization is allowed then) and
+    for meta tensors (no values)."""
     names = [a.pyname for a in fn.arguments]
-    tb = ThreadBuffers([a.rank for a in fn.arguments] + [r.rank for r in fn.results])
-
-    def fail(rc):
-        msg = runtime.last_error() if runtime is not None else None
-        raise TxRuntimeError("%s: the library failed (%s)" % (
-            fn.name, msg or "status %d, no message from the runtime" % rc))
-
-    def fail_sync():
-        raise TxRuntimeError("%s: the library reported an error: %s" % (
-            fn.name, runtime.last_error() or "(no message)"))
-
-    def need_out():
-        bad = [r.name for r in fn.results if not r.derivable]
-        raise ArgumentError("%s: the size of result %s cannot be derived from the arguments "
-                            "(the function is not a single tx op returning it, and its type "
-                            "has dynamic sizes); pass out=" % (fn.name, ", ".join(bad)),
-                            fn.name, "out")
-
-    # Per-sequence lengths of tx.attention (kv_lengths / q_lengths): their
-    # values must lie in [0, Sk] / [0, Sq]. The compiled GPU code clamps
-    # them (it never reads outside the tensors) but cannot report them, so
-    # they are checked here, on the device, before the call: one reduction
-    # and one synchronization, skipped while a CUDA graph is captured (no
-    # synchronization is allowed then).
-    length_checks = []
+    checks = []
     for op in fn.ops:
         if op.op != "tx.attention":
             continue
         for key, src, bound in (("kv_lengths", "key", "Sk"), ("q_lengths", "query", "Sq")):
             i, j = op.operands.get(key), op.operands.get(src)
             if i is not None and j is not None:
-                length_checks.append((i, j, key, bound))
+                checks.append((i, j, key, bound))
 
-    def check_lengths(args):
+    def check(args):
         cuda = getattr(torch, "cuda", None)
         if cuda is not None and cuda.is_available() and cuda.is_current_stream_capturing():
             return
-        for i, j, key, bound in length_checks:
+        for i, j, key, bound in checks:
             lens, n = args[i], args[j].shape[2]
-            if lens.numel() == 0:
+            if lens.numel() == 0 or lens.is_meta:
                 continue
             bad = (lens < 0) | (lens > n)
             if bool(bad.any()):
@@ -119,32 +102,70 @@ def build_entry(fn, cfunc, mode, *, torch, device_index, device, stream, runtime
                     % (fn.name, names[i], key, b, int(lens[b]), bound, n),
                     fn.name, names[i])
 
-    env = {
-        "_check_lengths": check_lengths,
-        "_DEV": device_index, "_DEVICE": device, "_empty": torch.empty,
-        "_empty_like": torch.empty_like,
-        "_chk": chk, "_diagnose": chk.diagnose, "_check_out": chk.check_out,
-        "_TB": tb, "_OWNER": tb.owner, "_MB": tb.main.buffer, "_MA": tb.main.addresses,
-        "_pack": tb.main.layout.pack_into, "_ident": threading.get_ident,
-        "_fn": cfunc, "_stream": stream, "_fail": fail, "_fail_sync": fail_sync,
-        "_need_out": need_out, "_len": len, "_Exception": Exception,
-    }
-    if mode == "sync":
-        env["_LOCK"] = _SYNC_LOCK
-        env["_set_stream"] = runtime.set_stream
-        env["_errcount"] = runtime.call_error_count
-    for i in range(nargs):
-        env["_D%d" % i] = chk.arg_dtypes[i]
-    for j in range(nres):
-        env["_RD%d" % j] = chk.result_dtypes[j]
+    return checks, check
 
+
+def _define(fn, env, body):
+    """Compiles ``def <fn.name>(<arguments>, *, out=None)`` with the lines
+    ``body`` in ``env``; returns the function and its source."""
+    params = ", ".join(a.pyname for a in fn.arguments)
+    # Defined as _entry (a function name may be a Python keyword) and renamed.
+    src = "def _entry(%s%sout=None):\n" % (params, ", *, " if params else "*, ")
+    src += "\n".join(body) + "\n"
+    exec(compile(src, "<tx entry point %s>" % fn.name, "exec"), env)
+    f = env["_entry"]
+    f.__name__ = f.__qualname__ = fn.name
+    return f, src
+
+
+def build_check_entry(fn, *, torch, device):
+    """The callable of manifest function ``fn`` in a check-only library
+    (``tx.load(path, device="meta")``): every check of :func:`build_entry`
+    but the device (tensors on any device are accepted; per-sequence
+    lengths are checked by value unless they are meta tensors), then new
+    empty tensors of the result shapes and dtypes on ``device`` (meta) are
+    returned, or ``out=`` (checked, left untouched). Nothing is computed and
+    no library is called."""
+    chk = Checker(fn, torch, None, str(device))
+    _, check_lengths = _length_checker(fn, torch)
+    nres = len(fn.results)
+
+    def run(args, out):
+        e = chk.argument_error(args)
+        if e is None and torch.is_grad_enabled():
+            e = chk.grad_error(args, out)
+        if e is not None:
+            raise e
+        check_lengths(args)
+        if out is not None:
+            res = chk.check_out(out, args)
+        elif not all(r.derivable for r in fn.results):
+            _need_out(fn)
+        else:
+            shapes = chk.result_shapes([tuple(t.shape) for t in args])
+            res = [torch.empty(s, dtype=dt, device=device)
+                   for s, dt in zip(shapes, chk.result_dtypes)]
+        if nres:
+            return res[0] if nres == 1 else tuple(res)
+        return None
+
+    args = "(%s)" % "".join(a.pyname + ", " for a in fn.arguments)
+    f, src = _define(fn, {"_run": run}, ["    return _run(%s, out)" % args])
+    f.__doc__ = docstring(fn, "check", str(device))
+    f.info, f.mode, f.checker, f.source = fn, "check", chk, src
+    return f
+
+
+def _check_lines(fn, chk, has_lengths):
+    """The generated code's argument checks: one boolean expression (the
+    readable :meth:`Checker.diagnose` only when it fails), tensors that
+    require grad, per-sequence lengths."""
+    names = [a.pyname for a in fn.arguments]
+    nargs = len(names)
     t = lambda i: names[i]
     s = lambda i: "_s%d" % i
     L = []
     w = L.append
-    params = ", ".join(names)
-    # Defined as _entry (a function name may be a Python keyword) and renamed.
-    w("def _entry(%s%sout=None):" % (params, ", *, " if params else "*, "))
     args_tuple = "(%s)" % "".join(n + ", " for n in names)
     w("    try:")
     for i in range(nargs):
@@ -155,12 +176,30 @@ def build_entry(fn, cfunc, mode, *, torch, device_index, device, stream, runtime
     w("        _ok = False")
     w("    if not _ok:")
     w("        _diagnose(%s)" % args_tuple)
-    if length_checks:
+    # No backward yet: a tensor that requires grad (in grad mode) is refused
+    # rather than given a result without grad_fn (UnsupportedError).
+    if nargs:
+        w("    if (%s) and _grad_on():" % " or ".join("%s.requires_grad" % t(i)
+                                                     for i in range(nargs)))
+        w("        _no_grad(%s)" % args_tuple)
+    if has_lengths:
         w("    _check_lengths(%s)" % args_tuple)
-    # Results: allocated (like an argument when a result has its shape and
-    # dtype: torch.empty_like is the cheapest allocation), or out= checked
-    # inline (single result) with the generic check_out as the fallback that
-    # names the problem.
+    return L
+
+
+def _result_lines(fn, chk):
+    """The generated code's results: allocated (like an argument when a
+    result has its shape and dtype: ``torch.empty_like`` is the cheapest
+    allocation), or ``out=`` checked (inline for a single result, the
+    generic :meth:`Checker.check_out` as the fallback that names the
+    problem)."""
+    names = [a.pyname for a in fn.arguments]
+    nargs, nres = len(names), len(fn.results)
+    t = lambda i: names[i]
+    s = lambda i: "_s%d" % i
+    L = []
+    w = L.append
+    args_tuple = "(%s)" % "".join(n + ", " for n in names)
     for i in range(nargs):
         w("    _p%d = %s.data_ptr()" % (i, t(i)))
     w("    if out is None:")
@@ -210,7 +249,19 @@ def build_entry(fn, cfunc, mode, *, torch, device_index, device, stream, runtime
             w("        _rs%d = _r%d.shape" % (j, j))
     else:
         w("        _check_out(out, %s)" % args_tuple)
-    # Descriptors.
+    if nres:
+        w("    if out is not None and (%s) and _grad_on():"
+          % " or ".join("_r%d.requires_grad" % j for j in range(nres)))
+        w("        _no_grad((), out)")
+    return L
+
+
+def _call_lines(fn, mode):
+    """The generated code's descriptors (one ``struct.pack_into``), the C
+    call on the current stream (``mode``: stream or sync) and the return."""
+    nres = len(fn.results)
+    L = []
+    w = L.append
     vals = []
     for i, a in enumerate(fn.arguments):
         vals += ["_p%d" % i, "_p%d" % i, "0"]
@@ -251,11 +302,59 @@ def build_entry(fn, cfunc, mode, *, torch, device_index, device, stream, runtime
         w("    return _r0")
     elif nres:
         w("    return (%s)" % "".join("_r%d, " % j for j in range(nres)))
-    src = "\n".join(L) + "\n"
-    code = compile(src, "<tx entry point %s>" % fn.name, "exec")
-    exec(code, env)
-    f = env["_entry"]
-    f.__name__ = f.__qualname__ = fn.name
+    return L
+
+
+def build_entry(fn, cfunc, mode, *, torch, device_index, device, stream, runtime,
+                device_label=None):
+    """The callable of manifest function ``fn``.
+
+    ``cfunc``: the C function (ctypes; ``mode`` ``"stream"``: returns int32 and
+    takes a CUstream last; ``"sync"``: the synchronous form, run on the
+    current stream through ``txRuntimeSetStream``); ``device_index``: what
+    ``Tensor.get_device()`` must return; ``device``: the torch device results
+    are allocated on; ``stream(device_index)``: the raw current stream;
+    ``runtime``: the tx Runtime (error messages)."""
+    label = device_label or str(device)
+    chk = Checker(fn, torch, device_index, label)
+    nargs, nres = len(fn.arguments), len(fn.results)
+    tb = ThreadBuffers([a.rank for a in fn.arguments] + [r.rank for r in fn.results])
+
+    def fail(rc):
+        msg = runtime.last_error() if runtime is not None else None
+        raise TxRuntimeError("%s: the library failed (%s)" % (
+            fn.name, msg or "status %d, no message from the runtime" % rc))
+
+    def fail_sync():
+        raise TxRuntimeError("%s: the library reported an error: %s" % (
+            fn.name, runtime.last_error() or "(no message)"))
+
+    need_out = lambda: _need_out(fn)
+    length_checks, check_lengths = _length_checker(fn, torch)
+
+    env = {
+        "_check_lengths": check_lengths,
+        "_DEV": device_index, "_DEVICE": device, "_empty": torch.empty,
+        "_empty_like": torch.empty_like,
+        "_chk": chk, "_diagnose": chk.diagnose, "_check_out": chk.check_out,
+        "_TB": tb, "_OWNER": tb.owner, "_MB": tb.main.buffer, "_MA": tb.main.addresses,
+        "_pack": tb.main.layout.pack_into, "_ident": threading.get_ident,
+        "_fn": cfunc, "_stream": stream, "_fail": fail, "_fail_sync": fail_sync,
+        "_need_out": need_out, "_len": len, "_Exception": Exception,
+        "_grad_on": torch.is_grad_enabled, "_no_grad": chk.no_grad,
+    }
+    if mode == "sync":
+        env["_LOCK"] = _SYNC_LOCK
+        env["_set_stream"] = runtime.set_stream
+        env["_errcount"] = runtime.call_error_count
+    for i in range(nargs):
+        env["_D%d" % i] = chk.arg_dtypes[i]
+    for j in range(nres):
+        env["_RD%d" % j] = chk.result_dtypes[j]
+
+    L = (_check_lines(fn, chk, bool(length_checks)) + _result_lines(fn, chk)
+         + _call_lines(fn, mode))
+    f, src = _define(fn, env, L)
     f.__doc__ = docstring(fn, mode, label)
     f.info = fn
     f.mode = mode
@@ -287,13 +386,25 @@ def docstring(fn, mode, device_label):
                   % op.dim]
     elif fn.ops:
         lines += ["Computes: %s." % ", ".join(o.op for o in fn.ops)]
-    lines += ["",
-              "Arguments: contiguous torch tensors on %s with the dtypes and sizes above "
-              "('?' = any size)." % device_label,
-              "Returns new tensors, or writes into out= (a tensor per result) and returns it.",
-              "Runs on torch.cuda.current_stream()%s." % (
-                  "" if mode == "stream" else
-                  " and waits for it (the library predates the stream-ordered ABI)"),
-              "Raises tx.ArgumentTypeError / tx.ShapeError / tx.ArgumentError (naming the "
-              "argument) before calling the library, tx.TxRuntimeError when the library fails."]
+    if mode == "check":
+        lines += ["",
+                  "Check only (tx.load(..., device=%r)): nothing is computed. Arguments: "
+                  "contiguous torch tensors (any device) with the dtypes and sizes above "
+                  "('?' = any size)." % device_label,
+                  "Returns new empty %s tensors of the result shapes, or out= (checked, "
+                  "untouched)." % device_label]
+    else:
+        lines += ["",
+                  "Arguments: contiguous torch tensors on %s with the dtypes and sizes above "
+                  "('?' = any size)." % device_label,
+                  "Returns new tensors, or writes into out= (a tensor per result) and "
+                  "returns it.",
+                  "Runs on torch.cuda.current_stream()%s." % (
+                      "" if mode == "stream" else
+                      " and waits for it (the library predates the stream-ordered ABI)")]
+    lines += ["Raises tx.ArgumentTypeError / tx.ShapeError / tx.ArgumentError (naming the "
+              "argument)%s, tx.UnsupportedError for tensors that require grad while grad "
+              "mode is on (no backward yet: use torch.no_grad() or .detach())%s." % (
+                  ("", "") if mode == "check" else
+                  (" before calling the library", ", tx.TxRuntimeError when the library fails"))]
     return "\n".join(lines)

@@ -31,6 +31,21 @@ class ShapeError(ArgumentError):
     the op's shape rules (GQA heads, head dims, mask broadcast, ...)."""
 
 
+class UnsupportedError(TxError, NotImplementedError):
+    """A call asks for something tx does not support yet; today: gradients.
+    tx functions have no backward, so a call on tensors that require grad
+    (while ``torch.is_grad_enabled()``) raises this instead of returning a
+    result that silently carries no gradient. ``.function`` and
+    ``.argument`` name the call and the tensor; the message says how to
+    proceed (``torch.no_grad()``, ``torch.inference_mode()`` or
+    ``.detach()``). Also a ``NotImplementedError`` (so a ``RuntimeError``)."""
+
+    def __init__(self, message, function=None, argument=None):
+        super().__init__(message)
+        self.function = function
+        self.argument = argument
+
+
 class TxRuntimeError(TxError, RuntimeError):
     """The library reported a failure (a CUDA error, or a run-time check of
     the compiled code); the message is the runtime's

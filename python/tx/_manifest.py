@@ -202,17 +202,35 @@ def manifest_path(library_path):
     return root + ".json"
 
 
+def _missing(path, asked):
+    """The error of a manifest ``path`` that does not exist (``asked``: the
+    path the caller gave, a .json or the .so beside it). Only a library
+    that exists without its manifest is blamed on an old build."""
+    library = os.path.splitext(path)[0] + ".so"
+    if os.path.exists(library):
+        return ManifestError(
+            "%s: no such file: the library %s has no manifest beside it (it was built "
+            "before tx-compile.sh wrote manifests, or the .json was not copied with it; "
+            "rebuild it with scripts/tx-compile.sh)" % (path, library))
+    if asked != path:
+        return ManifestError("%s: no such file (nor its manifest %s)" % (asked, path))
+    return ManifestError("%s: no such file" % path)
+
+
 def read_manifest(path):
     """Reads a manifest (``lib<stem>.json``, or the library ``lib<stem>.so``
-    whose manifest lies next to it)."""
-    if path.endswith(".so"):
-        path = manifest_path(path)
+    whose manifest lies next to it) and returns its :class:`Manifest`.
+
+    Raises :class:`ManifestError`: the file does not exist (saying so, and
+    naming the library when a ``.so`` exists without its manifest), it is
+    not readable JSON, not a tx manifest, or of another format version."""
+    asked = os.fspath(path)
+    path = manifest_path(asked) if asked.endswith(".so") else asked
     try:
         with open(path) as f:
             data = json.load(f)
     except FileNotFoundError:
-        raise ManifestError("%s: no manifest (libraries built before tx-compile.sh wrote "
-                            "manifests need a rebuild with scripts/tx-compile.sh)" % path)
+        raise _missing(path, asked)
     except (OSError, ValueError) as e:
         raise ManifestError("%s: cannot read the manifest: %s" % (path, e))
     return Manifest(data, path)

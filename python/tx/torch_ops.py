@@ -9,10 +9,11 @@ Each op is functional (returns new tensors; no ``out=``), and has a fake
 implementation that checks dtypes, ranks, static sizes and the op's shape
 rules and returns empty tensors of the result shapes, which the manifest's
 ``shape_from`` gives. Functions whose result sizes do not follow from their
-arguments cannot be registered. Needs torch >= 2.4
-(``torch.library.custom_op``).
+arguments cannot be registered. The ops have no backward: a call on
+tensors that require grad (in grad mode) raises :class:`tx.UnsupportedError`,
+as a direct call does. Needs torch >= 2.4 (``torch.library.custom_op``).
 """
-from ._errors import TxError
+from ._errors import TxError, UnsupportedError
 
 MIN_TORCH = (2, 4)
 
@@ -104,4 +105,26 @@ def _register_one(torch, entry, qualname):
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     op.register_fake(fake)
+    _register_no_backward(torch, op, chk)
     return op
+
+
+def _register_no_backward(torch, op, chk):
+    """tx ops have no backward yet: the op's autograd kernel raises
+    :class:`UnsupportedError` when it is called on tensors that require
+    grad in grad mode (torch runs ``setup_context`` only then), like a
+    direct call, instead of returning a result that drops the gradient (or
+    failing later, in backward)."""
+    fn = chk.fn
+
+    def setup_context(ctx, inputs, output):
+        e = chk.grad_error(inputs)
+        raise e if e is not None else UnsupportedError(
+            "%s: tx functions have no backward (autograd) yet; call it under "
+            "torch.no_grad() or pass detached tensors" % fn.name, fn.name)
+
+    def backward(ctx, *grads):
+        raise UnsupportedError("%s: tx functions have no backward (autograd) yet" % fn.name,
+                               fn.name)
+
+    op.register_autograd(backward, setup_context=setup_context)
