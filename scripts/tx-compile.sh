@@ -24,6 +24,13 @@ if [ $# -lt 2 ]; then
   exit 2
 fi
 in=$1; out=${2%/}; shift 2
+for o in "$@"; do
+  case "$o" in
+    -*) echo "tx-compile: '$o' is not a tx-gpu-pipeline option: options are written" \
+             "name=value without dashes (e.g. ${o#${o%%[!-]*}}); tx-opt --help lists them" >&2
+        exit 2 ;;
+  esac
+done
 extra="$*"
 build=${TX_BUILD_DIR:-$root/build}
 llvm=/usr/lib/llvm-22/bin
@@ -37,53 +44,64 @@ done
 
 format=bin
 [ -x "$cuda/bin/ptxas" ] || format=isa
-opts="format=$format toolkit=$cuda $extra"
 manifest="$out/lib$stem.json"
 remarks="$out/$stem.remarks.txt"
 rm -f "$manifest"
-# One tx-opt run compiles the library's host and kernel code and writes the
-# manifest; its diagnostics (remarks such as the ops left to the reference
-# lowering, without the op dumps) go to $remarks.
-if ! "$build/bin/tx-opt" "$in" --mlir-print-op-on-diagnostic=false \
-     --tx-emit-manifest="path='$manifest.tmp' library=lib$stem.so pipeline='$opts'" \
-     --tx-gpu-pipeline="$opts" -o "$out/$stem.host.mlir" 2> "$remarks"; then
-  cat "$remarks" >&2
-  echo "tx-compile: tx-opt failed on $in" >&2
+# Whatever a failed run leaves half-made goes (the last good library stays).
+work=$(mktemp -d "${TMPDIR:-/tmp}/tx-compile.XXXXXX")
+cleanup() { rm -rf "$work" "$manifest.tmp" "$out/$stem.o"; }
+trap cleanup EXIT
+fail() { # fail MESSAGE: the remarks go to stderr, not into OUT_DIR
+  [ -s "$remarks" ] && cat "$remarks" >&2
+  rm -f "$remarks"
+  echo "tx-compile: $1" >&2
   exit 1
+}
+# The kernel report comes from the compile itself: the pipeline's ptxas is
+# scripts/ptxas-log.sh (through a toolkit directory whose nvvm/ is the real
+# one), which keeps each GPU module's PTX and ptxas -v report in $work/ptx.
+toolkit=$cuda
+if [ "$format" = bin ]; then
+  toolkit=$work/toolkit
+  mkdir -p "$toolkit/bin"
+  ln -s "$cuda/nvvm" "$toolkit/nvvm"
+  ln -s "$root/scripts/ptxas-log.sh" "$toolkit/bin/ptxas"
+  export TX_REAL_PTXAS="$cuda/bin/ptxas" TX_PTX_DIR="$work/ptx"
 fi
-"$llvm/mlir-translate" --mlir-to-llvmir "$out/$stem.host.mlir" -o "$out/$stem.ll"
-"$llvm/llc" -O2 -relocation-model=pic -filetype=obj "$out/$stem.ll" -o "$out/$stem.o"
+opts="format=$format toolkit=$toolkit $extra"
+# One tx-opt run compiles the library's host and kernel code and writes the
+# manifest (with the options as the user gave them); its diagnostics
+# (remarks such as the ops left to the reference lowering, without the op
+# dumps) go to $remarks.
+if ! "$build/bin/tx-opt" "$in" --mlir-print-op-on-diagnostic=false \
+     --tx-emit-manifest="path='$manifest.tmp' library=lib$stem.so pipeline='format=$format toolkit=$cuda $extra'" \
+     --tx-gpu-pipeline="$opts" -o "$out/$stem.host.mlir" 2> "$remarks"; then
+  fail "tx-opt failed on $in"
+fi
+"$llvm/mlir-translate" --mlir-to-llvmir "$out/$stem.host.mlir" -o "$out/$stem.ll" \
+  || fail "mlir-translate failed on $out/$stem.host.mlir"
+"$llvm/llc" -O2 -relocation-model=pic -filetype=obj "$out/$stem.ll" -o "$out/$stem.o" \
+  || fail "llc failed on $out/$stem.ll"
 cp -f "$build/lib/libtx_cuda_runtime.so" "$out/"
 c++ -shared -o "$out/lib$stem.so" "$out/$stem.o" \
   -L"$out" -ltx_cuda_runtime -Wl,-rpath,'$ORIGIN' -Wl,-Bsymbolic \
-  -Wl,-rpath-link,"$build/cuda-stub"
-rm -f "$out/$stem.o"
+  -Wl,-rpath-link,"$build/cuda-stub" || fail "linking lib$stem.so failed"
 
-# Kernel report: ptxas -v on the PTX of every kernel (registers, spills, and
-# ptxas's "Potential Performance Loss" notes, e.g. wgmma instructions it
-# serialized, C7513/C7518). The PTX comes from a
-# second run of the pipeline with format=isa; its diagnostics repeat the
-# first run's and are shown only if it fails.
-if [ -x "$cuda/bin/ptxas" ]; then
-  isa_err="$out/.$stem.isa.err"
-  if ! "$build/bin/tx-opt" "$in" --mlir-print-op-on-diagnostic=false \
-       --tx-gpu-pipeline="format=isa toolkit=$cuda $extra" 2> "$isa_err" \
-       | python3 "$root/scripts/extract_ptx.py" "$out/ptx"; then
-    cat "$isa_err" >&2
-    echo "tx-compile: the PTX run of tx-opt failed on $in" >&2
-    exit 1
-  fi
-  rm -f "$isa_err"
+# Kernel report (registers, spills, and ptxas's "Potential Performance
+# Loss" notes, e.g. wgmma instructions it serialized, C7513/C7518): the -v
+# output of the compile's own ptxas runs, one "== <module>" block each.
+rm -rf "$out/ptx" "$out/$stem.kernels.txt"
+if [ "$format" = bin ] && [ -d "$work/ptx" ]; then
+  mkdir -p "$out/ptx"
   : > "$out/$stem.kernels.txt"
-  for p in "$out"/ptx/*.ptx; do
+  for p in "$work"/ptx/*.ptx; do
     [ -e "$p" ] || continue
-    chip=$(grep -m1 -o 'sm_[0-9]*[af]\?' "$p")
-    echo "== $(basename "$p" .ptx)" >> "$out/$stem.kernels.txt"
-    "$cuda/bin/ptxas" -v -arch="$chip" "$p" -o /dev/null 2>&1 \
-      | grep -E "Used|spill|Performance Loss" >> "$out/$stem.kernels.txt" || true
+    m=$(basename "$p" .ptx)
+    cp -f "$p" "$out/ptx/"
+    echo "== $m" >> "$out/$stem.kernels.txt"
+    grep -E "Used|spill|Performance Loss" "$work/ptx/$m.ptxas.txt" \
+      >> "$out/$stem.kernels.txt" || true
   done
-else
-  rm -f "$out/$stem.kernels.txt"
 fi
 mv -f "$manifest.tmp" "$manifest"
 

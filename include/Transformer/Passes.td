@@ -953,6 +953,32 @@ def TxHostChecksToErrors : Pass<"tx-host-checks-to-errors", "::mlir::ModuleOp"> 
   ];
 }
 
+def TxCpuChecksToExit : Pass<"tx-cpu-checks-to-exit", "::mlir::ModuleOp"> {
+  let summary = "Turn run-time checks (cf.assert) into a located message on stderr and exit status 1 (tx-cpu-pipeline)";
+  let description = [{
+    Every `cf.assert` of the module becomes a conditional branch to a block
+    that prints
+
+    ```
+    <file>:<line>:<col>: error: <function>: <message>
+    ```
+
+    to stderr (`dprintf(2, ...)`), with the two values of a check marked
+    `tx.message_format` (e.g. `prog.mlir:12:8: error: main: tx.attention:
+    kv_lengths has an entry outside [0, Sk]: 9 > Sk = 4`), and calls
+    `exit(1)`: the program (`mlir-runner`) ends with status 1, output
+    printed before the check flushed, and no crash report. Upstream lowers
+    `cf.assert` to `puts` + `abort()`, whose message was lost in a buffered
+    stdout and which `mlir-runner` answered with a stack dump.
+
+    Part of `tx-cpu-pipeline`, after `convert-scf-to-cf`: an assert nested in
+    another op than its function is an error.
+  }];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect", "::mlir::cf::ControlFlowDialect"
+  ];
+}
+
 def TxStreamEntryPoints : Pass<"tx-stream-entry-points", "::mlir::ModuleOp"> {
   let summary = "Add a stream-ordered entry point <f>_on_stream(..., CUstream) -> i32 for every function with a C interface";
   let description = [{

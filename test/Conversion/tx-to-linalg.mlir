@@ -126,9 +126,9 @@ func.func @attention_additive_mask(%q: tensor<2x4x3x8xbf16>, %k: tensor<2x1x4x8x
 // dynamic sizes).
 // CHECK-LABEL: func.func @attention_dynamic
 // CHECK-SAME: (%[[Q:[^:]*]]: tensor<?x?x?x?xf32>, %[[K:[^:]*]]: tensor<?x?x?x?xf32>, %[[V:[^:]*]]: tensor<?x?x?x?xf32>)
-// CHECK: cf.assert %{{.*}}, "tx.attention: batch size of query and key differ"
-// CHECK: cf.assert %{{.*}}, "tx.attention: head dimension D of query and key differ"
-// CHECK: cf.assert %{{.*}}, "tx.attention: key lengths Sk of key and value differ"
+// CHECK: cf.assert %{{.*}}, "tx.attention: batch size of query and key differ: %lld vs %lld" {tx.message_format}
+// CHECK: cf.assert %{{.*}}, "tx.attention: head dimension D of query and key differ: %lld vs %lld" {tx.message_format}
+// CHECK: cf.assert %{{.*}}, "tx.attention: key lengths Sk of key and value differ: %lld vs %lld" {tx.message_format}
 // CHECK: cf.assert %{{.*}}, "tx.attention: K/V head count Hkv is 0 but H > 0"
 // CHECK: cf.assert %{{.*}}, "tx.attention: query heads H are not a multiple of K/V heads Hkv"
 // CHECK: %[[G:.*]] = arith.divui

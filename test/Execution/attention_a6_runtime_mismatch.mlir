@@ -1,49 +1,56 @@
 // CASES.md A6: with dynamic shapes the verifier cannot compare sizes, so the
-// lowering checks them at run time (cf.assert): a mismatch aborts with a
-// message instead of computing wrong numbers. One case per RUN line: sed picks
-// the case that @main runs (SEL); case 0 is valid and must run through.
+// lowering checks them at run time (cf.assert): a mismatch ends the program
+// with a message instead of computing wrong numbers. One case per RUN line:
+// sed picks the case that @main runs (SEL); case 0 is valid and must run
+// through.
 //
-// cf.assert lowers to puts(message) + abort(); puts writes to stdout, which is
-// block-buffered when stdout is a pipe, and abort() does not flush it, so the
-// message would be lost. `stdbuf -o0` makes stdout unbuffered so that the
-// message (and the output printed before the failing call) is seen.
+// tx-cpu-pipeline's tx-cpu-checks-to-exit prints the failed check on stderr
+// as a located error naming the function, the rule and the values, and
+// exits with status 1: no crash report (issue #44). stdout is flushed at
+// exit, so "case N" may come after the message.
 //
 // RUN: sed s/SEL/0/ %s | tx-opt --tx-cpu-pipeline | %run_cpu 2>&1 | FileCheck %s --check-prefix=OK
 // OK: case 0
 // OK-NEXT: returned
 //
-// RUN: sed s/SEL/1/ %s | tx-opt --tx-cpu-pipeline | not --crash stdbuf -o0 %run_cpu 2>&1 | FileCheck %s --check-prefix=D
-// D: case 1
-// D-NEXT: tx.attention: head dimension D of query and key differ
+// RUN: sed s/SEL/1/ %s | tx-opt --tx-cpu-pipeline | not %run_cpu 2>&1 | FileCheck %s --check-prefix=D
+// D-DAG: case 1
+// D-DAG: <stdin>:{{[0-9]+}}:{{[0-9]+}}: error: attn{{(_mask)?}}: tx.attention: head dimension D of query and key differ: 8 vs 4
 // D-NOT: returned
+// D-NOT: PLEASE submit
 //
-// RUN: sed s/SEL/2/ %s | tx-opt --tx-cpu-pipeline | not --crash stdbuf -o0 %run_cpu 2>&1 | FileCheck %s --check-prefix=SK
-// SK: case 2
-// SK-NEXT: tx.attention: key lengths Sk of key and value differ
+// RUN: sed s/SEL/2/ %s | tx-opt --tx-cpu-pipeline | not %run_cpu 2>&1 | FileCheck %s --check-prefix=SK
+// SK-DAG: case 2
+// SK-DAG: <stdin>:{{[0-9]+}}:{{[0-9]+}}: error: attn{{(_mask)?}}: tx.attention: key lengths Sk of key and value differ: 3 vs 5
 // SK-NOT: returned
+// SK-NOT: PLEASE submit
 //
-// RUN: sed s/SEL/3/ %s | tx-opt --tx-cpu-pipeline | not --crash stdbuf -o0 %run_cpu 2>&1 | FileCheck %s --check-prefix=B
-// B: case 3
-// B-NEXT: tx.attention: batch size of query and key differ
-// B-NOT: returned
+// RUN: sed s/SEL/3/ %s | tx-opt --tx-cpu-pipeline | not %run_cpu 2>&1 | FileCheck %s --check-prefix=BATCH
+// BATCH-DAG: case 3
+// BATCH-DAG: <stdin>:{{[0-9]+}}:{{[0-9]+}}: error: attn{{(_mask)?}}: tx.attention: batch size of query and key differ: 1 vs 2
+// BATCH-NOT: returned
+// BATCH-NOT: PLEASE submit
 //
-// RUN: sed s/SEL/4/ %s | tx-opt --tx-cpu-pipeline | not --crash stdbuf -o0 %run_cpu 2>&1 | FileCheck %s --check-prefix=GQA
-// GQA: case 4
-// GQA-NEXT: tx.attention: query heads H are not a multiple of K/V heads Hkv
+// RUN: sed s/SEL/4/ %s | tx-opt --tx-cpu-pipeline | not %run_cpu 2>&1 | FileCheck %s --check-prefix=GQA
+// GQA-DAG: case 4
+// GQA-DAG: <stdin>:{{[0-9]+}}:{{[0-9]+}}: error: attn{{(_mask)?}}: tx.attention: query heads H are not a multiple of K/V heads Hkv
 // GQA-NOT: returned
+// GQA-NOT: PLEASE submit
 //
 // A dynamic mask batch dim must equal B at run time (only a static 1
 // broadcasts): a mask of batch 1 with B = 2 would otherwise be read out of
 // bounds.
-// RUN: sed s/SEL/5/ %s | tx-opt --tx-cpu-pipeline | not --crash stdbuf -o0 %run_cpu 2>&1 | FileCheck %s --check-prefix=MB
-// MB: case 5
-// MB-NEXT: tx.attention: mask batch dimension is neither 1 nor B
+// RUN: sed s/SEL/5/ %s | tx-opt --tx-cpu-pipeline | not %run_cpu 2>&1 | FileCheck %s --check-prefix=MB
+// MB-DAG: case 5
+// MB-DAG: <stdin>:{{[0-9]+}}:{{[0-9]+}}: error: attn{{(_mask)?}}: tx.attention: mask batch dimension is neither 1 nor B: 1 vs 2
 // MB-NOT: returned
+// MB-NOT: PLEASE submit
 //
-// RUN: sed s/SEL/6/ %s | tx-opt --tx-cpu-pipeline | not --crash stdbuf -o0 %run_cpu 2>&1 | FileCheck %s --check-prefix=MK
-// MK: case 6
-// MK-NEXT: tx.attention: mask key length differs from Sk
+// RUN: sed s/SEL/6/ %s | tx-opt --tx-cpu-pipeline | not %run_cpu 2>&1 | FileCheck %s --check-prefix=MK
+// MK-DAG: case 6
+// MK-DAG: <stdin>:{{[0-9]+}}:{{[0-9]+}}: error: attn{{(_mask)?}}: tx.attention: mask key length differs from Sk: 4 vs 3
 // MK-NOT: returned
+// MK-NOT: PLEASE submit
 //
 // The valid masked call (case 7) runs through.
 // RUN: sed s/SEL/7/ %s | tx-opt --tx-cpu-pipeline | %run_cpu 2>&1 | FileCheck %s --check-prefix=OKM
@@ -53,12 +60,12 @@
 // The same run-time checks guard the tiled path (tx-tile-attention emits them
 // with the same messages, before any loop):
 // RUN: sed s/SEL/0/ %s | tx-opt --tx-cpu-pipeline="attention=tiled" | %run_cpu 2>&1 | FileCheck %s --check-prefix=OK
-// RUN: sed s/SEL/1/ %s | tx-opt --tx-cpu-pipeline="attention=tiled" | not --crash stdbuf -o0 %run_cpu 2>&1 | FileCheck %s --check-prefix=D
-// RUN: sed s/SEL/2/ %s | tx-opt --tx-cpu-pipeline="attention=tiled" | not --crash stdbuf -o0 %run_cpu 2>&1 | FileCheck %s --check-prefix=SK
-// RUN: sed s/SEL/3/ %s | tx-opt --tx-cpu-pipeline="attention=tiled" | not --crash stdbuf -o0 %run_cpu 2>&1 | FileCheck %s --check-prefix=B
-// RUN: sed s/SEL/4/ %s | tx-opt --tx-cpu-pipeline="attention=tiled" | not --crash stdbuf -o0 %run_cpu 2>&1 | FileCheck %s --check-prefix=GQA
-// RUN: sed s/SEL/5/ %s | tx-opt --tx-cpu-pipeline="attention=tiled" | not --crash stdbuf -o0 %run_cpu 2>&1 | FileCheck %s --check-prefix=MB
-// RUN: sed s/SEL/6/ %s | tx-opt --tx-cpu-pipeline="attention=tiled" | not --crash stdbuf -o0 %run_cpu 2>&1 | FileCheck %s --check-prefix=MK
+// RUN: sed s/SEL/1/ %s | tx-opt --tx-cpu-pipeline="attention=tiled" | not %run_cpu 2>&1 | FileCheck %s --check-prefix=D
+// RUN: sed s/SEL/2/ %s | tx-opt --tx-cpu-pipeline="attention=tiled" | not %run_cpu 2>&1 | FileCheck %s --check-prefix=SK
+// RUN: sed s/SEL/3/ %s | tx-opt --tx-cpu-pipeline="attention=tiled" | not %run_cpu 2>&1 | FileCheck %s --check-prefix=BATCH
+// RUN: sed s/SEL/4/ %s | tx-opt --tx-cpu-pipeline="attention=tiled" | not %run_cpu 2>&1 | FileCheck %s --check-prefix=GQA
+// RUN: sed s/SEL/5/ %s | tx-opt --tx-cpu-pipeline="attention=tiled" | not %run_cpu 2>&1 | FileCheck %s --check-prefix=MB
+// RUN: sed s/SEL/6/ %s | tx-opt --tx-cpu-pipeline="attention=tiled" | not %run_cpu 2>&1 | FileCheck %s --check-prefix=MK
 // RUN: sed s/SEL/7/ %s | tx-opt --tx-cpu-pipeline="attention=tiled" | %run_cpu 2>&1 | FileCheck %s --check-prefix=OKM
 
 !t = tensor<?x?x?x?xf32>

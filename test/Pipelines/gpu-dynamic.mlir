@@ -9,7 +9,7 @@
 // CHECK-DAG: llvm.func @_mlir_ciface_attn_mask_causal_dyn(
 // CHECK-DAG: gpu.binary @attn_dyn_kernel
 // CHECK-DAG: llvm.call @txRuntimeFail(
-// CHECK-DAG: "attn_mask_causal_dyn: tx.attention: mask key length differs from Sk\00"
+// CHECK-DAG: "attn_mask_causal_dyn: tx.attention: mask key length differs from Sk: %lld vs %lld\00"
 func.func @attn_dyn(%q: tensor<?x?x?x?xf32>, %k: tensor<?x?x?x?xf32>, %v: tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32> {
   %0 = tx.attention %q, %k, %v : tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32> -> tensor<?x?x?x?xf32>
   return %0 : tensor<?x?x?x?xf32>

@@ -24,22 +24,22 @@ func.func @plain(%a: index, %b: index) {
 
 // -----
 
-// A size check of tx-results-in-place: the message is formatted with the
-// two sizes compared.
-// CHECK-DAG: llvm.mlir.global internal constant @__tx_check_msg{{.*}}("f: result #0 has size %lld in dim 1, but the computation produces %lld\00")
+// A size check of tx-results-in-place: the message (after the function's
+// name) is formatted with the two sizes compared.
+// CHECK-DAG: llvm.mlir.global internal constant @__tx_check_msg{{.*}}("sizes: result #0 has size %lld in dim 1, but the computation produces %lld\00")
 // CHECK-DAG: llvm.func @snprintf(!llvm.ptr, i64, !llvm.ptr, ...) -> i32
 // CHECK-LABEL: func.func @sizes(
 // CHECK-SAME: %[[A:.*]]: index, %[[B:.*]]: index)
 // CHECK: cf.cond_br
-// CHECK: llvm.alloca {{.*}} x !llvm.array<512 x i8>
-// CHECK: %[[FMT:.*]] = llvm.mlir.addressof @__tx_check_msg
 // CHECK-DAG: %[[X:.*]] = arith.index_cast %[[A]] : index to i64
 // CHECK-DAG: %[[Y:.*]] = arith.index_cast %[[B]] : index to i64
+// CHECK-DAG: llvm.alloca {{.*}} x !llvm.array<512 x i8>
+// CHECK-DAG: %[[FMT:.*]] = llvm.mlir.addressof @__tx_check_msg
 // CHECK: llvm.call @snprintf(%[[BUF:.*]], %{{.*}}, %[[FMT]], %[[X]], %[[Y]]) vararg(!llvm.func<i32 (ptr, i64, ptr, ...)>)
 // CHECK: llvm.call @txRuntimeFail(%[[BUF]])
 func.func @sizes(%a: index, %b: index) {
   %eq = arith.cmpi eq, %a, %b : index
-  cf.assert %eq, "f: result #0 has size %lld in dim 1, but the computation produces %lld" {tx.message_format}
+  cf.assert %eq, "result #0 has size %lld in dim 1, but the computation produces %lld" {tx.message_format}
   return
 }
 

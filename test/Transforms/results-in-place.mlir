@@ -13,10 +13,10 @@
 // CHECK: cf.assert %{{.*}}, "op rule"
 // CHECK: %[[OR:.*]] = memref.dim %[[OUT]], %[[C0]]
 // CHECK: %[[EQ0:.*]] = arith.cmpi eq, %[[OR]], %[[R]]
-// CHECK: cf.assert %[[EQ0]], "dynamic: result #0 has size %lld in dim 0, but the computation produces %lld" {tx.message_format}
+// CHECK: cf.assert %[[EQ0]], "result #0 has size %lld in dim 0, but the computation produces %lld" {tx.message_format}
 // CHECK: %[[ON:.*]] = memref.dim %[[OUT]], %[[C1]]
 // CHECK: %[[EQ1:.*]] = arith.cmpi eq, %[[ON]], %[[N]]
-// CHECK: cf.assert %[[EQ1]], "dynamic: result #0 has size %lld in dim 1, but the computation produces %lld" {tx.message_format}
+// CHECK: cf.assert %[[EQ1]], "result #0 has size %lld in dim 1, but the computation produces %lld" {tx.message_format}
 // A temporary allocated before the result comes after the checks.
 // CHECK: memref.alloc(%[[R]])
 // CHECK-NOT: memref.alloc
@@ -51,10 +51,10 @@ func.func @dynamic(%arg0: memref<?x?xf32>, %arg1: memref<?x?xf32> {bufferize.res
 // CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
 // CHECK-DAG: %[[D0:.*]] = memref.dim %[[OUT]], %{{.*}} : memref<?x128xf32>
 // CHECK: arith.cmpi eq, %[[D0]], %[[C4]]
-// CHECK: cf.assert {{.*}} "cast: result #0 has size %lld in dim 0, but the computation produces %lld"
+// CHECK: cf.assert {{.*}} "result #0 has size %lld in dim 0, but the computation produces %lld"
 // CHECK: %[[C128:.*]] = arith.constant 128 : index
 // CHECK: arith.cmpi eq, %[[C128]], %[[N]]
-// CHECK: cf.assert {{.*}} "cast: result #0 has size %lld in dim 1, but the computation produces %lld"
+// CHECK: cf.assert {{.*}} "result #0 has size %lld in dim 1, but the computation produces %lld"
 // CHECK: %[[V:.*]] = memref.cast %[[OUT]] : memref<?x128xf32> to memref<4x?xf32>
 // CHECK: linalg.fill {{.*}} outs(%[[V]] : memref<4x?xf32>)
 // CHECK-NOT: memref.copy
@@ -76,7 +76,7 @@ func.func @cast(%arg0: memref<4x?xf32>, %arg1: memref<?x128xf32> {bufferize.resu
 // of the input). Results are numbered among the out-parameters.
 // CHECK-LABEL: func.func @twice(
 // CHECK-SAME: %[[IN:[a-z0-9]+]]: memref<?xf32>, %[[O0:[a-z0-9]+]]: memref<?xf32>, %[[O1:[a-z0-9]+]]: memref<?xf32>, %[[O2:[a-z0-9]+]]: memref<?xf32>)
-// CHECK: cf.assert {{.*}} "twice: result #0 has size
+// CHECK: cf.assert {{.*}} "result #0 has size
 // CHECK-NOT: memref.alloc
 // CHECK: linalg.fill {{.*}} outs(%[[O0]]
 // CHECK: memref.copy %[[O0]], %[[O1]]
@@ -139,7 +139,7 @@ func.func private @private_fn(%arg0: memref<?xf32>, %arg1: memref<?xf32> {buffer
 
 // Without the bufferize.result marks an out-parameter is named by position.
 // CHECK-LABEL: func.func @unmarked(
-// CHECK: "unmarked: out-parameter (argument #1) has size %lld in dim 0, but the computation produces %lld"
+// CHECK: "out-parameter (argument #1) has size %lld in dim 0, but the computation produces %lld"
 func.func @unmarked(%arg0: memref<?xf32>, %arg1: memref<?xf32>) {
   %c0 = arith.constant 0 : index
   %n = memref.dim %arg0, %c0 : memref<?xf32>

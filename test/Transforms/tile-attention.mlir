@@ -125,8 +125,8 @@ func.func @mha_keep(%q: tensor<2x2x8x16xf32>, %k: tensor<2x2x10x16xf32>, %v: ten
 // reference lowering, loop bounds from tensor.dim, causal offset Sk - Sq.
 // TILE-LABEL: func.func @dynamic
 // TILE-SAME: (%[[Q:[^:]*]]: tensor<?x4x?x16xf32>, %[[K:[^:]*]]: tensor<?x1x?x16xf32>
-// TILE: cf.assert %{{.*}}, "tx.attention: batch size of query and key differ"
-// TILE: cf.assert %{{.*}}, "tx.attention: key lengths Sk of key and value differ"
+// TILE: cf.assert %{{.*}}, "tx.attention: batch size of query and key differ: %lld vs %lld" {tx.message_format}
+// TILE: cf.assert %{{.*}}, "tx.attention: key lengths Sk of key and value differ: %lld vs %lld" {tx.message_format}
 // TILE: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) = (0, 0, 0) to (%{{.*}}, 4, %{{.*}}) step (1, 1, 4)
 // TILE:   scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
 // TILE:     tx.online_attention {{.*}} scale = 2.500000e-01 causal causal_offset(%{{.*}}) {{.*}} : tensor<1x1x?x16xf32>, tensor<1x1x?x16xf32>, tensor<1x1x?x16xf32> -> tensor<1x1x?x16xf32>, tensor<1x1x?xf32>, tensor<1x1x?xf32>

@@ -7,16 +7,12 @@
 #ifndef TRANSFORMER_HOSTABI_H
 #define TRANSFORMER_HOSTABI_H
 
+#include "Transformer/RunTimeChecks.h"
 #include "llvm/ADT/StringRef.h"
 
 namespace mlir {
 namespace tx {
 
-/// Unit attribute on a `cf.assert` made by tx-results-in-place: its message
-/// is a printf format whose two `%lld` are the operands of the `arith.cmpi`
-/// that computes the condition (the out-parameter's size, the computed size).
-/// tx-host-checks-to-errors formats it at run time.
-inline constexpr llvm::StringLiteral kMessageFormatAttr = "tx.message_format";
 
 /// The argument attribute `buffer-results-to-out-params{add-result-attr}`
 /// puts on every out-parameter.

@@ -12,6 +12,7 @@
 // needs the assert to sit in a block of the function itself.
 //
 //===----------------------------------------------------------------------===//
+#include "Host/CheckMessages.h"
 #include "Host/HostABI.h"
 #include "Transformer/Passes.h"
 
@@ -39,6 +40,17 @@ Value allocatedBuffer(Operation *op) {
   return cast<memref::AllocOp>(op).getResult();
 }
 
+/// A printf format without values as the text it prints.
+std::string unescapePercent(StringRef format) {
+  std::string out;
+  for (size_t i = 0; i < format.size(); ++i) {
+    out.push_back(format[i]);
+    if (format[i] == '%' && i + 1 < format.size() && format[i + 1] == '%')
+      ++i;
+  }
+  return out;
+}
+
 /// True when a block reached from `from`'s successors is `to`.
 bool reaches(Block *from, Block *to) {
   SmallVector<Block *> worklist(from->getSuccessors());
@@ -58,47 +70,15 @@ struct TxHostChecksToErrorsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
+    CheckStrings strings(symbols); // one constant per distinct message
     for (auto func : llvm::to_vector(module.getOps<func::FuncOp>()))
-      if (!func.isExternal() && failed(rewrite(func, symbols)))
+      if (!func.isExternal() && failed(rewrite(func, symbols, strings)))
         return signalPassFailure();
   }
 
 private:
-  /// One global per distinct message.
-  llvm::StringMap<LLVM::GlobalOp> strings;
-
-  Value stringPtr(OpBuilder &b, Location loc, SymbolTable &symbols,
-                  StringRef text) {
-    LLVM::GlobalOp &global = strings[text];
-    if (!global) {
-      auto module = cast<ModuleOp>(symbols.getOp());
-      OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
-      std::string data = text.str();
-      data.push_back('\0');
-      auto ty = LLVM::LLVMArrayType::get(IntegerType::get(b.getContext(), 8),
-                                         data.size());
-      global = LLVM::GlobalOp::create(mb, loc, ty, /*isConstant=*/true,
-                                      LLVM::Linkage::Internal, "__tx_check_msg",
-                                      mb.getStringAttr(data));
-      symbols.insert(global); // renames on a clash
-    }
-    return LLVM::AddressOfOp::create(b, loc, global);
-  }
-
-  /// `v` (index or integer) as i64, for a printf `%lld`.
-  static Value asI64(OpBuilder &b, Location loc, Value v) {
-    Type i64 = b.getI64Type();
-    if (v.getType().isIndex())
-      return arith::IndexCastOp::create(b, loc, i64, v);
-    unsigned w = v.getType().getIntOrFloatBitWidth();
-    if (w < 64)
-      return arith::ExtSIOp::create(b, loc, i64, v);
-    if (w > 64)
-      return arith::TruncIOp::create(b, loc, i64, v);
-    return v;
-  }
-
-  LogicalResult rewrite(func::FuncOp func, SymbolTable &symbols) {
+  LogicalResult rewrite(func::FuncOp func, SymbolTable &symbols,
+                        CheckStrings &strings) {
     SmallVector<cf::AssertOp> asserts;
     SmallVector<Operation *> allocs;
     func.walk([&](Operation *op) {
@@ -167,9 +147,10 @@ private:
                                ValueRange{});
 
       b.setInsertionPointToEnd(fail);
+      CheckMessage text =
+          describeCheck(b, a, (func.getSymName() + ": ").str());
       Value msg;
-      auto cmp = a.getArg().getDefiningOp<arith::CmpIOp>();
-      if (a->hasAttr(kMessageFormatAttr) && cmp) {
+      if (!text.values.empty()) {
         // printf into a stack buffer; the runtime copies the message.
         auto snprintfFn = LLVM::lookupOrCreateFn(
             b, symbols.getOp(), "snprintf",
@@ -183,30 +164,11 @@ private:
         Value size = LLVM::ConstantOp::create(b, loc, b.getI64Type(), bufSize);
         auto bufTy = LLVM::LLVMArrayType::get(b.getI8Type(), bufSize);
         msg = LLVM::AllocaOp::create(b, loc, ptrTy, bufTy, one);
-        Value fmt = stringPtr(b, loc, symbols, a.getMsg());
-        LLVM::CallOp::create(b, loc, *snprintfFn,
-                             ValueRange{msg, size, fmt,
-                                        asI64(b, loc, cmp.getLhs()),
-                                        asI64(b, loc, cmp.getRhs())});
-      } else if (a->hasAttr(kMessageFormatAttr)) {
-        // The sizes folded away: the format without its values.
-        std::string text;
-        StringRef m = a.getMsg();
-        for (size_t i = 0; i < m.size(); ++i) {
-          if (m.substr(i).starts_with("%lld")) {
-            text += "?";
-            i += 3;
-          } else if (m.substr(i).starts_with("%%")) {
-            text += "%";
-            ++i;
-          } else {
-            text.push_back(m[i]);
-          }
-        }
-        msg = stringPtr(b, loc, symbols, text);
+        SmallVector<Value> args{msg, size, strings.get(b, loc, text.format)};
+        args.append(text.values.begin(), text.values.end());
+        LLVM::CallOp::create(b, loc, *snprintfFn, args);
       } else {
-        msg = stringPtr(b, loc, symbols,
-                        (func.getSymName() + ": " + a.getMsg()).str());
+        msg = strings.get(b, loc, unescapePercent(text.format));
       }
       LLVM::CallOp::create(b, loc, *failFn, ValueRange{msg});
 

@@ -34,17 +34,6 @@ using namespace mlir::tx;
 
 namespace {
 
-/// `%` doubled, for a printf format.
-std::string escapeFormat(StringRef s) {
-  std::string out;
-  for (char c : s) {
-    out.push_back(c);
-    if (c == '%')
-      out.push_back('%');
-  }
-  return out;
-}
-
 /// True when `alloc` can become `copy`'s target: every use of the buffer (or
 /// of a view or cast of it) comes before `copy` in its block, except reads by
 /// later copies (`memref.copy %alloc, %other`) and frees, which are returned
@@ -184,14 +173,12 @@ struct TxResultsInPlacePass
                 ? memref::DimOp::create(b, loc, out, d).getResult()
                 : arith::ConstantIndexOp::create(b, loc, outTy.getDimSize(d))
                       .getResult();
-        Value eq = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                         actual, expected);
+        // (The function's name is the prefix every failure message gets.)
         std::string msg = llvm::formatv(
-            "{0}: {1} has size %lld in dim {2}, but the computation produces "
-            "%lld",
-            escapeFormat(func.getSymName()), who, d);
-        auto check = cf::AssertOp::create(b, loc, eq, msg);
-        check->setAttr(kMessageFormatAttr, b.getUnitAttr());
+            "{0} has size %lld in dim {1}, but the computation produces %lld",
+            who, d);
+        emitFormattedCheck(b, loc, arith::CmpIPredicate::eq, actual, expected,
+                           msg);
       }
 
       // The out-parameter takes the buffer's place.

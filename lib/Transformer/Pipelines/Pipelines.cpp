@@ -533,6 +533,8 @@ void mlir::tx::buildTxCPUPipeline(OpPassManager &pm,
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
+  // A failed run-time check: a located message on stderr and exit status 1.
+  pm.addPass(createTxCpuChecksToExit());
   pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());

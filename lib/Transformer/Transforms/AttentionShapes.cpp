@@ -1,5 +1,6 @@
 //===- AttentionShapes.cpp - sizes and run-time checks of tx.attention ----===//
 #include "Transformer/AttentionShapes.h"
+#include "Transformer/RunTimeChecks.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -38,8 +39,8 @@ AttentionSizes mlir::tx::emitAttentionSizesAndChecks(OpBuilder &b,
       return;
     Value av = getValueOrCreateConstantIndexOp(b, loc, a);
     Value cv = getValueOrCreateConstantIndexOp(b, loc, c);
-    Value eq = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, av, cv);
-    cf::AssertOp::create(b, loc, eq, msg);
+    emitFormattedCheck(b, loc, arith::CmpIPredicate::eq, av, cv,
+                       (msg + ": %lld vs %lld").str());
   };
   assertEq(sz.B, ks[0], "tx.attention: batch size of query and key differ");
   assertEq(sz.B, vs[0], "tx.attention: batch size of query and value differ");

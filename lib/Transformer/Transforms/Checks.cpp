@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "Transformer/Passes.h"
 #include "Transformer/TxDialect.h"
+#include "Transformer/RunTimeChecks.h"
 
 #include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
 #include "mlir/Analysis/DataFlow/Utils.h"
@@ -105,12 +106,10 @@ struct TxCheckAttentionLengthsPass
     getOperation().walk([](tx::AttentionOp op) {
       OpBuilder b(op);
       Location loc = op.getLoc();
-      for (auto [lens, dim, name] :
+      for (auto [lens, dim, what] :
            {std::tuple<Value, int64_t, const char *>{
-                op.getKvLengths(), 2,
-                "tx.attention: kv_lengths has an entry outside [0, Sk]"},
-            {op.getQLengths(), 2,
-             "tx.attention: q_lengths has an entry outside [0, Sq]"}}) {
+                op.getKvLengths(), 2, "kv_lengths has an entry outside [0, Sk]"},
+            {op.getQLengths(), 2, "q_lengths has an entry outside [0, Sq]"}}) {
         if (!lens)
           continue;
         Value bound = tensor::DimOp::create(
@@ -119,18 +118,18 @@ struct TxCheckAttentionLengthsPass
         Value zero = arith::ConstantIndexOp::create(b, loc, 0);
         Value one = arith::ConstantIndexOp::create(b, loc, 1);
         Value n = tensor::DimOp::create(b, loc, lens, 0);
+        std::string msg = std::string("tx.attention: ") + what;
+        std::string bound_name = lens == op.getKvLengths() ? "Sk" : "Sq";
         scf::ForOp::create(
             b, loc, zero, n, one, ValueRange{},
             [&](OpBuilder &nb, Location nl, Value i, ValueRange) {
               Value l = tensor::ExtractOp::create(nb, nl, lens, ValueRange{i});
               l = arith::IndexCastOp::create(nb, nl, nb.getIndexType(), l);
-              Value lo = arith::CmpIOp::create(
-                  nb, nl, arith::CmpIPredicate::sge, l,
-                  arith::ConstantIndexOp::create(nb, nl, 0));
-              Value hi = arith::CmpIOp::create(
-                  nb, nl, arith::CmpIPredicate::sle, l, bound);
-              cf::AssertOp::create(nb, nl,
-                                   arith::AndIOp::create(nb, nl, lo, hi), name);
+              tx::emitFormattedCheck(nb, nl, arith::CmpIPredicate::sge, l,
+                                     zero, msg + ": %lld < %lld");
+              tx::emitFormattedCheck(nb, nl, arith::CmpIPredicate::sle, l,
+                                     bound,
+                                     msg + ": %lld > " + bound_name + " = %lld");
               scf::YieldOp::create(nb, nl);
             });
       }
