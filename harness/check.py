@@ -202,6 +202,8 @@ def compare(out, ref, tol, exact=False):
 
 
 def rand(shape, dtype, gen, lo=-3.0, hi=3.0):
+    if DRY_RUN:  # no value is ever compared: skip the (CPU) random numbers
+        return torch.empty(shape, dtype=dtype, device=DEVICE)
     x = torch.rand(shape, generator=gen, device=DEVICE, dtype=torch.float32)
     return (x * (hi - lo) + lo).to(dtype).contiguous()
 
@@ -669,7 +671,7 @@ class Runner:
             if mask is not None:
                 m = (mask & vis) if mask.dtype == torch.bool else \
                     mask.masked_fill(~vis, float("-inf"))
-            exp = ref_attention(q, k, v, m)
+            exp = None if DRY_RUN else ref_attention(q, k, v, m)
             garbage(q, k, v, kl, qlx)
             lens = [kl.to(dev, torch.int32)]
             if with_q:
@@ -833,6 +835,9 @@ class Runner:
         ulp3 = {f16: 2.0 ** -9, bf16: 2.0 ** -6}
 
         def inputs(b, h, hkv, sq, sk, d, dt):
+            if DRY_RUN:
+                return (torch.empty((b, h, sq, d), dtype=dt), torch.empty((b, hkv, sk, d), dtype=dt),
+                        torch.empty((b, hkv, sk, d), dtype=dt))
             g = torch.Generator(device=dev)
             g.manual_seed(38 + sk + h)
             q = torch.randn((b, h, sq, d), generator=g, device=dev)

@@ -191,9 +191,11 @@ def Tx_AttentionOp : Tx_Op<"attention", [
       exactly at the maximum), so huge but equal logits (Q = K = V = 60000 in
       f16) and huge finite masks give the right answer, never 0 or NaN.
 
-    The optional clauses are written in this order: `mask(...)`,
-    `kv_lengths(...)`, `q_lengths(...)`, `scale`, `softcap`, `window`,
-    `causal`.
+    The optional clauses (`mask(...)`, `kv_lengths(...)`, `q_lengths(...)`,
+    `scale = s`, `softcap = c`, `window = [l, r]`, `causal`) may come in any
+    order, each at most once; the printer writes them in that order. An
+    attribute without a dialect prefix that is not one of the op's own (say
+    `{is_causal}`) is an error, not silently ignored.
 
     **Tiling** (`TilingInterface`): the iteration domain is `(B, H, Sq)`, all
     parallel. A tile of query rows becomes FlashAttention-2's tile: a
@@ -252,12 +254,10 @@ def Tx_AttentionOp : Tx_Op<"attention", [
   let results = (outs Tx_FloatTensor:$result,
                       Optional<RankedTensorOf<[F32]>>:$lse);
   let assemblyFormat = [{
-    $query `,` $key `,` $value
-    (`mask` `(` $mask^ `:` type($mask) `)`)?
-    (`kv_lengths` `(` $kv_lengths^ `:` type($kv_lengths) `)`)?
-    (`q_lengths` `(` $q_lengths^ `:` type($q_lengths) `)`)?
-    (`scale` `=` $scale^)? (`softcap` `=` $softcap^)?
-    (`window` `=` $window^)? (`causal` $causal^)?
+    $query `,` $key `,`
+    custom<AttentionClauses>($value, $mask, type($mask), $kv_lengths,
+                             type($kv_lengths), $q_lengths, type($q_lengths),
+                             $scale, $softcap, $window, $causal)
     attr-dict
     `:` type($query) `,` type($key) `,` type($value) `->` type($result)
     (`,` type($lse)^)?

@@ -320,3 +320,47 @@ func.func @attention_lengths_i64(%q: tensor<2x4x16x64xf32>, %k: tensor<2x4x16x64
   %0 = tx.attention %q, %k, %v kv_lengths(%kl : tensor<2xi64>) : tensor<2x4x16x64xf32>, tensor<2x4x16x64xf32>, tensor<2x4x16x64xf32> -> tensor<2x4x16x64xf32>
   return %0 : tensor<2x4x16x64xf32>
 }
+
+// -----
+
+// Issue #44: a mask with batch 2 for B = 1 says "expected 1", not "1 or 1".
+func.func @attention_mask_batch_for_b1(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x16x64xf32>, %v: tensor<1x4x16x64xf32>, %m: tensor<2x1x16x16xi1>) -> tensor<1x4x16x64xf32> {
+  // expected-error @+1 {{'tx.attention' op mask dimension 0 (B) has size 2, expected 1}}
+  %0 = tx.attention %q, %k, %v mask(%m : tensor<2x1x16x16xi1>) : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
+  return %0 : tensor<1x4x16x64xf32>
+}
+
+// -----
+
+// A small negative scale is printed as itself (it was "-0.00").
+func.func @attention_small_negative_scale(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x16x64xf32>, %v: tensor<1x4x16x64xf32>) -> tensor<1x4x16x64xf32> {
+  // expected-error @+1 {{'tx.attention' op scale must be positive and finite, got -0.0001}}
+  %0 = tx.attention %q, %k, %v scale = -0.0001 : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
+  return %0 : tensor<1x4x16x64xf32>
+}
+
+// -----
+
+// An attribute that is neither the op's own nor another dialect's is an
+// error (it was kept and ignored: the attention ran non-causal).
+func.func @attention_unknown_attribute(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x16x64xf32>, %v: tensor<1x4x16x64xf32>) -> tensor<1x4x16x64xf32> {
+  // expected-error @+1 {{'tx.attention' op has an unknown attribute 'is_causal'; did you mean 'causal'? (attributes of other dialects carry their prefix, e.g. 'tx.gpu_strategy')}}
+  %0 = tx.attention %q, %k, %v {is_causal} : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
+  return %0 : tensor<1x4x16x64xf32>
+}
+
+// -----
+
+func.func @softmax_unknown_attribute(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'tx.softmax' op has an unknown attribute 'dims'; did you mean 'dim'?}}
+  %0 = tx.softmax %x dim = 1 {dims = 1} : tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @attention_repeated_clause(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x16x64xf32>, %v: tensor<1x4x16x64xf32>) -> tensor<1x4x16x64xf32> {
+  // expected-error @+1 {{the clause 'scale' appears twice}}
+  %0 = tx.attention %q, %k, %v scale = 0.5 causal scale = 0.25 : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
+  return %0 : tensor<1x4x16x64xf32>
+}

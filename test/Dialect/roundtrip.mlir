@@ -138,3 +138,12 @@ func.func @attention_lengths(%q: tensor<2x4x1x64xf16>, %k: tensor<2x2x128x64xf16
   %2 = tx.attention %q, %k, %v q_lengths(%ql : tensor<?xi32>) : tensor<2x4x1x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16> -> tensor<2x4x1x64xf16>
   return %2 : tensor<2x4x1x64xf16>
 }
+
+// The optional clauses may come in any order (issue #44); they print in the
+// canonical one.
+// CHECK-LABEL: func.func @attention_clauses_any_order
+// CHECK: tx.attention %{{.*}}, %{{.*}}, %{{.*}} mask(%{{.*}} : tensor<1x1x16x16xi1>) kv_lengths(%{{.*}} : tensor<2xi32>) scale = 1.250000e-01 softcap = 3.000000e+01 window = [4, 0] causal {tx.note = "kept"} :
+func.func @attention_clauses_any_order(%q: tensor<2x4x16x64xf32>, %k: tensor<2x4x16x64xf32>, %v: tensor<2x4x16x64xf32>, %m: tensor<1x1x16x16xi1>, %kl: tensor<2xi32>) -> tensor<2x4x16x64xf32> {
+  %o = tx.attention %q, %k, %v causal window = [4, 0] softcap = 30.0 scale = 0.125 kv_lengths(%kl : tensor<2xi32>) mask(%m : tensor<1x1x16x16xi1>) {tx.note = "kept"} : tensor<2x4x16x64xf32>, tensor<2x4x16x64xf32>, tensor<2x4x16x64xf32> -> tensor<2x4x16x64xf32>
+  return %o : tensor<2x4x16x64xf32>
+}

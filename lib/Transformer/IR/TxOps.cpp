@@ -6,14 +6,17 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Transformer/TxOps.h"
+#include "IR/AttentionSyntax.h"
 #include "Transformer/AttentionShapes.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include <cmath>
+#include <cstdlib>
 
 using namespace mlir;
 using namespace mlir::tx;
@@ -31,6 +34,63 @@ static std::string shapeStr(ArrayRef<int64_t> shape) {
   for (auto [i, d] : llvm::enumerate(shape))
     s += (i ? ", " : "") + dimStr(d);
   return s + "]";
+}
+
+/// The shortest decimal form of an f32 attribute's value that reads back as
+/// the same float, without an exponent for ordinary magnitudes (so -0.0001
+/// is not printed as "-0.00", nor -30 as "-3e+01").
+static std::string floatStr(double x) {
+  if (std::isnan(x))
+    return "nan";
+  if (std::isinf(x))
+    return x > 0 ? "inf" : "-inf";
+  auto readsBack = [&](const std::string &t) {
+    return static_cast<float>(std::strtod(t.c_str(), nullptr)) ==
+           static_cast<float>(x);
+  };
+  double mag = std::fabs(x);
+  if (mag == 0 || (mag >= 1e-5 && mag < 1e15)) {
+    for (int decimals = 0; decimals < 40; ++decimals) {
+      std::string t = llvm::formatv("{0}", llvm::format("%.*f", decimals, x));
+      if (readsBack(t))
+        return t;
+    }
+  }
+  for (int digits = 1; digits < 17; ++digits) {
+    std::string t = llvm::formatv("{0}", llvm::format("%.*g", digits, x));
+    if (readsBack(t))
+      return t;
+  }
+  return llvm::formatv("{0}", llvm::format("%.17g", x)).str();
+}
+
+/// Attributes without a dialect prefix that are not the op's own: almost
+/// always a misspelled clause (`{is_causal}` for `causal`), which would
+/// otherwise be kept and ignored. Names the nearest own attribute.
+static LogicalResult verifyNoUnknownAttributes(Operation *op,
+                                               ArrayRef<StringRef> own) {
+  for (NamedAttribute attr : op->getDiscardableAttrs()) {
+    StringRef name = attr.getName().getValue();
+    if (name.contains('.'))
+      continue; // another dialect's (tx.gpu_strategy, llvm.*, ...)
+    InFlightDiagnostic diag = op->emitOpError()
+                              << "has an unknown attribute '" << name << "'";
+    StringRef best;
+    unsigned bestDist = ~0u;
+    for (StringRef o : own) {
+      if (o == "operandSegmentSizes")
+        continue;
+      unsigned d = name.edit_distance(o);
+      if (d < bestDist)
+        best = o, bestDist = d;
+    }
+    if (!best.empty() && bestDist <= std::max<size_t>(2, name.size() / 2))
+      diag << "; did you mean '" << best << "'?";
+    diag << " (attributes of other dialects carry their prefix, e.g. "
+            "'tx.gpu_strategy')";
+    return diag;
+  }
+  return success();
 }
 
 /// True when two sizes may be equal (either is dynamic, or both are equal).
@@ -65,7 +125,7 @@ static LogicalResult verifyMask(Operation *op, Value mask, Type elt,
     auto diag = op->emitOpError() << "mask dimension " << i << " ("
                                   << names[i] << ") has size " << m[i]
                                   << ", expected ";
-    if (i >= 2)
+    if (i >= 2 || want[i] == 1)
       return diag << want[i];
     diag << "1 or " << want[i];
     if (quoteShape)
@@ -135,6 +195,8 @@ int64_t SoftmaxOp::getNormalizedDim() {
 }
 
 LogicalResult SoftmaxOp::verify() {
+  if (failed(verifyNoUnknownAttributes(*this, getAttributeNames())))
+    return failure();
   int64_t rank = getInput().getType().getRank();
   if (rank < 1)
     return emitOpError("expects an input of rank >= 1, got rank 0");
@@ -162,11 +224,8 @@ static LogicalResult verifyPositiveFinite(Operation *op, StringRef name,
                                           double x) {
   if (x > 0.0 && std::isfinite(x))
     return success();
-  return op->emitOpError()
-         << name << " must be positive and finite, got "
-         << (std::isnan(x)   ? std::string("nan")
-             : std::isinf(x) ? std::string(x > 0 ? "inf" : "-inf")
-                             : llvm::formatv("{0}", x).str());
+  return op->emitOpError() << name << " must be positive and finite, got "
+                           << floatStr(x);
 }
 
 std::optional<double> AttentionOp::getStaticScale() {
@@ -179,6 +238,8 @@ std::optional<double> AttentionOp::getStaticScale() {
 }
 
 LogicalResult AttentionOp::verify() {
+  if (failed(verifyNoUnknownAttributes(*this, getAttributeNames())))
+    return failure();
   auto qTy = getQuery().getType();
   auto kTy = getKey().getType();
   auto vTy = getValue().getType();
@@ -251,12 +312,8 @@ LogicalResult AttentionOp::verify() {
 
   // Scale.
   if (auto scale = getScaleAttr()) {
-    double s = scale.getValueAsDouble();
-    if (!(s > 0.0) || !std::isfinite(s))
-      return emitOpError() << "scale must be positive and finite, got "
-                           << (std::isnan(s)   ? std::string("nan")
-                               : std::isinf(s) ? std::string(s > 0 ? "inf" : "-inf")
-                                               : llvm::formatv("{0}", s).str());
+    if (failed(verifyPositiveFinite(*this, "scale", scale.getValueAsDouble())))
+      return failure();
   } else if (q[3] == 0) {
     return emitOpError("the default scale 1/sqrt(D) needs D > 0, got D = 0; "
                        "give an explicit scale");
@@ -298,6 +355,8 @@ LogicalResult OnlineAttentionOp::inferReturnTypes(
 }
 
 LogicalResult OnlineAttentionOp::verify() {
+  if (failed(verifyNoUnknownAttributes(*this, getAttributeNames())))
+    return failure();
   auto qTy = getQuery().getType();
   auto kTy = getKey().getType();
   auto vTy = getValue().getType();

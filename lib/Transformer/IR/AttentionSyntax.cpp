@@ -1,0 +1,93 @@
+//===- AttentionSyntax.cpp - tx.attention's optional clauses --------------===//
+#include "IR/AttentionSyntax.h"
+
+#include "mlir/IR/Builders.h"
+
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+using namespace mlir::tx;
+
+/// `( %operand : type )` of an operand clause.
+static ParseResult parseOperandClause(OpAsmParser &parser,
+                                      OptionalOperand &operand, Type &type) {
+  OpAsmParser::UnresolvedOperand value;
+  if (parser.parseLParen() || parser.parseOperand(value) ||
+      parser.parseColon() || parser.parseType(type) || parser.parseRParen())
+    return failure();
+  operand = value;
+  return success();
+}
+
+ParseResult mlir::tx::parseAttentionClauses(
+    OpAsmParser &parser, OpAsmParser::UnresolvedOperand &value,
+    OptionalOperand &mask, Type &maskType,
+    OptionalOperand &kvLengths, Type &kvLengthsType, OptionalOperand &qLengths,
+    Type &qLengthsType, FloatAttr &scale, FloatAttr &softcap,
+    DenseI64ArrayAttr &window, UnitAttr &causal) {
+  const StringRef kClauses[] = {"mask",    "kv_lengths", "q_lengths",
+                                "scale",   "softcap",    "window",
+                                "causal"};
+  if (parser.parseOperand(value))
+    return failure();
+  llvm::StringSet<> seen;
+  Type f32 = parser.getBuilder().getF32Type();
+  while (true) {
+    SMLoc loc = parser.getCurrentLocation();
+    StringRef clause;
+    if (failed(parser.parseOptionalKeyword(&clause, ArrayRef<StringRef>(kClauses))))
+      return success();
+    if (!seen.insert(clause).second)
+      return parser.emitError(loc)
+             << "the clause '" << clause << "' appears twice";
+    ParseResult r = success();
+    if (clause == "mask")
+      r = parseOperandClause(parser, mask, maskType);
+    else if (clause == "kv_lengths")
+      r = parseOperandClause(parser, kvLengths, kvLengthsType);
+    else if (clause == "q_lengths")
+      r = parseOperandClause(parser, qLengths, qLengthsType);
+    else if (clause == "scale")
+      r = failure(parser.parseEqual() ||
+                  parser.parseCustomAttributeWithFallback(scale, f32));
+    else if (clause == "softcap")
+      r = failure(parser.parseEqual() ||
+                  parser.parseCustomAttributeWithFallback(softcap, f32));
+    else if (clause == "window")
+      r = failure(parser.parseEqual() ||
+                  parser.parseCustomAttributeWithFallback(window, Type{}));
+    else
+      causal = parser.getBuilder().getUnitAttr();
+    if (failed(r))
+      return failure();
+  }
+}
+
+void mlir::tx::printAttentionClauses(
+    OpAsmPrinter &printer, Operation *, Value value, Value mask, Type maskType,
+    Value kvLengths, Type kvLengthsType, Value qLengths, Type qLengthsType,
+    FloatAttr scale, FloatAttr softcap, DenseI64ArrayAttr window,
+    UnitAttr causal) {
+  printer << value;
+  auto operandClause = [&](StringRef name, Value v, Type t) {
+    if (v)
+      printer << ' ' << name << '(' << v << " : " << t << ')';
+  };
+  operandClause("mask", mask, maskType);
+  operandClause("kv_lengths", kvLengths, kvLengthsType);
+  operandClause("q_lengths", qLengths, qLengthsType);
+  auto floatClause = [&](StringRef name, FloatAttr a) {
+    if (a) {
+      printer << ' ' << name << " = ";
+      printer.printAttributeWithoutType(a);
+    }
+  };
+  floatClause("scale", scale);
+  floatClause("softcap", softcap);
+  if (window) {
+    printer << " window = ";
+    printer.printStrippedAttrOrType(window);
+  }
+  if (causal)
+    printer << " causal";
+}

@@ -1,0 +1,41 @@
+//===- AttentionSyntax.h - tx.attention's optional clauses ------*- C++ -*-===//
+//
+// The custom<AttentionClauses> directive of tx.attention's assembly format
+// (TxOps.td): the value operand, then the optional clauses `mask(%m : T)`, `kv_lengths(%l : T)`,
+// `q_lengths(%l : T)`, `scale = s`, `softcap = c`, `window = [l, r]` and
+// `causal` in any order, each at most once (a repeated clause is an error
+// naming it); printed in that canonical order.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TRANSFORMER_IR_ATTENTIONSYNTAX_H
+#define TRANSFORMER_IR_ATTENTIONSYNTAX_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/OpImplementation.h"
+#include <optional>
+
+namespace mlir {
+namespace tx {
+
+using OptionalOperand = std::optional<OpAsmParser::UnresolvedOperand>;
+
+ParseResult parseAttentionClauses(OpAsmParser &parser,
+                                  OpAsmParser::UnresolvedOperand &value,
+                                  OptionalOperand &mask,
+                                  Type &maskType, OptionalOperand &kvLengths,
+                                  Type &kvLengthsType, OptionalOperand &qLengths,
+                                  Type &qLengthsType, FloatAttr &scale,
+                                  FloatAttr &softcap, DenseI64ArrayAttr &window,
+                                  UnitAttr &causal);
+
+void printAttentionClauses(OpAsmPrinter &printer, Operation *op, Value value,
+                           Value mask,
+                           Type maskType, Value kvLengths, Type kvLengthsType,
+                           Value qLengths, Type qLengthsType, FloatAttr scale,
+                           FloatAttr softcap, DenseI64ArrayAttr window,
+                           UnitAttr causal);
+
+} // namespace tx
+} // namespace mlir
+
+#endif // TRANSFORMER_IR_ATTENTIONSYNTAX_H
