@@ -109,8 +109,10 @@ def size_str(n):
 
 
 def option(pipeline, key, default):
-    m = re.search(r"(?:^|\s)%s=(\S+)" % re.escape(key), pipeline or "")
-    return m.group(1) if m else default
+    """The value of key=value in a pipeline option string (the last one
+    wins, as in tx-opt)."""
+    m = re.findall(r"(?:^|\s)%s=(\S+)" % re.escape(key), pipeline or "")
+    return m[-1] if m else default
 
 
 def report(d, kernel_lines=False, verbose=False, name_width=0, stem=None, label=None):

@@ -103,21 +103,24 @@ if [ "${TX_RUN_ONLY:-0}" != 1 ]; then
          "compiles the check cases, to carry build/examples to a GPU machine)"
   fi
 
-  # All cores: one library per job; a failure stops the job with its log.
+  # All cores: one library per job. Each job says "compiling <stem>" when
+  # it starts; a failed job's errors are printed at the end.
   logs=$(mktemp -d)
   trap 'rm -rf "$logs"' EXIT
   pids=()
   i=0
   for t in "${todo[@]}"; do
     while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
-    compile_lib "${t%%|*}" "${t#*|}" > "$logs/$i.log" 2>&1 &
+    compile_lib "${t%%|*}" "${t#*|}" 2> "$logs/$i.log" &
     pids+=($!)
     i=$((i + 1))
   done
   fail=0
   for i in "${!pids[@]}"; do
-    if ! wait "${pids[$i]}"; then fail=1; fi
-    cat "$logs/$i.log"
+    if ! wait "${pids[$i]}"; then
+      fail=1
+      cat "$logs/$i.log" >&2
+    fi
   done
   [ "$fail" = 0 ] || { echo "main: compiling failed (the errors are above)" >&2; exit 1; }
 

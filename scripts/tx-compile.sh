@@ -42,8 +42,17 @@ for f in "$build/bin/tx-opt" "$build/lib/libtx_cuda_runtime.so"; do
   [ -e "$f" ] || { echo "tx-compile: $f is missing; run scripts/test.sh or ninja -C $build first" >&2; exit 1; }
 done
 
-format=bin
-[ -x "$cuda/bin/ptxas" ] || format=isa
+format=
+for o in "$@"; do # the user's format= and toolkit=, if any (the last wins)
+  case "$o" in
+    format=*) format=${o#format=} ;;
+    toolkit=*) cuda=${o#toolkit=} ;;
+  esac
+done
+if [ -z "$format" ]; then
+  format=bin
+  [ -x "$cuda/bin/ptxas" ] || format=isa
+fi
 manifest="$out/lib$stem.json"
 remarks="$out/$stem.remarks.txt"
 rm -f "$manifest"
@@ -61,14 +70,17 @@ fail() { # fail MESSAGE: the remarks go to stderr, not into OUT_DIR
 # scripts/ptxas-log.sh (through a toolkit directory whose nvvm/ is the real
 # one), which keeps each GPU module's PTX and ptxas -v report in $work/ptx.
 toolkit=$cuda
-if [ "$format" = bin ]; then
+if [ "$format" = bin ] || [ "$format" = fatbin ]; then
   toolkit=$work/toolkit
   mkdir -p "$toolkit/bin"
   ln -s "$cuda/nvvm" "$toolkit/nvvm"
+  for f in "$cuda"/bin/*; do # fatbinary and the rest as they are
+    [ "$(basename "$f")" = ptxas ] || ln -s "$f" "$toolkit/bin/"
+  done
   ln -s "$root/scripts/ptxas-log.sh" "$toolkit/bin/ptxas"
   export TX_REAL_PTXAS="$cuda/bin/ptxas" TX_PTX_DIR="$work/ptx"
 fi
-opts="format=$format toolkit=$toolkit $extra"
+opts="$extra format=$format toolkit=$toolkit"
 # One tx-opt run compiles the library's host and kernel code and writes the
 # manifest (with the options as the user gave them); its diagnostics
 # (remarks such as the ops left to the reference lowering, without the op
@@ -89,9 +101,19 @@ c++ -shared -o "$out/lib$stem.so" "$out/$stem.o" \
 
 # Kernel report (registers, spills, and ptxas's "Potential Performance
 # Loss" notes, e.g. wgmma instructions it serialized, C7513/C7518): the -v
-# output of the compile's own ptxas runs, one "== <module>" block each.
+# output of the compile's own ptxas runs, one "== <module>" block each. A
+# PTX library (format=isa) gets its ptxas -v runs here.
 rm -rf "$out/ptx" "$out/$stem.kernels.txt"
-if [ "$format" = bin ] && [ -d "$work/ptx" ]; then
+if [ "$format" = isa ] && [ -x "$cuda/bin/ptxas" ]; then
+  mkdir -p "$work/ptx"
+  python3 "$root/scripts/extract_ptx.py" "$work/ptx" < "$out/$stem.host.mlir" 2>/dev/null || true
+  for p in "$work"/ptx/*.ptx; do
+    [ -e "$p" ] || continue
+    chip=$(grep -m1 -o 'sm_[0-9]*[af]\?' "$p")
+    "$cuda/bin/ptxas" -v -arch="$chip" "$p" -o /dev/null 2> "${p%.ptx}.ptxas.txt" || true
+  done
+fi
+if [ -d "$work/ptx" ]; then
   mkdir -p "$out/ptx"
   : > "$out/$stem.kernels.txt"
   for p in "$work"/ptx/*.ptx; do
