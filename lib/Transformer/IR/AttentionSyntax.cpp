@@ -3,6 +3,7 @@
 
 #include "mlir/IR/Builders.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
@@ -17,6 +18,27 @@ static ParseResult parseOperandClause(OpAsmParser &parser,
     return failure();
   operand = value;
   return success();
+}
+
+/// A word where a clause may stand that is none (`caussal`): name the
+/// clauses, and the nearest one.
+static ParseResult unknownClause(OpAsmParser &parser, SMLoc loc,
+                                 StringRef word, ArrayRef<StringRef> clauses) {
+  InFlightDiagnostic diag = parser.emitError(loc)
+                            << "unknown clause '" << word << "'";
+  StringRef best;
+  unsigned bestDist = ~0u;
+  for (StringRef c : clauses) {
+    unsigned d = word.edit_distance(c);
+    if (d < bestDist)
+      best = c, bestDist = d;
+  }
+  if (bestDist <= std::max<size_t>(2, word.size() / 3))
+    diag << "; did you mean '" << best << "'?";
+  diag << " (the clauses are mask(...), kv_lengths(...), q_lengths(...), "
+          "scale = s, softcap = c, window = [l, r] and causal, in any "
+          "order, then `:` and the types)";
+  return diag;
 }
 
 ParseResult mlir::tx::parseAttentionClauses(
@@ -35,8 +57,10 @@ ParseResult mlir::tx::parseAttentionClauses(
   while (true) {
     SMLoc loc = parser.getCurrentLocation();
     StringRef clause;
-    if (failed(parser.parseOptionalKeyword(&clause, ArrayRef<StringRef>(kClauses))))
+    if (failed(parser.parseOptionalKeyword(&clause))) // `{`, `:` or the end
       return success();
+    if (!llvm::is_contained(kClauses, clause))
+      return unknownClause(parser, loc, clause, kClauses);
     if (!seen.insert(clause).second)
       return parser.emitError(loc)
              << "the clause '" << clause << "' appears twice";
