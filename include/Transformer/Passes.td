@@ -1225,8 +1225,14 @@ def TxCheckGPUTarget : Pass<"tx-check-gpu-target", "::mlir::ModuleOp"> {
     toolkit has no `bin/ptxas`, or a kernel that an earlier
     `tx-attention-to-gpu` generated for a newer chip (its `gpu.launch` carries
     `tx.required_chip = "sm_80"` for mma.sync/cp.async or `"sm_90a"` for
-    wgmma; LLVM's NVPTX backend would abort on it). `tx-gpu-pipeline` runs it
-    first so that a bad option is reported before any lowering.
+    wgmma; LLVM's NVPTX backend would abort on it), or a hand-written NVVM
+    op that the chip or the PTX version cannot express (for example
+    `nvvm.setmaxregister` or `nvvm.wgmma.*` below sm_90a, `nvvm.cp.async.bulk.*`
+    or `nvvm.mbarrier.try_wait.parity` below sm_90, a TMA load with
+    `isCTAOnly` below PTX 8.6: upstream's `RequiresSMInterface` plus tx's
+    table in `CheckGPUTarget.cpp`); the op's diagnostic names what it needs.
+    `tx-gpu-pipeline` runs it first so that a bad option is reported before
+    any lowering.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",

@@ -17,6 +17,7 @@
 #ifndef TRANSFORMER_GPU_ATTENTIONKERNEL_H
 #define TRANSFORMER_GPU_ATTENTIONKERNEL_H
 
+#include "Transformer/GPUTarget.h"
 #include "Transformer/TxOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -25,10 +26,6 @@
 
 namespace mlir {
 namespace tx {
-
-/// Shared memory of one SM of sm_80/sm_90 chips (bytes; a CTA reserves 1 KiB
-/// more than it asks for): how many decode CTAs run on an SM at once.
-constexpr int64_t kSmemPerSm = 233472;
 
 /// Tile sizes and the derived shared-memory layout of one kernel.
 struct FlashConfig {
@@ -49,7 +46,12 @@ struct FlashConfig {
   bool decode = false;   // split-KV decode kernels (emitDecode)
   int64_t decodeG = 1, decodeSq = 1; // static G = H / Hkv and Sq (decode)
   int64_t kvSplits = 0;  // decode: key chunks (0 = from numSms)
-  int64_t numSms = 132;  // decode: SMs of the target, for kvSplits = 0
+  int64_t numSms = GPUTarget{}.defaultNumSms; // decode: SMs of the target,
+                                              // for kvSplits = 0
+  int64_t smemPerSm = GPUTarget{}.sharedMemoryPerSm; // the chip's shared memory per SM (bytes; a
+                              // CTA reserves 1 KiB more than it asks for):
+                              // how many decode CTAs run on an SM at once;
+                              // set by the mapping (GPUTarget)
   int64_t decodeStages = 3; // decode: K/V tiles per warp in flight + 1
   int64_t decodeTileKeys = 16; // decode: keys per warp step (32 / lanes per key)
   bool decodeTC = false; // decode: Q K^T and P V on tensor cores (mma.sync
@@ -200,8 +202,9 @@ struct AttentionProblem {
 struct AttentionTarget {
   int64_t sm = 90;                  // compute capability (sm_90 -> 90)
   bool wgmma = false;               // sm_90a: the warpgroup kernel
-  int64_t maxSharedMemory = 232448; // opt-in dynamic shared memory (bytes)
-  int64_t numSms = 132;             // SMs (split-KV decode's split count)
+  int64_t maxSharedMemory = GPUTarget{}.maxSharedMemoryPerCta; // opt-in
+                                                    // dynamic shared memory
+  int64_t numSms = GPUTarget{}.defaultNumSms; // SMs (the split count)
 };
 
 /// Overrides of the strategy's choices (0 = choose); the options of

@@ -120,7 +120,7 @@ void FlashKernelBuilder::emitDecodeCall() {
     nSplit = cst(cfg.kvSplits);
   } else {
     int64_t perSm = std::clamp<int64_t>(
-        kSmemPerSm / (cfg.decodeSmemBytes() + 1024), 1, 64 / W);
+        cfg.smemPerSm / (cfg.decodeSmemBytes() + 1024), 1, 64 / W);
     // With per-sequence lengths the chunks of the padded Sk hold unequal
     // work (a chunk past a sequence's length returns at once): four waves
     // of finer chunks even it out (H200, 16 sequences of random lengths

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GPU/AttentionKernel.h"
+#include "Transformer/GPUTarget.h"
 #include "Transformer/AttentionShapes.h"
 #include "Transformer/Passes.h"
 #include "Transformer/TilingUtils.h"
@@ -623,7 +624,7 @@ struct TxMapAttentionToGPUPass
       target.sm = sm;
       target.wgmma = wgmma && cfg.wgmma;
       target.maxSharedMemory = maxSharedMemory;
-      target.numSms = cfg.decode ? cfg.numSms : 132;
+      target.numSms = cfg.decode ? cfg.numSms : GPUTarget::fromSm(sm).defaultNumSms;
       if (cfg.wgmma && !wgmma)
         return fail("its tx.gpu_strategy asks for the wgmma family, which "
                     "needs an sm_90a chip (wgmma=true; this mapping targets "
@@ -782,6 +783,8 @@ struct TxMapAttentionToGPUPass
       return failLoop("no " + familyName(cfg) + " kernel takes " +
                       Twine(kPipelineStagesAttr) + " = " + Twine(pipeStages));
 
+    // The chip's shared memory per SM (the decode kernel's CTAs per SM).
+    cfg.smemPerSm = GPUTarget::fromSm(sm, wgmma).sharedMemoryPerSm;
     OpBuilder b(forall);
     // Shape checks: already emitted by tx-tile-attention; a user's tiling
     // gets them here.

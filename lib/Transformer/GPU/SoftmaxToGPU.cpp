@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "GPU/AttentionKernel.h"
 #include "GPU/SoftmaxKernel.h"
+#include "Transformer/GPUTarget.h"
 #include "Transformer/Passes.h"
 #include "Transformer/TilingUtils.h"
 #include "Transformer/TxOps.h"
@@ -46,14 +47,20 @@ namespace {
 struct SoftmaxOptions {
   int64_t blockSize = 0, threadsPerRow = 0, vectorWidth = 0,
           maxCachedVectors = 16, gridCtas = 0, streamUnroll = 0,
-          maxSharedMemory = 232448, sm = 0, numSms = 132, bulkChunkBytes = 0,
+          maxSharedMemory = GPUTarget{}.maxSharedMemoryPerCta, sm = 0,
+          numSms = GPUTarget{}.defaultNumSms, bulkChunkBytes = 0,
           bulkCtasPerSm = 0;
   bool prefetch = true, smemRows = true, bulkRows = true;
 };
 
-/// Shared memory of one SM (sm_90: 228 KiB), of which each resident CTA
-/// also takes 1 KiB for the system.
-static constexpr int64_t kSmemPerSm = 233472, kSmemPerCta = 1024;
+/// Of each SM's shared memory (GPUTarget), every resident CTA also takes
+/// 1 KiB for the system.
+static constexpr int64_t kSmemPerCta = GPUTarget::kReservedSharedMemoryPerCta;
+
+/// Shared memory of one SM of the options' chip (sm = 0: sm_90's).
+static int64_t smemPerSm(const SoftmaxOptions &o) {
+  return GPUTarget::fromSm(o.sm > 0 ? o.sm : 90).sharedMemoryPerSm;
+}
 
 /// Dynamic shared memory of a bulk-row kernel (SoftmaxKernel.cpp): two
 /// reduction slots (at most 32 warps), an 8-byte mbarrier per chunk slot
@@ -186,7 +193,7 @@ static SoftmaxPlan planSoftmax(const SoftmaxOptions &o, int64_t n, Type elt) {
   // resident CTAs the thread-loaded kernel hid its latency better
   // (4096x32768 f16, 64 KiB rows: 3741 vs 3613 GB/s, session 14).
   bool fewPerSm = vecCfg.smemRowBytes > 0 &&
-                  kSmemPerSm / (vecCfg.smemRowBytes + 1024 + 16 +
+                  smemPerSm(o) / (vecCfg.smemRowBytes + 1024 + 16 +
                                 kSmemPerCta) < 3;
   // (The copies move whole 16-byte vectors: vectors of 16 bytes only.)
   if (fewPerSm && o.sm >= 90 && o.bulkRows && o.gridCtas == 0 &&
@@ -202,10 +209,10 @@ static SoftmaxPlan planSoftmax(const SoftmaxOptions &o, int64_t n, Type elt) {
     int64_t perSm = o.bulkCtasPerSm;
     if (perSm == 0)
       perSm = std::clamp<int64_t>(
-          kSmemPerSm / (bulkSmemBytes(nChunks, chunk) + kSmemPerCta), 1,
+          smemPerSm(o) / (bulkSmemBytes(nChunks, chunk) + kSmemPerCta), 1,
           std::min<int64_t>(2, 2048 / vecCfg.blockSize));
     int64_t budget =
-        std::min(o.maxSharedMemory, kSmemPerSm / perSm - kSmemPerCta);
+        std::min(o.maxSharedMemory, smemPerSm(o) / perSm - kSmemPerCta);
     // Slots: a row's chunks, plus spare ones (up to a second row) that
     // let the next row start loading before this row's second pass.
     int64_t slots = nChunks;
@@ -319,7 +326,7 @@ configFromAttr(DictionaryAttr d, StringRef which, int64_t n, unsigned bits,
     return bad("grid_ctas' must be 0, or a CTA count for rows on warps or "
                "for bulk-copied rows");
   if (c.bulkChunkBytes != 0 &&
-      (c.smemRowBytes <= 0 || c.smemRowBytes > 232448 || c.gridCtas == 0 ||
+      (c.smemRowBytes <= 0 || c.smemRowBytes > GPUTarget::largestSharedMemoryPerCta() || c.gridCtas == 0 ||
        scalar || c.vectorWidth * bits != 128 ||
        c.bulkChunkBytes < 0 || c.bulkChunkBytes % (c.blockSize * 16) != 0 ||
        c.bulkChunkBytes > (int64_t(1) << 20) ||
@@ -327,7 +334,7 @@ configFromAttr(DictionaryAttr d, StringRef which, int64_t n, unsigned bits,
        bulkSmemBytes(std::max<int64_t>(c.bulkSlots, llvm::divideCeil(
                                                c.smemRowBytes,
                                                c.bulkChunkBytes)),
-                     c.bulkChunkBytes) > 232448))
+                     c.bulkChunkBytes) > GPUTarget::largestSharedMemoryPerCta()))
     return bad("bulk_chunk_bytes' must be 0, or a multiple of 16 x "
                "block_size bytes (at most 1 MiB; bulk_slots chunks, at least "
                "a row's, and an 8-byte mbarrier per slot within 227 KiB) for "
@@ -338,7 +345,7 @@ configFromAttr(DictionaryAttr d, StringRef which, int64_t n, unsigned bits,
        c.threadsPerRow != c.blockSize ||
        n < 0 ||
        c.smemRowBytes != n / c.vectorWidth * c.vectorWidth * (bits / 8) ||
-       c.smemRowBytes + 1024 + 16 > 232448))
+       c.smemRowBytes + 1024 + 16 > GPUTarget::largestSharedMemoryPerCta()))
     return bad("smem_row_bytes' must be 0 or the bytes of a streamed row "
                "of a CTA-per-row kernel that fits in shared memory");
   if (c.peel && (scalar || c.cached != 0 || n < 0 ||
