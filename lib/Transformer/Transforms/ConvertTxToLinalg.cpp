@@ -103,91 +103,121 @@ struct SoftmaxLowering : OpRewritePattern<SoftmaxOp> {
   }
 };
 
-struct AttentionLowering : OpRewritePattern<AttentionOp> {
-  using OpRewritePattern::OpRewritePattern;
+/// The reference lowering of one tx.attention: S = Q K^T, the scaled,
+/// capped and masked scores, the row max m, P = exp(S - m), the row sum l,
+/// O = P V / l and the LSE m + log(l), each a linalg.generic on tensors in
+/// f32 (the textbook softmax(Q K^T * scale) V, not a tiled one). Two layouts
+/// of the head dimensions:
+///  - grouped (G static): Q viewed as [B, Hkv, G, Sq, D] by expand_shape,
+///    every tensor indexed (b, k, g, ...), K/V read through affine maps;
+///  - flat (G dynamic): tensors indexed (b, h, ...) and K/V head h / G read
+///    with tensor.extract. (Upstream expand-strided-metadata crashes on a
+///    memref.expand_shape with two dynamic sizes in one group, LLVM 22.1.8.)
+class ReferenceAttention {
+public:
+  ReferenceAttention(OpBuilder &b, AttentionOp op)
+      : b(b), op(op), loc(op.getLoc()), ctx(op.getContext()),
+        f32(b.getF32Type()), elt(op.getQuery().getType().getElementType()),
+        sz(emitAttentionSizesAndChecks(b, op)) {
+    grouped = getConstantIntValue(sz.G).has_value();
+    nb = grouped ? 3 : 2;
+    heads = grouped ? SmallVector<OpFoldResult>{sz.B, sz.Hkv, sz.G}
+                    : SmallVector<OpFoldResult>{sz.B, sz.H};
+    di = nb;
+    dj = nb + 1;
+    eDims = nb + 2;
+  }
 
-  LogicalResult matchAndRewrite(AttentionOp op,
-                                PatternRewriter &rewriter) const override {
-    OpBuilder &b = rewriter;
-    Location loc = op.getLoc();
-    MLIRContext *ctx = op.getContext();
-    Type f32 = b.getF32Type();
-    Type elt = op.getQuery().getType().getElementType();
-    Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
-
-    AttentionSizes sz = emitAttentionSizesAndChecks(b, op);
-    OpFoldResult B = sz.B, H = sz.H, Sq = sz.Sq, D = sz.D, Hkv = sz.Hkv,
-                 Sk = sz.Sk, Dv = sz.Dv, G = sz.G;
-
-    // Two layouts of the head dimensions:
-    //  - grouped (G static): Q viewed as [B, Hkv, G, Sq, D] by expand_shape,
-    //    every tensor indexed (b, k, g, ...), K/V read through affine maps;
-    //  - flat (G dynamic): tensors indexed (b, h, ...) and K/V head h / G read
-    //    with tensor.extract. (Upstream expand-strided-metadata crashes on a
-    //    memref.expand_shape with two dynamic sizes in one group, LLVM 22.1.8.)
-    bool grouped = getConstantIntValue(G).has_value();
-    unsigned nb = grouped ? 3 : 2; // batch-like dims before (i, j)
-    SmallVector<ReassociationIndices> groupHeads = {{0}, {1, 2}, {3}, {4}};
-    auto expandHeads = [&](Value t, ArrayRef<OpFoldResult> sizes) -> Value {
-      SmallVector<int64_t> shape;
-      for (OpFoldResult sz : sizes) {
-        if (auto c = getConstantIntValue(sz))
-          shape.push_back(*c);
-        else
-          shape.push_back(ShapedType::kDynamic);
-      }
-      auto ty = RankedTensorType::get(
-          shape, cast<RankedTensorType>(t.getType()).getElementType());
-      return tensor::ExpandShapeOp::create(b, loc, ty, t, groupHeads, sizes);
-    };
-    SmallVector<OpFoldResult> heads =
-        grouped ? SmallVector<OpFoldResult>{B, Hkv, G}
-                : SmallVector<OpFoldResult>{B, H};
-    auto withHeads = [&](ArrayRef<OpFoldResult> rest) {
-      SmallVector<OpFoldResult> r(heads);
-      r.append(rest.begin(), rest.end());
-      return r;
-    };
-    Value qv = grouped ? expandHeads(q, withHeads({Sq, D})) : q;
-
-    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-    auto map = [&](unsigned n, ArrayRef<AffineExpr> r) {
-      return AffineMap::get(n, 0, r, ctx);
-    };
-    // Dims 0..nb-1 (heads), then the listed extra dims.
-    auto headMap = [&](unsigned n, ArrayRef<unsigned> extra) {
-      SmallVector<AffineExpr> r;
-      for (unsigned i = 0; i < nb; ++i)
-        r.push_back(d(i));
-      for (unsigned e : extra)
-        r.push_back(d(e));
-      return map(n, r);
-    };
-    auto par = IteratorType::parallel, red = IteratorType::reduction;
-    auto iters = [&](unsigned nPar, bool withRed) {
-      SmallVector<IteratorType> it(nPar, par);
-      if (withRed)
-        it.push_back(red);
-      return it;
-    };
+  /// The output and, when the op has one, the LSE.
+  SmallVector<Value> build() {
+    Value qv = grouped ? expandHeads(op.getQuery(), withHeads({sz.Sq, sz.D}))
+                       : op.getQuery();
     // K/V access for the flat layout: element [b, h / G, j, x].
-    Value gV = grouped ? Value() : getValueOrCreateConstantIndexOp(b, loc, G);
-    auto kvExtract = [&](OpBuilder &nb_, Location nl, Value t, unsigned jDim,
-                         unsigned xDim) -> Value {
-      Value bi = linalg::IndexOp::create(nb_, nl, 0);
-      Value hi = linalg::IndexOp::create(nb_, nl, 1);
-      Value kh = arith::DivUIOp::create(nb_, nl, hi, gV);
-      Value ji = linalg::IndexOp::create(nb_, nl, jDim);
-      Value xi = linalg::IndexOp::create(nb_, nl, xDim);
-      return tensor::ExtractOp::create(nb_, nl, t, ValueRange{bi, kh, ji, xi});
-    };
+    gV = grouped ? Value() : getValueOrCreateConstantIndexOp(b, loc, sz.G);
+    Value s = scores(qv);
+    Value scored = maskedScores(s, scale());
+    Value m = rowMax(scored);
+    Value p = probabilities(scored, m);
+    Value l = rowSum(p);
+    SmallVector<Value> results = {output(p, l)};
+    if (op.getLse())
+      results.push_back(lse(m, l));
+    return results;
+  }
 
-    // S[heads, i, j] = sum_d Q[heads, i, d] * K[b, kvhead, j, d]
-    // Dims: heads..., i = nb, j = nb+1, d = nb+2.
+private:
+  OpBuilder &b;
+  AttentionOp op;
+  Location loc;
+  MLIRContext *ctx;
+  Type f32, elt;
+  AttentionSizes sz;
+  bool grouped;
+  unsigned nb;     // batch-like dims before (i, j)
+  unsigned di, dj; // the dims of i and j in S and P
+  unsigned eDims;  // dims of S and P
+  SmallVector<OpFoldResult> heads;
+  SmallVector<ReassociationIndices> groupHeads = {{0}, {1, 2}, {3}, {4}};
+  Value gV;               // G as an index (flat layout)
+  Type sType;             // S and P: f32 [heads..., Sq, Sk]
+  Value negInf, zeroF;    // f32 constants
+  AffineMap full, row;    // S/P and row maps
+
+  Value expandHeads(Value t, ArrayRef<OpFoldResult> sizes) {
+    SmallVector<int64_t> shape;
+    for (OpFoldResult sz : sizes) {
+      if (auto c = getConstantIntValue(sz))
+        shape.push_back(*c);
+      else
+        shape.push_back(ShapedType::kDynamic);
+    }
+    auto ty = RankedTensorType::get(
+        shape, cast<RankedTensorType>(t.getType()).getElementType());
+    return tensor::ExpandShapeOp::create(b, loc, ty, t, groupHeads, sizes);
+  }
+  SmallVector<OpFoldResult> withHeads(ArrayRef<OpFoldResult> rest) {
+    SmallVector<OpFoldResult> r(heads);
+    r.append(rest.begin(), rest.end());
+    return r;
+  }
+  AffineExpr d(unsigned i) { return getAffineDimExpr(i, ctx); }
+  AffineMap map(unsigned n, ArrayRef<AffineExpr> r) {
+    return AffineMap::get(n, 0, r, ctx);
+  }
+  /// Dims 0..nb-1 (heads), then the listed extra dims.
+  AffineMap headMap(unsigned n, ArrayRef<unsigned> extra) {
+    SmallVector<AffineExpr> r;
+    for (unsigned i = 0; i < nb; ++i)
+      r.push_back(d(i));
+    for (unsigned e : extra)
+      r.push_back(d(e));
+    return map(n, r);
+  }
+  static SmallVector<IteratorType> iters(unsigned nPar, bool withRed) {
+    SmallVector<IteratorType> it(nPar, IteratorType::parallel);
+    if (withRed)
+      it.push_back(IteratorType::reduction);
+    return it;
+  }
+  Value kvExtract(OpBuilder &nb_, Location nl, Value t, unsigned jDim,
+                  unsigned xDim) {
+    Value bi = linalg::IndexOp::create(nb_, nl, 0);
+    Value hi = linalg::IndexOp::create(nb_, nl, 1);
+    Value kh = arith::DivUIOp::create(nb_, nl, hi, gV);
+    Value ji = linalg::IndexOp::create(nb_, nl, jDim);
+    Value xi = linalg::IndexOp::create(nb_, nl, xDim);
+    return tensor::ExtractOp::create(nb_, nl, t, ValueRange{bi, kh, ji, xi});
+  }
+
+  /// S[heads, i, j] = sum_d Q[heads, i, d] * K[b, kvhead, j, d].
+  /// Dims: heads..., i = nb, j = nb+1, d = nb+2.
+  Value scores(Value qv) {
+    Value k = op.getKey();
     unsigned sDims = nb + 3;
-    unsigned di = nb, dj = nb + 1, dd = nb + 2;
-    SmallVector<OpFoldResult> sShape = withHeads({Sq, Sk});
+    unsigned dd = nb + 2;
+    SmallVector<OpFoldResult> sShape = withHeads({sz.Sq, sz.Sk});
     Value sInit = filledTensor(b, loc, sShape, f32, 0.0);
+    sType = sInit.getType();
     SmallVector<Value> sIns = {qv};
     SmallVector<AffineMap> sMaps = {headMap(sDims, {di, dd})};
     if (grouped) {
@@ -195,61 +225,63 @@ struct AttentionLowering : OpRewritePattern<AttentionOp> {
       sMaps.push_back(map(sDims, {d(0), d(1), d(dj), d(dd)}));
     }
     sMaps.push_back(headMap(sDims, {di, dj}));
-    Value s =
-        linalg::GenericOp::create(
-            b, loc, sInit.getType(), sIns, sInit, sMaps, iters(nb + 2, true),
-            [&](OpBuilder &nb_, Location nl, ValueRange a) {
-              Value kv = grouped ? a[1] : kvExtract(nb_, nl, k, dj, dd);
-              Value acc = a.back();
-              Value p = arith::MulFOp::create(nb_, nl, toF32(nb_, nl, a[0]),
-                                              toF32(nb_, nl, kv));
-              linalg::YieldOp::create(nb_, nl,
-                                      Value(arith::AddFOp::create(nb_, nl, acc, p)));
-            })
-            .getResult(0);
+    return linalg::GenericOp::create(
+               b, loc, sInit.getType(), sIns, sInit, sMaps,
+               iters(nb + 2, true),
+               [&](OpBuilder &nb_, Location nl, ValueRange a) {
+                 Value kv = grouped ? a[1] : kvExtract(nb_, nl, k, dj, dd);
+                 Value acc = a.back();
+                 Value p = arith::MulFOp::create(
+                     nb_, nl, toF32(nb_, nl, a[0]), toF32(nb_, nl, kv));
+                 linalg::YieldOp::create(
+                     nb_, nl, Value(arith::AddFOp::create(nb_, nl, acc, p)));
+               })
+        .getResult(0);
+  }
 
-    // Scale (1/sqrt(D) by default, computed at run time for a dynamic D).
-    Value scale;
-    if (std::optional<double> st = op.getStaticScale()) {
-      scale = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(*st));
+  /// The scale (1/sqrt(D) by default, computed at run time for a dynamic D).
+  Value scale() {
+    if (std::optional<double> st = op.getStaticScale())
+      return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(*st));
+    Value dV = getValueOrCreateConstantIndexOp(b, loc, sz.D);
+    Value dI = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), dV);
+    Value dF = arith::UIToFPOp::create(b, loc, f32, dI);
+    return math::RsqrtOp::create(b, loc, dF);
+  }
+
+  /// The mask's operand and map (grouped: its heads expanded); appends
+  /// them to `ins`/`maps`; whether it is an i1 keep-mask.
+  bool addMask(Value mask, SmallVector<Value> &ins,
+               SmallVector<AffineMap> &maps) {
+    auto mTy = cast<RankedTensorType>(mask.getType());
+    AffineExpr zero = getAffineConstantExpr(0, ctx);
+    AffineExpr bExpr = mTy.getDimSize(0) == 1 ? zero : d(0);
+    if (mTy.getDimSize(1) == 1) {
+      maps.push_back(map(eDims, {bExpr, zero, d(di), d(dj)}));
+    } else if (grouped) {
+      SmallVector<OpFoldResult> ms = sizesOf(b, loc, mask);
+      mask = expandHeads(mask, {ms[0], sz.Hkv, sz.G, ms[2], ms[3]});
+      maps.push_back(map(eDims, {bExpr, d(1), d(2), d(di), d(dj)}));
     } else {
-      Value dV = getValueOrCreateConstantIndexOp(b, loc, D);
-      Value dI = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), dV);
-      Value dF = arith::UIToFPOp::create(b, loc, f32, dI);
-      scale = math::RsqrtOp::create(b, loc, dF);
+      maps.push_back(map(eDims, {bExpr, d(1), d(di), d(dj)}));
     }
+    ins.push_back(mask);
+    return mTy.getElementType().isInteger(1);
+  }
 
+  /// The scaled scores with the soft cap, the mask, the causal/window band
+  /// and the per-sequence lengths applied (-inf where hidden).
+  Value maskedScores(Value s, Value scale) {
     // Logit soft-capping: s = c * tanh(s / c) after the scale.
     FloatAttr softcap = op.getSoftcapAttr();
-
-    // Masked, scaled scores. Dims: heads..., i, j.
-    unsigned eDims = nb + 2;
-    Value negInf = arith::ConstantOp::create(
+    negInf = arith::ConstantOp::create(
         b, loc, b.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
     Value mask = op.getMask();
-    AffineMap full = headMap(eDims, {di, dj});
-    AffineMap row = headMap(eDims, {di});
+    full = headMap(eDims, {di, dj});
+    row = headMap(eDims, {di});
     SmallVector<Value> ins = {s};
     SmallVector<AffineMap> maps = {full};
-    bool maskIsKeep = false;
-    if (mask) {
-      auto mTy = cast<RankedTensorType>(mask.getType());
-      maskIsKeep = mTy.getElementType().isInteger(1);
-      AffineExpr zero = getAffineConstantExpr(0, ctx);
-      AffineExpr bExpr = mTy.getDimSize(0) == 1 ? zero : d(0);
-      if (mTy.getDimSize(1) == 1) {
-        maps.push_back(map(eDims, {bExpr, zero, d(di), d(dj)}));
-      } else {
-        if (grouped) {
-          SmallVector<OpFoldResult> ms = sizesOf(b, loc, mask);
-          mask = expandHeads(mask, {ms[0], Hkv, G, ms[2], ms[3]});
-          maps.push_back(map(eDims, {bExpr, d(1), d(2), d(di), d(dj)}));
-        } else {
-          maps.push_back(map(eDims, {bExpr, d(1), d(di), d(dj)}));
-        }
-      }
-      ins.push_back(mask);
-    }
+    bool maskIsKeep = mask && addMask(mask, ins, maps);
     // Per-sequence lengths, read per batch (dim 0).
     int kvLenIdx = -1, qLenIdx = -1;
     for (auto [len, idx] : {std::pair<Value, int *>{op.getKvLengths(), &kvLenIdx},
@@ -265,117 +297,130 @@ struct AttentionLowering : OpRewritePattern<AttentionOp> {
     // band around the diagonal i + (Sk - Sq) (Lk - Lq with lengths).
     KeyBand band = keyBand(op.getCausal(), op.getWindowAttr());
     bool causal = band.bounded();
-    Value skV = getValueOrCreateConstantIndexOp(b, loc, Sk);
-    Value sqV = getValueOrCreateConstantIndexOp(b, loc, Sq);
+    Value skV = getValueOrCreateConstantIndexOp(b, loc, sz.Sk);
+    Value sqV = getValueOrCreateConstantIndexOp(b, loc, sz.Sq);
     Value skMinusSq;
     if (causal)
       skMinusSq = arith::SubIOp::create(b, loc, skV, sqV);
-    Value scored =
-        linalg::GenericOp::create(
-            b, loc, sInit.getType(), ins, emptyTensor(b, loc, sShape, f32), maps,
-            iters(eDims, false),
-            [&](OpBuilder &nb_, Location nl, ValueRange a) {
-              Value x = arith::MulFOp::create(nb_, nl, a[0], scale);
-              if (softcap)
-                x = applySoftcap(nb_, nl, x, softcap);
-              if (mask) {
-                if (maskIsKeep) {
-                  x = arith::SelectOp::create(nb_, nl, a[1], x, negInf);
-                } else {
-                  // An additive -inf hides the key like a false i1 entry:
-                  // select, not add (a NaN/Inf score of a hidden key must
-                  // not become NaN).
-                  Value mv = toF32(nb_, nl, a[1]);
-                  Value hidden = arith::CmpFOp::create(
-                      nb_, nl, arith::CmpFPredicate::OEQ, mv, negInf);
-                  x = arith::SelectOp::create(
-                      nb_, nl, hidden, negInf,
-                      arith::AddFOp::create(nb_, nl, x, mv));
-                }
-              }
-              // A length clamped into [0, bound] (the CPU pipeline checks
-              // the range at run time).
-              auto length = [&](int idx, Value bound) -> Value {
-                Value l = arith::IndexCastOp::create(
-                    nb_, nl, nb_.getIndexType(), a[idx]);
-                l = arith::MaxSIOp::create(
-                    nb_, nl, l, arith::ConstantIndexOp::create(nb_, nl, 0));
-                return arith::MinSIOp::create(nb_, nl, l, bound);
-              };
-              Value kl = kvLenIdx >= 0 ? length(kvLenIdx, skV) : skV;
-              Value ql = qLenIdx >= 0 ? length(qLenIdx, sqV) : sqV;
-              if (causal || kvLenIdx >= 0 || qLenIdx >= 0) {
-                Value i = linalg::IndexOp::create(nb_, nl, di);
-                Value j = linalg::IndexOp::create(nb_, nl, dj);
-                if (causal) {
-                  Value off = skMinusSq;
-                  if (kvLenIdx >= 0 || qLenIdx >= 0)
-                    off = arith::SubIOp::create(nb_, nl, kl, ql);
-                  x = applyKeyBand(nb_, nl, x, i, j, off, band, negInf);
-                }
-                // Keys past Lk and rows past Lq: hidden.
-                if (kvLenIdx >= 0)
-                  x = arith::SelectOp::create(
-                      nb_, nl,
-                      arith::CmpIOp::create(nb_, nl, arith::CmpIPredicate::slt,
-                                            j, kl),
-                      x, negInf);
-                if (qLenIdx >= 0)
-                  x = arith::SelectOp::create(
-                      nb_, nl,
-                      arith::CmpIOp::create(nb_, nl, arith::CmpIPredicate::slt,
-                                            i, ql),
-                      x, negInf);
-              }
-              linalg::YieldOp::create(nb_, nl, x);
-            })
-            .getResult(0);
+    SmallVector<OpFoldResult> sShape = withHeads({sz.Sq, sz.Sk});
+    return linalg::GenericOp::create(
+               b, loc, sType, ins, emptyTensor(b, loc, sShape, f32), maps,
+               iters(eDims, false),
+               [&](OpBuilder &nb_, Location nl, ValueRange a) {
+                 Value x = arith::MulFOp::create(nb_, nl, a[0], scale);
+                 if (softcap)
+                   x = applySoftcap(nb_, nl, x, softcap);
+                 if (mask)
+                   x = applyMask(nb_, nl, x, a[1], maskIsKeep);
+                 // A length clamped into [0, bound] (the CPU pipeline
+                 // checks the range at run time).
+                 auto length = [&](int idx, Value bound) -> Value {
+                   Value l = arith::IndexCastOp::create(
+                       nb_, nl, nb_.getIndexType(), a[idx]);
+                   l = arith::MaxSIOp::create(
+                       nb_, nl, l, arith::ConstantIndexOp::create(nb_, nl, 0));
+                   return arith::MinSIOp::create(nb_, nl, l, bound);
+                 };
+                 Value kl = kvLenIdx >= 0 ? length(kvLenIdx, skV) : skV;
+                 Value ql = qLenIdx >= 0 ? length(qLenIdx, sqV) : sqV;
+                 if (causal || kvLenIdx >= 0 || qLenIdx >= 0) {
+                   Value i = linalg::IndexOp::create(nb_, nl, di);
+                   Value j = linalg::IndexOp::create(nb_, nl, dj);
+                   if (causal) {
+                     Value off = skMinusSq;
+                     if (kvLenIdx >= 0 || qLenIdx >= 0)
+                       off = arith::SubIOp::create(nb_, nl, kl, ql);
+                     x = applyKeyBand(nb_, nl, x, i, j, off, band, negInf);
+                   }
+                   // Keys past Lk and rows past Lq: hidden.
+                   if (kvLenIdx >= 0)
+                     x = hideUnless(nb_, nl, x, j, kl);
+                   if (qLenIdx >= 0)
+                     x = hideUnless(nb_, nl, x, i, ql);
+                 }
+                 linalg::YieldOp::create(nb_, nl, x);
+               })
+        .getResult(0);
+  }
 
-    // Row max m (starts at -inf; an all-masked row stays -inf).
-    SmallVector<OpFoldResult> rowShape = withHeads({Sq});
-    Value mInit = filledTensor(b, loc, rowShape, f32,
+  /// The mask entry `mv` applied to the score `x`.
+  Value applyMask(OpBuilder &nb_, Location nl, Value x, Value mv,
+                  bool maskIsKeep) {
+    if (maskIsKeep)
+      return arith::SelectOp::create(nb_, nl, mv, x, negInf);
+    // An additive -inf hides the key like a false i1 entry: select, not add
+    // (a NaN/Inf score of a hidden key must not become NaN).
+    mv = toF32(nb_, nl, mv);
+    Value hidden = arith::CmpFOp::create(nb_, nl, arith::CmpFPredicate::OEQ,
+                                         mv, negInf);
+    return arith::SelectOp::create(nb_, nl, hidden, negInf,
+                                   arith::AddFOp::create(nb_, nl, x, mv));
+  }
+
+  /// x where idx < bound, else -inf.
+  Value hideUnless(OpBuilder &nb_, Location nl, Value x, Value idx,
+                   Value bound) {
+    return arith::SelectOp::create(
+        nb_, nl,
+        arith::CmpIOp::create(nb_, nl, arith::CmpIPredicate::slt, idx, bound),
+        x, negInf);
+  }
+
+  /// The row max m (starts at -inf; an all-masked row stays -inf).
+  Value rowMax(Value scored) {
+    Value mInit = filledTensor(b, loc, withHeads({sz.Sq}), f32,
                                -std::numeric_limits<double>::infinity());
-    Value m = linalg::GenericOp::create(
-                  b, loc, mInit.getType(), scored, mInit, {full, row},
-                  iters(nb + 1, true),
-                  [&](OpBuilder &nb_, Location nl, ValueRange a) {
-                    linalg::YieldOp::create(
-                        nb_, nl, Value(arith::MaximumFOp::create(nb_, nl, a[0], a[1])));
-                  })
-                  .getResult(0);
+    return linalg::GenericOp::create(
+               b, loc, mInit.getType(), scored, mInit, {full, row},
+               iters(nb + 1, true),
+               [&](OpBuilder &nb_, Location nl, ValueRange a) {
+                 linalg::YieldOp::create(
+                     nb_, nl,
+                     Value(arith::MaximumFOp::create(nb_, nl, a[0], a[1])));
+               })
+        .getResult(0);
+  }
 
-    // P = (m == -inf) ? 0 : exp(S - m).
-    Value zeroF = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
-    Value p = linalg::GenericOp::create(
-                  b, loc, sInit.getType(), ValueRange{scored, m},
-                  emptyTensor(b, loc, sShape, f32), {full, row, full},
-                  iters(eDims, false),
-                  [&](OpBuilder &nb_, Location nl, ValueRange a) {
-                    Value diff = arith::SubFOp::create(nb_, nl, a[0], a[1]);
-                    Value e = math::ExpOp::create(nb_, nl, diff);
-                    Value dead = arith::CmpFOp::create(
-                        nb_, nl, arith::CmpFPredicate::OEQ, a[1], negInf);
-                    linalg::YieldOp::create(
-                        nb_, nl, Value(arith::SelectOp::create(nb_, nl, dead, zeroF, e)));
-                  })
-                  .getResult(0);
+  /// P = (m == -inf) ? 0 : exp(S - m).
+  Value probabilities(Value scored, Value m) {
+    zeroF = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+    return linalg::GenericOp::create(
+               b, loc, sType, ValueRange{scored, m},
+               emptyTensor(b, loc, withHeads({sz.Sq, sz.Sk}), f32),
+               {full, row, full}, iters(eDims, false),
+               [&](OpBuilder &nb_, Location nl, ValueRange a) {
+                 Value diff = arith::SubFOp::create(nb_, nl, a[0], a[1]);
+                 Value e = math::ExpOp::create(nb_, nl, diff);
+                 Value dead = arith::CmpFOp::create(
+                     nb_, nl, arith::CmpFPredicate::OEQ, a[1], negInf);
+                 linalg::YieldOp::create(
+                     nb_, nl,
+                     Value(arith::SelectOp::create(nb_, nl, dead, zeroF, e)));
+               })
+        .getResult(0);
+  }
 
-    // l = sum_j P.
-    Value lInit = filledTensor(b, loc, rowShape, f32, 0.0);
-    Value l = linalg::GenericOp::create(
-                  b, loc, lInit.getType(), p, lInit, {full, row},
-                  iters(nb + 1, true),
-                  [&](OpBuilder &nb_, Location nl, ValueRange a) {
-                    linalg::YieldOp::create(
-                        nb_, nl, Value(arith::AddFOp::create(nb_, nl, a[0], a[1])));
-                  })
-                  .getResult(0);
+  /// l = sum_j P.
+  Value rowSum(Value p) {
+    Value lInit = filledTensor(b, loc, withHeads({sz.Sq}), f32, 0.0);
+    return linalg::GenericOp::create(
+               b, loc, lInit.getType(), p, lInit, {full, row},
+               iters(nb + 1, true),
+               [&](OpBuilder &nb_, Location nl, ValueRange a) {
+                 linalg::YieldOp::create(
+                     nb_, nl, Value(arith::AddFOp::create(nb_, nl, a[0], a[1])));
+               })
+        .getResult(0);
+  }
 
-    // O[heads, i, e] = sum_j P[heads, i, j] * V[b, kvhead, j, e]
-    // Dims: heads..., i = nb, e = nb+1, j = nb+2.
+  /// O[heads, i, e] = sum_j P[heads, i, j] * V[b, kvhead, j, e], then
+  /// O = (l == 0) ? 0 : O / l, rounded once to the element type, in the
+  /// result's type. Dims: heads..., i = nb, e = nb+1, j = nb+2.
+  Value output(Value p, Value l) {
+    Value v = op.getValue();
     unsigned oDims = nb + 3;
     unsigned oe = nb + 1, oj = nb + 2;
-    SmallVector<OpFoldResult> oShape = withHeads({Sq, Dv});
+    SmallVector<OpFoldResult> oShape = withHeads({sz.Sq, sz.Dv});
     Value oInit = filledTensor(b, loc, oShape, f32, 0.0);
     SmallVector<Value> oIns = {p};
     SmallVector<AffineMap> oMaps = {headMap(oDims, {di, oj})};
@@ -401,8 +446,6 @@ struct AttentionLowering : OpRewritePattern<AttentionOp> {
                                                          a.back(), sum)));
             })
             .getResult(0);
-
-    // O = (l == 0) ? 0 : O / l, rounded once to the element type.
     AffineMap oFull = headMap(eDims, {di, dj});
     Value out =
         linalg::GenericOp::create(
@@ -415,24 +458,23 @@ struct AttentionLowering : OpRewritePattern<AttentionOp> {
                   nb_, nl, emitNormalizedOutput(nb_, nl, a[0], a[1], elt));
             })
             .getResult(0);
-
     Value result =
         grouped ? Value(tensor::CollapseShapeOp::create(b, loc, out, groupHeads))
                 : out;
     Type oTy = op.getResult().getType();
     if (result.getType() != oTy)
       result = tensor::CastOp::create(b, loc, oTy, result);
-    if (!op.getLse()) {
-      rewriter.replaceOp(op, result);
-      return success();
-    }
-    // lse = (l == 0) ? -inf : m + log(l) (natural units: S holds the scale
-    // and the additive mask).
+    return result;
+  }
+
+  /// lse = (l == 0) ? -inf : m + log(l) (natural units: S holds the scale
+  /// and the additive mask), in the LSE result's type.
+  Value lse(Value m, Value l) {
     AffineMap rowId = b.getMultiDimIdentityMap(nb + 1);
     Value lseT =
         linalg::GenericOp::create(
             b, loc, m.getType(), ValueRange{m, l},
-            emptyTensor(b, loc, rowShape, f32), {rowId, rowId, rowId},
+            emptyTensor(b, loc, withHeads({sz.Sq}), f32), {rowId, rowId, rowId},
             iters(nb + 1, false),
             [&](OpBuilder &nb_, Location nl, ValueRange a) {
               Value none = arith::CmpFOp::create(
@@ -450,7 +492,17 @@ struct AttentionLowering : OpRewritePattern<AttentionOp> {
     Type lTy = op.getLse().getType();
     if (lseT.getType() != lTy)
       lseT = tensor::CastOp::create(b, loc, lTy, lseT);
-    rewriter.replaceOp(op, ValueRange{result, lseT});
+    return lseT;
+  }
+};
+
+struct AttentionLowering : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    ReferenceAttention ref(rewriter, op);
+    rewriter.replaceOp(op, ref.build());
     return success();
   }
 };
