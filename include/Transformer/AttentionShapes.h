@@ -63,6 +63,10 @@ std::pair<Value, Value> emitAttentionEpilogue(OpBuilder &b, Location loc,
 /// an op whose default scale 1/sqrt(D) is only known at run time.
 Value scaleQuery(OpBuilder &b, Location loc, Value q, Value factor);
 
+/// A scalar extended to f32 (arith.extf; `v` itself when it is f32), as the
+/// reference lowerings read Q, K, V and masks.
+Value toF32(OpBuilder &b, Location loc, Value v);
+
 /// Logit soft-capping (Gemma 2): `c * tanh(s / c)` for an f32 score `s`
 /// and the op's `softcap` attribute `c` (math.tanh in f32). Emitted inside
 /// a linalg.generic body, after the scale and before masks.

@@ -75,13 +75,6 @@ Value convertElementType(OpBuilder &b, Location loc, Value input, Type to) {
   return generic.getResult(0);
 }
 
-/// Extends a scalar to f32 (no-op for f32).
-Value toF32(OpBuilder &b, Location loc, Value v) {
-  if (v.getType().isF32())
-    return v;
-  return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
-}
-
 struct SoftmaxLowering : OpRewritePattern<SoftmaxOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(SoftmaxOp op,

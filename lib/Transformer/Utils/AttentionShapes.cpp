@@ -96,6 +96,12 @@ AttentionSizes mlir::tx::emitAttentionSizesAndChecks(OpBuilder &b,
   return sz;
 }
 
+Value mlir::tx::toF32(OpBuilder &b, Location loc, Value v) {
+  if (v.getType().isF32())
+    return v;
+  return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+}
+
 Value mlir::tx::applySoftcap(OpBuilder &b, Location loc, Value s,
                              FloatAttr softcap) {
   Value c = arith::ConstantOp::create(
