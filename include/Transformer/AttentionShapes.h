@@ -67,6 +67,13 @@ Value scaleQuery(OpBuilder &b, Location loc, Value q, Value factor);
 /// reference lowerings read Q, K, V and masks.
 Value toF32(OpBuilder &b, Location loc, Value v);
 
+/// Inside a linalg.generic body: the mask entry `mv` applied to the f32
+/// score `x`. An i1 keep-mask (`keepMask`) selects `x` or `negInf`; an
+/// additive mask adds `mv` in f32, except that a -inf entry gives -inf by a
+/// select, not an add (a NaN/Inf score of a hidden key must not become NaN).
+Value applyMask(OpBuilder &b, Location loc, Value x, Value mv, bool keepMask,
+                Value negInf);
+
 /// Logit soft-capping (Gemma 2): `c * tanh(s / c)` for an f32 score `s`
 /// and the op's `softcap` attribute `c` (math.tanh in f32). Emitted inside
 /// a linalg.generic body, after the scale and before masks.

@@ -101,20 +101,6 @@ private:
         .getResult(0);
   }
 
-  /// The mask entry `mv` applied to the score `x`.
-  Value applyMask(OpBuilder &nb, Location nl, Value x, Value mv,
-                  bool keepMask) {
-    if (keepMask)
-      return arith::SelectOp::create(nb, nl, mv, x, negInf);
-    // An additive -inf hides the key exactly like a false i1 entry: select,
-    // not add (inf + -inf must not appear).
-    mv = toF32(nb, nl, mv);
-    Value hidden = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ,
-                                         mv, negInf);
-    return arith::SelectOp::create(nb, nl, hidden, negInf,
-                                   arith::AddFOp::create(nb, nl, x, mv));
-  }
-
   /// Scale, soft cap, mask, causal/window band and row limit, in place of
   /// S. Dims (b, h, m, n).
   Value maskedScores(Value s) {
@@ -143,7 +129,7 @@ private:
                  if (FloatAttr softcap = op.getSoftcapAttr())
                    x = applySoftcap(nb, nl, x, softcap);
                  if (mask)
-                   x = applyMask(nb, nl, x, a[0], keepMask);
+                   x = applyMask(nb, nl, x, a[0], keepMask, negInf);
                  if (causalOffset) {
                    Value i = linalg::IndexOp::create(nb, nl, 2);
                    Value j = linalg::IndexOp::create(nb, nl, 3);

@@ -304,7 +304,7 @@ private:
                  if (softcap)
                    x = applySoftcap(nb_, nl, x, softcap);
                  if (mask)
-                   x = applyMask(nb_, nl, x, a[1], maskIsKeep);
+                   x = applyMask(nb_, nl, x, a[1], maskIsKeep, negInf);
                  // A length clamped into [0, bound] (the CPU pipeline
                  // checks the range at run time).
                  auto length = [&](int idx, Value bound) -> Value {
@@ -334,20 +334,6 @@ private:
                  linalg::YieldOp::create(nb_, nl, x);
                })
         .getResult(0);
-  }
-
-  /// The mask entry `mv` applied to the score `x`.
-  Value applyMask(OpBuilder &nb_, Location nl, Value x, Value mv,
-                  bool maskIsKeep) {
-    if (maskIsKeep)
-      return arith::SelectOp::create(nb_, nl, mv, x, negInf);
-    // An additive -inf hides the key like a false i1 entry: select, not add
-    // (a NaN/Inf score of a hidden key must not become NaN).
-    mv = toF32(nb_, nl, mv);
-    Value hidden = arith::CmpFOp::create(nb_, nl, arith::CmpFPredicate::OEQ,
-                                         mv, negInf);
-    return arith::SelectOp::create(nb_, nl, hidden, negInf,
-                                   arith::AddFOp::create(nb_, nl, x, mv));
   }
 
   /// x where idx < bound, else -inf.

@@ -102,6 +102,17 @@ Value mlir::tx::toF32(OpBuilder &b, Location loc, Value v) {
   return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
 }
 
+Value mlir::tx::applyMask(OpBuilder &b, Location loc, Value x, Value mv,
+                          bool keepMask, Value negInf) {
+  if (keepMask)
+    return arith::SelectOp::create(b, loc, mv, x, negInf);
+  mv = toF32(b, loc, mv);
+  Value hidden =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mv, negInf);
+  return arith::SelectOp::create(b, loc, hidden, negInf,
+                                 arith::AddFOp::create(b, loc, x, mv));
+}
+
 Value mlir::tx::applySoftcap(OpBuilder &b, Location loc, Value s,
                              FloatAttr softcap) {
   Value c = arith::ConstantOp::create(
