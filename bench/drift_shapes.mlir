@@ -22,6 +22,6 @@ func.func @drift_dec_f16(%q: tensor<?x32x1x128xf16>, %k: tensor<?x8x?x128xf16>, 
   return %0 : tensor<?x32x1x128xf16>
 }
 func.func @drift_dec1_f16(%q: tensor<?x32x1x128xf16>, %k: tensor<?x8x?x128xf16>, %v: tensor<?x8x?x128xf16>) -> tensor<?x32x1x128xf16> {
-  %0 = tx.attention %q, %k, %v scale = 0.0721 {tx.gpu_strategy = {family = "decode", kv_splits = 1 : i64, merge_kernel = false, num_sms = 132 : i64, stages = 3 : i64, tensor_cores = true, tile_keys = 16 : i64, warps = 4 : i64}} : tensor<?x32x1x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16> -> tensor<?x32x1x128xf16>
+  %0 = tx.attention %q, %k, %v scale = 0.0721 {tx.gpu_strategy = #tx.decode_strategy<warps = 4, kv_splits = 1, num_sms = 132, stages = 3, tile_keys = 16>} : tensor<?x32x1x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16> -> tensor<?x32x1x128xf16>
   return %0 : tensor<?x32x1x128xf16>
 }

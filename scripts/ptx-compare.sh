@@ -18,11 +18,15 @@
 # LLVMIRToISATimeInMs aside. One line per file and chip; the kernels that
 # differ are named. Exit status 0 when everything is identical, 1 when
 # something differs, 2 on a usage or build error. --keep DIR keeps both
-# outputs in DIR.
+# outputs in DIR. --old-inputs DIR: the old compiler compiles DIR/<the
+# file's path in this checkout> instead, when it exists (for inputs whose
+# syntax changed in between, such as the typed tx.gpu_strategy attributes;
+# e.g. --old-inputs ../tx-ptx-compare-ab7c8f8, the old compiler's own tree;
+# check that the two inputs differ in syntax only).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 new_build=${TX_BUILD_DIR:-$root/build}
-old_build="" old_rev="" chips="sm_90 sm_90a" keep=""
+old_build="" old_rev="" chips="sm_90 sm_90a" keep="" old_inputs=""
 files=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -31,7 +35,8 @@ while [ $# -gt 0 ]; do
     --new-build) new_build=$2; shift 2 ;;
     --chips) chips=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    --old-inputs) old_inputs=$(cd "$2" && pwd) || exit 2; shift 2 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     -*) echo "ptx-compare: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) files+=("$1"); shift ;;
   esac
@@ -70,9 +75,14 @@ for f in "${files[@]}"; do
   for c in $chips; do
     for side in old new; do
       b=$old_build; [ "$side" = new ] && b=$new_build
+      src=$f
+      if [ "$side" = old ] && [ -n "$old_inputs" ]; then
+        rel=$(realpath --relative-to="$root" "$f")
+        [ -f "$old_inputs/$rel" ] && src="$old_inputs/$rel"
+      fi
       d="$out/$side/$c/$stem"
       rm -rf "$d"; mkdir -p "$d/ptx"
-      if ! "$b/bin/tx-opt" "$f" --tx-gpu-pipeline="chip=$c format=isa" 2> "$d/err" \
+      if ! "$b/bin/tx-opt" "$src" --tx-gpu-pipeline="chip=$c format=isa" 2> "$d/err" \
            | sed -E 's/LLVMIRToISATimeInMs = [0-9]+ : i64, //' > "$d/out.mlir"; then
         echo "$c $stem: the $side compiler failed ($d/err)"; status=1; continue 2
       fi

@@ -159,15 +159,15 @@ def TxSoftmaxStrategy : Pass<"tx-softmax-strategy", "::mlir::func::FuncOp"> {
     scalar kernel that runs when a buffer is misaligned, each with its
     threads per row, threads per CTA, vectors cached in registers per
     thread, persistent grid, stream unrolling and shared-memory row, stored
-    on the op as `tx.gpu_strategy = {family = "softmax", rows_per_cta = ..,
-    vector = {..}, scalar = {..}}`. The choices and the options are those
+    on the op as `tx.gpu_strategy = #tx.softmax_strategy<rows_per_cta = ..,
+    scalar = <..>, vector = <..>>` (docs/TxAttrs.md). The choices and the options are those
     documented under `tx-softmax-to-gpu`. Softmax along another dimension
     gets no strategy (the reference lowering takes it).
 
     A `tx.gpu_strategy` already on an op (written by hand or by a tuner, or
     by an earlier run) is kept, not replaced, and the options do not apply
     to it; it is checked as `tx-map-softmax-to-gpu` checks it, and a
-    strategy that is not a dictionary, that the kernels do not accept for
+    strategy that is not a softmax strategy, that the kernels do not accept for
     the op's row length and element type, or that sits on a softmax along
     another dimension is an error at the op. `tx-map-softmax-to-gpu` also
     checks it against the chip it maps for (`cp.async.bulk` rows need
@@ -247,7 +247,7 @@ def TxMapSoftmaxToGPU : Pass<"tx-map-softmax-to-gpu", "::mlir::func::FuncOp"> {
     scf.forall (%r) = (0) to (R) step (rows_per_cta) {
       %t = tx.softmax (rows [%r, %r + rows_per_cta) of the [R, N] input)
       parallel_insert_slice %t
-    } {tx.gpu_strategy = {family = "softmax", ...}}
+    } {tx.gpu_strategy = #tx.softmax_strategy<...>}
     ```
 
     becomes the strategy's kernels: the forall is the grid (one CTA per row
@@ -604,27 +604,16 @@ def TxAttentionStrategy : Pass<"tx-attention-strategy", "::mlir::func::FuncOp"> 
     kernel family for the chip, element type, head dims and mask (CUDA cores,
     `mma.sync`, `wgmma`, or the split-KV decode kernel for few query rows per
     K/V head) and its tiles, warps and stages, and stores them on the op as
-    a dictionary, e.g.
+    the family's typed strategy attribute (docs/TxAttrs.md), e.g.
 
     ```mlir
-    tx.attention ... {tx.gpu_strategy = {family = "wgmma", kv_tile = 128 : i64,
-                       q_tile = 128 : i64, stages = 2 : i64, warps = 8 : i64}}
+    tx.attention ... {tx.gpu_strategy = #tx.wgmma_strategy<warps = 8, q_tile = 128, kv_tile = 128, stages = 2>}
     ```
 
-    Keys per family: `warps` always; `q_tile` and `kv_tile` (simt, mma,
-    wgmma); `m_tiles` (mma); `stages` (wgmma, decode); `kv_splits`,
-    `num_sms`, `tile_keys` and the optional bool `tensor_cores` (decode:
-    whether the products run on mma.sync; the strategy writes its
-    decision, false where the problem does not allow tensor cores; absent
-    means true, which a problem that does not allow them ignores), the
-    optional `cluster` (decode: the cluster merge's most splits, 0..16,
-    sm_90+, Dv <= 128, not below `kv_splits`; absent = 0, the workspace
-    merge) and `cluster_short_only` (bool, with `cluster` > 0: the cluster
-    merge for short calls only, chosen at run time; absent = false) and
-    `merge_kernel` (bool: the workspace merge in a second kernel launched
-    as a programmatic dependent, sm_90+; absent = false, the last CTA to
-    arrive merges); the three keys are an error on the other families.
-    Unknown keys are ignored.
+    One attribute per family: `#tx.simt_strategy`, `#tx.mma_strategy`,
+    `#tx.wgmma_strategy` and `#tx.decode_strategy`; their parameters and
+    ranges, checked when the IR is parsed, are documented in
+    docs/TxAttrs.md.
 
     This is the one place where tile choices live (`chooseAttentionKernel`
     in `lib/Transformer/GPU/AttentionStrategy.cpp`): the defaults measured
@@ -636,8 +625,8 @@ def TxAttentionStrategy : Pass<"tx-attention-strategy", "::mlir::func::FuncOp"> 
 
     A `tx.gpu_strategy` already on an op (written by hand or by a tuner, or
     by an earlier run) is kept, not replaced, and the options do not apply
-    to it. It is checked against the op here (a dictionary with the keys
-    its family needs, on an op with static head dims in [1, 256]) and
+    to it. It is checked against the op here (an attention strategy whose
+    family takes the op, with static head dims in [1, 256]) and
     against the chip and shared memory by `tx-map-attention-to-gpu`; what
     fails either check is an error at the op.
   }];

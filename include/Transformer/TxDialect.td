@@ -27,6 +27,14 @@ def Tx_Dialect : Dialect {
   let cppNamespace = "::mlir::tx";
   // A safety net for an upstream crash (see TxDialect.cpp).
   let hasCanonicalizer = 1;
+  // The GPU strategies (TxAttrs.td), and a check that `tx.gpu_strategy` on
+  // any op is one of them.
+  let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// Registers the attributes of TxAttrs.td (IR/TxAttrs.cpp).
+    void registerAttributes();
+  }];
   let dependentDialects = ["::mlir::ub::UBDialect"];
 }
 

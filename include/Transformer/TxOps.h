@@ -3,6 +3,7 @@
 #define TRANSFORMER_TXOPS_H
 
 #include "Transformer/TxDialect.h"
+#include "Transformer/TxAttrs.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"

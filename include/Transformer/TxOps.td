@@ -4,6 +4,7 @@
 #define TRANSFORMER_TXOPS_TD
 
 include "Transformer/TxDialect.td"
+include "Transformer/TxAttrs.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/DestinationStyleOpInterface.td"

@@ -15,7 +15,7 @@
 
 // GPT2: IR Dump After TxAttentionStrategy
 // GPT2-LABEL: func.func @gpt2_attention_f16
-// GPT2: tx.attention %{{.*}}, %{{.*}}, %{{.*}} causal {tx.gpu_strategy = {family = "wgmma", kv_tile = 128 : i64, q_tile = 64 : i64, stages = 2 : i64, warps = 4 : i64}}
+// GPT2: tx.attention %{{.*}}, %{{.*}}, %{{.*}} causal {tx.gpu_strategy = #tx.wgmma_strategy<warps = 4, q_tile = 64, kv_tile = 128, stages = 2>}
 // GPT2: IR Dump After TxTileAttention
 // GPT2-LABEL: func.func @gpt2_attention_f16
 // GPT2-NOT: tx.attention
@@ -25,7 +25,7 @@
 // GPT2:     tx.online_attention {{.*}} scale = 1.250000e-01 causal causal_offset(%{{.*}}) {{.*}} : tensor<1x1x64x64xf16>, tensor<1x1x128x64xf16>, tensor<1x1x128x64xf16> -> tensor<1x1x64x64xf32>, tensor<1x1x64xf32>, tensor<1x1x64xf32>
 // GPT2:   linalg.generic {{.*}} attrs = {tx.attention_epilogue = "output"}
 // GPT2:   tensor.parallel_insert_slice %{{.*}} into %[[OUT]][%[[B]], %[[H]], %[[I]], 0] [1, 1, 64, 64]
-// GPT2: } {tx.gpu_strategy = {family = "wgmma"
+// GPT2: } {tx.gpu_strategy = #tx.wgmma_strategy<
 // GPT2: IR Dump After TxStageAttention
 // GPT2-LABEL: func.func @gpt2_attention_f16
 // GPT2: %[[QT:.*]] = tensor.extract_slice %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, 0] [1, 1, 64, 64]
@@ -48,7 +48,7 @@
 // The f32 function takes the CUDA-core family, through the same path:
 // GPT2: IR Dump After TxAttentionStrategy
 // GPT2-LABEL: func.func @gpt2_attention_f32
-// GPT2: tx.gpu_strategy = {family = "simt", kv_tile = 64 : i64, q_tile = 32 : i64, warps = 4 : i64}
+// GPT2: tx.gpu_strategy = #tx.simt_strategy<warps = 4, q_tile = 32, kv_tile = 64>
 // GPT2: IR Dump After TxTileAttention
 // GPT2: scf.forall ({{.*}}) = (0, 0, 0) to (8, 12, 1024) step (1, 1, 32)
 // GPT2:   scf.for {{.*}} step %c64
@@ -62,7 +62,7 @@
 // LLAMA:   tensor.extract_slice %{{.*}}[%[[B]], %[[KVH]], 0, 0] [1, 1, 4096, 128]
 // LLAMA:   scf.for {{.*}} step %c128
 // LLAMA:     tx.online_attention {{.*}} causal
-// LLAMA: } {tx.gpu_strategy = {family = "wgmma", kv_tile = 128 : i64, q_tile = 128 : i64, stages = 2 : i64, warps = 8 : i64}}
+// LLAMA: } {tx.gpu_strategy = #tx.wgmma_strategy<warps = 8, q_tile = 128, kv_tile = 128, stages = 2>}
 // LLAMA: IR Dump After TxMapAttentionToGPU
 // LLAMA-LABEL: func.func @llama3_gqa_attention_f16
 // LLAMA-NOT: scf.forall
@@ -73,18 +73,18 @@
 // SM90: scf.forall ({{.*}}) = (0, 0, 0) to (8, 12, 1024) step (1, 1, 256)
 // SM90:   scf.for {{.*}} step %c64
 // SM90:     tx.online_attention
-// SM90: } {tx.gpu_strategy = {family = "mma", kv_tile = 64 : i64, m_tiles = 2 : i64, q_tile = 256 : i64, warps = 8 : i64}}
+// SM90: } {tx.gpu_strategy = #tx.mma_strategy<warps = 8, q_tile = 256, kv_tile = 64, m_tiles = 2>}
 
 // SOFTMAX: IR Dump After TxSoftmaxStrategy
 // SOFTMAX-LABEL: func.func @softmax_f16
-// SOFTMAX: tx.softmax %{{.*}} dim = -1 {tx.gpu_strategy = {family = "softmax", rows_per_cta = 4 : i64, scalar = {{{.*}}}, vector = {block_size = 128 : i64, {{.*}}threads_per_row = 32 : i64, unroll = 4 : i64, vector_width = 8 : i64}}}
+// SOFTMAX: tx.softmax %{{.*}} dim = -1 {tx.gpu_strategy = #tx.softmax_strategy<rows_per_cta = 4, scalar = <{{.*}}>, vector = <vector_width = 8, threads_per_row = 32, block_size = 128, {{.*}}unroll = 4>>}
 // SOFTMAX: IR Dump After TxTileSoftmax
 // SOFTMAX-LABEL: func.func @softmax_f16
 // SOFTMAX: scf.forall (%[[R:.*]]) = (0) to (32768) step (4) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<32768x1024xf16>)
 // SOFTMAX:   %[[T:.*]] = tensor.extract_slice %{{.*}}[%[[R]], 0] [4, 1024] [1, 1]
 // SOFTMAX:   tx.softmax %[[T]] dim = 1 : tensor<4x1024xf16>
 // SOFTMAX:   tensor.parallel_insert_slice %{{.*}} into %[[OUT]][%[[R]], 0] [4, 1024]
-// SOFTMAX: } {tx.gpu_strategy = {family = "softmax"
+// SOFTMAX: } {tx.gpu_strategy = #tx.softmax_strategy<
 // SOFTMAX: IR Dump After TxMapSoftmaxToGPU
 // SOFTMAX-LABEL: func.func @softmax_f16
 // SOFTMAX-NOT: scf.forall

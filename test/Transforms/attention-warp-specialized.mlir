@@ -25,11 +25,11 @@
 // BAD: error: tx-attention-to-gpu: producer-warps must be -1 (the strategy's choice), 0 or 4, got 3
 
 // DEF-LABEL: func.func @d128
-// DEF: tx.gpu_strategy = {family = "wgmma", kv_tile = 128 : i64, producer_warps = 4 : i64, q_tile = 128 : i64, stages = 3 : i64, warps = 8 : i64}
+// DEF: tx.gpu_strategy = #tx.wgmma_strategy<warps = 8, q_tile = 128, kv_tile = 128, stages = 3, producer_warps = 4>
 // OFF-LABEL: func.func @d128
-// OFF: tx.gpu_strategy = {family = "wgmma", kv_tile = 128 : i64, q_tile = 128 : i64, stages = 2 : i64, warps = 8 : i64}
+// OFF: tx.gpu_strategy = #tx.wgmma_strategy<warps = 8, q_tile = 128, kv_tile = 128, stages = 2>
 // ON-LABEL: func.func @d128
-// ON: producer_warps = 4 : i64
+// ON: producer_warps = 4>
 // 384 threads (8 consumer warps, 4 producer warps); shared memory 1024 +
 // 2 * (128*128 + 3*128*(128+128)) + 2 mbarriers per stage * 3 * 8 = 230448.
 // LAUNCH-LABEL: func.func @d128
@@ -54,9 +54,9 @@ func.func @d128(%q: tensor<1x4x300x128xf16>, %k: tensor<1x4x300x128xf16>, %v: te
 // Causal: off by default, on when asked (3 stages).
 // DEF-LABEL: func.func @d128_causal
 // DEF-NOT: producer_warps
-// DEF: stages = 2 : i64
+// DEF: stages = 2
 // ON-LABEL: func.func @d128_causal
-// ON: producer_warps = 4 : i64, q_tile = 128 : i64, stages = 3 : i64
+// ON: q_tile = 128, kv_tile = 128, stages = 3, producer_warps = 4>
 // LAUNCH-LABEL: func.func @d128_causal
 // LAUNCH: threads({{.*}}) in ({{.*}} = %c256, {{.*}})
 // LAUNCH-NOT: nvvm.mbarrier
@@ -86,7 +86,7 @@ func.func @d128_mask(%q: tensor<1x4x300x128xf16>, %k: tensor<1x4x300x128xf16>, %
 // DEF-LABEL: func.func @d64
 // DEF-NOT: producer_warps
 // ON-LABEL: func.func @d64
-// ON: producer_warps = 4 : i64
+// ON: producer_warps = 4>
 func.func @d64(%q: tensor<1x4x300x64xf16>, %k: tensor<1x4x300x64xf16>, %v: tensor<1x4x300x64xf16>) -> tensor<1x4x300x64xf16> {
   %0 = tx.attention %q, %k, %v : tensor<1x4x300x64xf16>, tensor<1x4x300x64xf16>, tensor<1x4x300x64xf16> -> tensor<1x4x300x64xf16>
   return %0 : tensor<1x4x300x64xf16>
@@ -98,7 +98,7 @@ func.func @d64(%q: tensor<1x4x300x64xf16>, %k: tensor<1x4x300x64xf16>, %v: tenso
 // (H200: 1.01-1.08x, session 18); at D = 64, 64 keys per step (four CTAs
 // per SM; 1.03-1.09x). The options override both.
 // DEF-LABEL: func.func @d128_softcap_causal
-// DEF: kv_tile = 128 : i64, producer_warps = 4 : i64, q_tile = 128 : i64, stages = 3 : i64
+// DEF: q_tile = 128, kv_tile = 128, stages = 3, producer_warps = 4>
 // OFF-LABEL: func.func @d128_softcap_causal
 // OFF-NOT: producer_warps
 // OFF: return
@@ -113,10 +113,10 @@ func.func @d128_softcap_causal(%q: tensor<1x4x300x128xf16>, %k: tensor<1x4x300x1
 // -----
 
 // DEF-LABEL: func.func @d64_softcap_causal
-// DEF: family = "wgmma", kv_tile = 64 : i64, q_tile = 64 : i64
+// DEF: #tx.wgmma_strategy<warps = 4, q_tile = 64, kv_tile = 64,
 // DEF-NOT: producer_warps
 // KV128-LABEL: func.func @d64_softcap_causal
-// KV128: family = "wgmma", kv_tile = 128 : i64
+// KV128: #tx.wgmma_strategy<warps = {{[0-9]+}}, q_tile = {{[0-9]+}}, kv_tile = 128,
 func.func @d64_softcap_causal(%q: tensor<1x4x300x64xf16>, %k: tensor<1x4x300x64xf16>, %v: tensor<1x4x300x64xf16>) -> tensor<1x4x300x64xf16> {
   %0 = tx.attention %q, %k, %v softcap = 30.0 causal : tensor<1x4x300x64xf16>, tensor<1x4x300x64xf16>, tensor<1x4x300x64xf16> -> tensor<1x4x300x64xf16>
   return %0 : tensor<1x4x300x64xf16>
@@ -125,7 +125,7 @@ func.func @d64_softcap_causal(%q: tensor<1x4x300x64xf16>, %k: tensor<1x4x300x64x
 // -----
 
 // DEF-LABEL: func.func @d64_softcap
-// DEF: family = "wgmma", kv_tile = 128 : i64, q_tile = 64 : i64
+// DEF: #tx.wgmma_strategy<warps = 4, q_tile = 64, kv_tile = 128,
 func.func @d64_softcap(%q: tensor<1x4x300x64xf16>, %k: tensor<1x4x300x64xf16>, %v: tensor<1x4x300x64xf16>) -> tensor<1x4x300x64xf16> {
   %0 = tx.attention %q, %k, %v softcap = 30.0 : tensor<1x4x300x64xf16>, tensor<1x4x300x64xf16>, tensor<1x4x300x64xf16> -> tensor<1x4x300x64xf16>
   return %0 : tensor<1x4x300x64xf16>
@@ -135,9 +135,9 @@ func.func @d64_softcap(%q: tensor<1x4x300x64xf16>, %k: tensor<1x4x300x64xf16>, %
 
 // Softcap: on by default like the uncapped op (H200: 1.05-1.07x, session 16).
 // DEF-LABEL: func.func @d128_softcap
-// DEF: producer_warps = 4 : i64
+// DEF: producer_warps = 4>
 // ON-LABEL: func.func @d128_softcap
-// ON: producer_warps = 4 : i64
+// ON: producer_warps = 4>
 // LAUNCH-LABEL: func.func @d128_softcap
 // LAUNCH: threads({{.*}}) in ({{.*}} = %c384, {{.*}})
 // LAUNCH: nvvm.mbarrier.init

@@ -17,16 +17,16 @@
 // Llama-3-style GQA decode, f16, D = 128: a cluster of up to 8 CTAs for
 // short calls (decided at run time); with 8 warps per CTA too.
 // STRAT-LABEL: func.func @gqa
-// STRAT: tx.gpu_strategy = {cluster = 8 : i64, cluster_short_only = true, family = "decode", kv_splits = 0 : i64, merge_kernel = true, num_sms = 132 : i64, stages = 3 : i64, tensor_cores = true, tile_keys = 16 : i64, warps = 4 : i64}
+// STRAT: tx.gpu_strategy = #tx.decode_strategy<warps = 4, kv_splits = 0, num_sms = 132, stages = 3, tile_keys = 16, cluster = 8, cluster_short_only = true, merge_kernel = true>
 // STRAT80-LABEL: func.func @gqa
 // STRAT80-NOT: cluster
-// STRAT80: family = "decode"
+// STRAT80: #tx.decode_strategy<
 // STRAT80-NOT: cluster
 // A forced cluster: every call, at most 16 splits.
 // STRAT16-LABEL: func.func @gqa
-// STRAT16: {cluster = 16 : i64, family = "decode"
+// STRAT16: #tx.decode_strategy<warps = 4, kv_splits = 0, num_sms = 132, stages = 3, tile_keys = 16, cluster = 16,
 // STRAT8-LABEL: func.func @gqa
-// STRAT8: cluster = 8 : i64, cluster_short_only = true
+// STRAT8: cluster = 8, cluster_short_only = true
 func.func @gqa(%q: tensor<?x32x1x128xf16>, %k: tensor<?x8x?x128xf16>, %v: tensor<?x8x?x128xf16>) -> tensor<?x32x1x128xf16> {
   %o = tx.attention %q, %k, %v : tensor<?x32x1x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16> -> tensor<?x32x1x128xf16>
   return %o : tensor<?x32x1x128xf16>
@@ -42,7 +42,7 @@ func.func @gqa(%q: tensor<?x32x1x128xf16>, %k: tensor<?x8x?x128xf16>, %v: tensor
 // STRAT-LABEL: func.func @long
 // STRAT-NOT: cluster
 // STRAT-LABEL: func.func @short
-// STRAT: cluster = 8 : i64, cluster_short_only = true
+// STRAT: cluster = 8, cluster_short_only = true
 func.func @mha(%q: tensor<?x32x1x128xf16>, %k: tensor<?x32x?x128xf16>, %v: tensor<?x32x?x128xf16>) -> tensor<?x32x1x128xf16> {
   %o = tx.attention %q, %k, %v : tensor<?x32x1x128xf16>, tensor<?x32x?x128xf16>, tensor<?x32x?x128xf16> -> tensor<?x32x1x128xf16>
   return %o : tensor<?x32x1x128xf16>
@@ -74,15 +74,15 @@ func.func @dv256(%q: tensor<1x8x1x64xf16>, %k: tensor<1x2x300x64xf16>, %v: tenso
 // A hand-written strategy with the cluster merge: kept by the strategy
 // step whatever its options, mapped on sm_90, refused on sm_80.
 // STRAT-LABEL: func.func @hand
-// STRAT: tx.gpu_strategy = {cluster = 4 : i64, family = "decode", kv_splits = 2 : i64, num_sms = 132 : i64, stages = 3 : i64, tile_keys = 16 : i64, warps = 4 : i64}
+// STRAT: tx.gpu_strategy = #tx.decode_strategy<warps = 4, kv_splits = 2, num_sms = 132, stages = 3, tile_keys = 16, cluster = 4>
 // STRAT80-LABEL: func.func @hand
-// STRAT80: tx.gpu_strategy = {cluster = 4 : i64, family = "decode", kv_splits = 2 : i64, num_sms = 132 : i64, stages = 3 : i64, tile_keys = 16 : i64, warps = 4 : i64}
+// STRAT80: tx.gpu_strategy = #tx.decode_strategy<warps = 4, kv_splits = 2, num_sms = 132, stages = 3, tile_keys = 16, cluster = 4>
 // MAP80: decode-cluster.mlir:[[@LINE+5]]:8: error: tx-map-attention-to-gpu: its tx.gpu_strategy asks for the cluster merge of the decode family ('cluster' = 4), which needs sm_90 or newer (this mapping targets sm = 80)
 // MAP-LABEL: func.func @hand
 // MAP: gpu.launch clusters
 // MAP: } {tx.required_chip = "sm_90"}
 func.func @hand(%q: tensor<1x8x1x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x8x1x64xf16> {
-  %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "decode", warps = 4 : i64, kv_splits = 2 : i64, num_sms = 132 : i64, stages = 3 : i64, tile_keys = 16 : i64, cluster = 4 : i64}} : tensor<1x8x1x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x8x1x64xf16>
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = #tx.decode_strategy<warps = 4, kv_splits = 2, num_sms = 132, stages = 3, tile_keys = 16, cluster = 4>} : tensor<1x8x1x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x8x1x64xf16>
   return %o : tensor<1x8x1x64xf16>
 }
 
@@ -99,7 +99,7 @@ func.func @hand(%q: tensor<1x8x1x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor
 // MAP: gpu.launch blocks
 // MAP: } {tx.required_chip = "sm_80"}
 func.func @hand_lengths(%q: tensor<1x2x1x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>, %kl: tensor<1xi32>) -> tensor<1x2x1x64xf16> {
-  %o = tx.attention %q, %k, %v kv_lengths(%kl : tensor<1xi32>) {tx.gpu_strategy = {family = "decode", warps = 4 : i64, kv_splits = 0 : i64, num_sms = 132 : i64, stages = 3 : i64, tile_keys = 16 : i64, cluster = 2 : i64, cluster_short_only = true}} : tensor<1x2x1x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x2x1x64xf16>
+  %o = tx.attention %q, %k, %v kv_lengths(%kl : tensor<1xi32>) {tx.gpu_strategy = #tx.decode_strategy<warps = 4, kv_splits = 0, num_sms = 132, stages = 3, tile_keys = 16, cluster = 2, cluster_short_only = true>} : tensor<1x2x1x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x2x1x64xf16>
   return %o : tensor<1x2x1x64xf16>
 }
 
@@ -120,10 +120,10 @@ func.func @hand_lengths(%q: tensor<1x2x1x64xf16>, %k: tensor<1x1x64x64xf16>, %v:
 // MAP: memref.atomic_rmw addi
 // MAP: } {tx.required_chip = "sm_80"}
 func.func @hand_merge_kernel(%q: tensor<1x8x1x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x8x1x64xf16> {
-  %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "decode", warps = 4 : i64, kv_splits = 2 : i64, num_sms = 132 : i64, stages = 3 : i64, tile_keys = 16 : i64, merge_kernel = true}} : tensor<1x8x1x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x8x1x64xf16>
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = #tx.decode_strategy<warps = 4, kv_splits = 2, num_sms = 132, stages = 3, tile_keys = 16, merge_kernel = true>} : tensor<1x8x1x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x8x1x64xf16>
   return %o : tensor<1x8x1x64xf16>
 }
 func.func @hand_ticket(%q: tensor<1x8x1x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x8x1x64xf16> {
-  %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "decode", warps = 4 : i64, kv_splits = 2 : i64, num_sms = 132 : i64, stages = 3 : i64, tile_keys = 16 : i64}} : tensor<1x8x1x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x8x1x64xf16>
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = #tx.decode_strategy<warps = 4, kv_splits = 2, num_sms = 132, stages = 3, tile_keys = 16>} : tensor<1x8x1x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x8x1x64xf16>
   return %o : tensor<1x8x1x64xf16>
 }

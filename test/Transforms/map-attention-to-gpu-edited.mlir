@@ -62,7 +62,7 @@ module {
       scf.forall.in_parallel {
         tensor.parallel_insert_slice %13 into %arg6[%arg3, %arg4, %arg5, 0] [1, 1, 32, 32] [1, 1, 1, 1] : tensor<1x1x32x32xf32> into tensor<1x2x64x32xf32>
       }
-    } {tx.gpu_strategy = {family = "simt", kv_tile = 64 : i64, q_tile = 32 : i64, warps = 4 : i64}}
+    } {tx.gpu_strategy = #tx.simt_strategy<warps = 4, q_tile = 32, kv_tile = 64>}
     return %1 : tensor<1x2x64x32xf32>
   }
 }
@@ -124,14 +124,15 @@ module {
       scf.forall.in_parallel {
         tensor.parallel_insert_slice %13 into %arg6[%arg3, %arg4, %arg5, 0] [1, 1, 32, 32] [1, 1, 1, 1] : tensor<1x1x32x32xf32> into tensor<1x2x64x32xf32>
       }
-    } {tx.gpu_strategy = {family = "simt", kv_tile = 64 : i64, q_tile = 32 : i64, warps = 4 : i64}}
+    } {tx.gpu_strategy = #tx.simt_strategy<warps = 4, q_tile = 32, kv_tile = 64>}
     return %1 : tensor<1x2x64x32xf32>
   }
 }
 
 // -----
 
-// CHECK: map-attention-to-gpu-edited.mlir:[[@LINE+10]]:{{[0-9]+}}: error: tx-map-attention-to-gpu: tx.gpu_strategy must be a dictionary
+// A softmax strategy on an attention forall.
+// CHECK: map-attention-to-gpu-edited.mlir:[[@LINE+10]]:{{[0-9]+}}: error: tx-map-attention-to-gpu: its tx.gpu_strategy is not an attention strategy
 #map = affine_map<()[s0] -> (s0 + 64)>
 #map1 = affine_map<()[s0] -> (128, s0 + 96)>
 #map2 = affine_map<(d0) -> (d0, 0)>
@@ -186,7 +187,7 @@ module {
       scf.forall.in_parallel {
         tensor.parallel_insert_slice %13 into %arg6[%arg3, %arg4, %arg5, 0] [1, 1, 32, 32] [1, 1, 1, 1] : tensor<1x1x32x32xf32> into tensor<1x2x64x32xf32>
       }
-    } {tx.gpu_strategy = [1, 2]}
+    } {tx.gpu_strategy = #tx.softmax_strategy<rows_per_cta = 1, scalar = <vector_width = 1, threads_per_row = 128, block_size = 128, cached = 0, grid_ctas = 0, unroll = 4>>}
     return %1 : tensor<1x2x64x32xf32>
   }
 }
@@ -248,7 +249,7 @@ module {
       scf.forall.in_parallel {
         tensor.parallel_insert_slice %13 into %arg6[%arg3, %arg4, %arg5, 0] [1, 1, 32, 32] [1, 1, 1, 1] : tensor<1x1x32x32xf32> into tensor<1x2x64x32xf32>
       }
-    } {tx.gpu_strategy = {family = "mma", kv_tile = 64 : i64, m_tiles = 2 : i64, q_tile = 32 : i64, warps = 1 : i64}}
+    } {tx.gpu_strategy = #tx.mma_strategy<warps = 1, q_tile = 32, kv_tile = 64, m_tiles = 2>}
     return %1 : tensor<1x2x64x32xf32>
   }
 }
@@ -310,7 +311,7 @@ module {
       scf.forall.in_parallel {
         tensor.parallel_insert_slice %13 into %arg6[%arg3, %arg4, %arg5, 0] [1, 1, 32, 32] [1, 1, 1, 1] : tensor<1x1x32x32xf32> into tensor<1x2x64x32xf32>
       }
-    } {tx.gpu_strategy = {family = "simt", kv_tile = 64 : i64, q_tile = 32 : i64, warps = 4 : i64}}
+    } {tx.gpu_strategy = #tx.simt_strategy<warps = 4, q_tile = 32, kv_tile = 64>}
     return %1 : tensor<1x2x64x32xf32>
   }
 }

@@ -28,10 +28,10 @@
 // CHECK-NOT: bufferization.alloc_tensor
 // CHECK:     tx.online_attention %[[Q]], %[[KS]], %[[VS]] scale
 // CHECK:   } {tx.pipeline_stages = 2 : i64}
-// CHECK: } {tx.gpu_strategy = {family = "wgmma", kv_tile = 128 : i64, q_tile = 64 : i64, stages = 2 : i64, warps = 4 : i64}}
+// CHECK: } {tx.gpu_strategy = #tx.wgmma_strategy<warps = 4, q_tile = 64, kv_tile = 128, stages = 2>}
 // MMA-LABEL: func.func @wgmma_f16
 // MMA:   } {tx.pipeline_stages = 1 : i64}
-// MMA: } {tx.gpu_strategy = {family = "mma"
+// MMA: } {tx.gpu_strategy = #tx.mma_strategy<
 // PIPE-LABEL: func.func @wgmma_f16
 // PIPE: bufferization.materialize_in_destination
 // PIPE: } {tx.pipeline_stages = 2 : i64}
@@ -49,7 +49,7 @@ func.func @wgmma_f16(%q: tensor<2x4x100x64xf16>, %k: tensor<2x2x200x64xf16>, %v:
 // CHECK-NOT: bufferization.alloc_tensor
 // CHECK: tx.online_attention %{{.*}}, %{{.*}}, %{{.*}} mask(%[[MASK:[a-z_0-9]+]] :
 // CHECK: } {tx.pipeline_stages = 1 : i64}
-// CHECK: family = "simt"
+// CHECK: #tx.simt_strategy<
 // MMA-LABEL: func.func @simt_f32_mask
 // MMA: } {tx.pipeline_stages = 1 : i64}
 func.func @simt_f32_mask(%q: tensor<1x2x40x16xf32>, %k: tensor<1x2x50x16xf32>, %v: tensor<1x2x50x16xf32>, %m: tensor<1x2x40x50xi1>) -> tensor<1x2x40x16xf32> {
@@ -67,7 +67,7 @@ func.func @simt_f32_mask(%q: tensor<1x2x40x16xf32>, %k: tensor<1x2x50x16xf32>, %
 // CHECK: scf.for
 // CHECK-COUNT-2: bufferization.alloc_tensor() {memory_space = #gpu.address_space<workgroup>} : tensor<1x1x16x128xf16>
 // CHECK: } {tx.pipeline_stages = 3 : i64}
-// CHECK: family = "decode"
+// CHECK: #tx.decode_strategy<
 func.func @decode_gqa(%q: tensor<2x32x1x128xf16>, %k: tensor<2x8x4096x128xf16>, %v: tensor<2x8x4096x128xf16>) -> tensor<2x32x1x128xf16> {
   %o = tx.attention %q, %k, %v : tensor<2x32x1x128xf16>, tensor<2x8x4096x128xf16>, tensor<2x8x4096x128xf16> -> tensor<2x32x1x128xf16>
   return %o : tensor<2x32x1x128xf16>

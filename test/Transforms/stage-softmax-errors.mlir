@@ -29,7 +29,7 @@ func.func @short_rows_staged(%arg0: tensor<64x1024xf16>) -> tensor<64x1024xf16> 
     scf.forall.in_parallel {
       tensor.parallel_insert_slice %2 into %arg2[%arg1, 0] [4, 1024] [1, 1] : tensor<4x1024xf16> into tensor<64x1024xf16>
     }
-  } {tx.gpu_strategy = {family = "softmax", rows_per_cta = 4 : i64, scalar = {block_size = 128 : i64, bulk_chunk_bytes = 0 : i64, bulk_slots = 0 : i64, cached = 8 : i64, grid_ctas = 0 : i64, peel = false, prefetch = true, smem_row_bytes = 0 : i64, threads_per_row = 128 : i64, unroll = 4 : i64, vector_width = 1 : i64}, vector = {block_size = 128 : i64, bulk_chunk_bytes = 0 : i64, bulk_slots = 0 : i64, cached = 4 : i64, grid_ctas = 0 : i64, peel = false, prefetch = true, smem_row_bytes = 0 : i64, threads_per_row = 32 : i64, unroll = 4 : i64, vector_width = 8 : i64}}}
+  } {tx.gpu_strategy = #tx.softmax_strategy<rows_per_cta = 4, scalar = <vector_width = 1, threads_per_row = 128, block_size = 128, cached = 8, grid_ctas = 0, prefetch = true, unroll = 4>, vector = <vector_width = 8, threads_per_row = 32, block_size = 128, cached = 4, grid_ctas = 0, prefetch = true, unroll = 4>>}
   return %1 : tensor<64x1024xf16>
 }
 module attributes {transform.with_named_sequence} {

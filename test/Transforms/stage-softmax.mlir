@@ -59,7 +59,7 @@ module attributes {transform.with_named_sequence} {
 // CHECK-LABEL: func.func @short_rows
 // CHECK-NOT: bufferization.alloc_tensor
 // CHECK: tx.softmax %{{.*}} dim = 1 : tensor<4x1024xf16>
-// CHECK: smem_row_bytes = 0
+// CHECK: #tx.softmax_strategy<{{.*}}vector = <{{[^>]*}}unroll = {{[0-9]+}}>>
 // USER-LABEL: func.func @short_rows
 // USER: gpu.launch
 func.func @short_rows(%x: tensor<64x1024xf16>) -> tensor<64x1024xf16> {

@@ -10,7 +10,7 @@
 // SM80: strategy-kept-chip.mlir:[[@LINE+3]]:8: error: tx-map-softmax-to-gpu: its tx.gpu_strategy copies rows by cp.async.bulk ('vector.bulk_chunk_bytes' = 16384), which needs sm_90 or newer (this mapping targets sm = 80)
 // SM86: strategy-kept-chip.mlir:[[@LINE+2]]:8: error: tx-map-softmax-to-gpu: its tx.gpu_strategy copies rows by cp.async.bulk ('vector.bulk_chunk_bytes' = 16384), which needs sm_90 or newer (this mapping targets sm = 86)
 func.func @vocab_sm90(%x: tensor<64x50257xf32>) -> tensor<64x50257xf32> {
-  %y = tx.softmax %x dim = 1 {tx.gpu_strategy = {family = "softmax", rows_per_cta = 1 : i64, scalar = {block_size = 512 : i64, bulk_chunk_bytes = 0 : i64, bulk_slots = 0 : i64, cached = 0 : i64, grid_ctas = 0 : i64, peel = false, prefetch = true, smem_row_bytes = 0 : i64, threads_per_row = 512 : i64, unroll = 4 : i64, vector_width = 1 : i64}, vector = {block_size = 512 : i64, bulk_chunk_bytes = 16384 : i64, bulk_slots = 14 : i64, cached = 0 : i64, grid_ctas = 132 : i64, peel = true, prefetch = true, smem_row_bytes = 201024 : i64, threads_per_row = 512 : i64, unroll = 4 : i64, vector_width = 4 : i64}}} : tensor<64x50257xf32>
+  %y = tx.softmax %x dim = 1 {tx.gpu_strategy = #tx.softmax_strategy<rows_per_cta = 1, scalar = <vector_width = 1, threads_per_row = 512, block_size = 512, cached = 0, grid_ctas = 0, prefetch = true, unroll = 4>, vector = <vector_width = 4, threads_per_row = 512, block_size = 512, cached = 0, peel = true, grid_ctas = 132, prefetch = true, unroll = 4, smem_row_bytes = 201024, bulk_chunk_bytes = 16384, bulk_slots = 14>>} : tensor<64x50257xf32>
   return %y : tensor<64x50257xf32>
 }
 
@@ -18,6 +18,6 @@ func.func @vocab_sm90(%x: tensor<64x50257xf32>) -> tensor<64x50257xf32> {
 
 // SM86: strategy-kept-chip.mlir:[[@LINE+2]]:8: error: tx-map-softmax-to-gpu: its tx.gpu_strategy's vector kernel needs 201168 bytes of dynamic shared memory ('vector.smem_row_bytes' = 201024), more than max-shared-memory = 101376
 func.func @vocab_sm80(%x: tensor<64x50257xf32>) -> tensor<64x50257xf32> {
-  %y = tx.softmax %x dim = 1 {tx.gpu_strategy = {family = "softmax", rows_per_cta = 1 : i64, scalar = {block_size = 512 : i64, bulk_chunk_bytes = 0 : i64, bulk_slots = 0 : i64, cached = 0 : i64, grid_ctas = 0 : i64, peel = false, prefetch = true, smem_row_bytes = 0 : i64, threads_per_row = 512 : i64, unroll = 4 : i64, vector_width = 1 : i64}, vector = {block_size = 512 : i64, bulk_chunk_bytes = 0 : i64, bulk_slots = 0 : i64, cached = 0 : i64, grid_ctas = 0 : i64, peel = true, prefetch = true, smem_row_bytes = 201024 : i64, threads_per_row = 512 : i64, unroll = 4 : i64, vector_width = 4 : i64}}} : tensor<64x50257xf32>
+  %y = tx.softmax %x dim = 1 {tx.gpu_strategy = #tx.softmax_strategy<rows_per_cta = 1, scalar = <vector_width = 1, threads_per_row = 512, block_size = 512, cached = 0, grid_ctas = 0, prefetch = true, unroll = 4>, vector = <vector_width = 4, threads_per_row = 512, block_size = 512, cached = 0, peel = true, grid_ctas = 0, prefetch = true, unroll = 4, smem_row_bytes = 201024>>} : tensor<64x50257xf32>
   return %y : tensor<64x50257xf32>
 }

@@ -10,9 +10,9 @@
 // RUN: tx-opt %s --split-input-file --tx-gpu-pipeline="chip=sm_90 format=isa" | FileCheck %s --check-prefix=PIPE
 
 // CHECK-LABEL: func.func @hand_simt
-// CHECK: tx.attention {{.*}}{tx.gpu_strategy = {family = "simt", kv_tile = 32 : i64, q_tile = 16 : i64, warps = 4 : i64}}
+// CHECK: tx.attention {{.*}}{tx.gpu_strategy = #tx.simt_strategy<warps = 4, q_tile = 16, kv_tile = 32>}
 // CHECK-LABEL: func.func @table
-// CHECK: tx.attention {{.*}}{tx.gpu_strategy = {family = "mma"
+// CHECK: tx.attention {{.*}}{tx.gpu_strategy = #tx.mma_strategy<
 // PIPE: gpu.binary @hand_simt_kernel
 // PIPE-SAME: .maxntid 128, 1, 1
 // PIPE-NOT: mma.sync
@@ -20,7 +20,7 @@
 // PIPE-SAME: .maxntid 256, 1, 1
 // PIPE-SAME: mma.sync
 func.func @hand_simt(%q: tensor<2x4x64x64xf16>, %k: tensor<2x4x64x64xf16>, %v: tensor<2x4x64x64xf16>) -> tensor<2x4x64x64xf16> {
-  %o = tx.attention %q, %k, %v {tx.gpu_strategy = {family = "simt", kv_tile = 32 : i64, q_tile = 16 : i64, warps = 4 : i64}} : tensor<2x4x64x64xf16>, tensor<2x4x64x64xf16>, tensor<2x4x64x64xf16> -> tensor<2x4x64x64xf16>
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = #tx.simt_strategy<warps = 4, q_tile = 16, kv_tile = 32>} : tensor<2x4x64x64xf16>, tensor<2x4x64x64xf16>, tensor<2x4x64x64xf16> -> tensor<2x4x64x64xf16>
   return %o : tensor<2x4x64x64xf16>
 }
 func.func @table(%q: tensor<2x4x64x64xf16>, %k: tensor<2x4x64x64xf16>, %v: tensor<2x4x64x64xf16>) -> tensor<2x4x64x64xf16> {
@@ -33,12 +33,12 @@ func.func @table(%q: tensor<2x4x64x64xf16>, %k: tensor<2x4x64x64xf16>, %v: tenso
 // A softmax strategy of 256 threads per CTA, one row per warp, for both
 // kernels (the table picks 128 threads for these rows, 4 rows per CTA).
 // CHECK-LABEL: func.func @hand_softmax
-// CHECK: tx.softmax {{.*}}{tx.gpu_strategy = {family = "softmax", rows_per_cta = 8 : i64, scalar = {block_size = 256 : i64, bulk_chunk_bytes = 0 : i64, bulk_slots = 0 : i64, cached = 0 : i64, grid_ctas = 0 : i64, peel = false, prefetch = true, smem_row_bytes = 0 : i64, threads_per_row = 32 : i64, unroll = 4 : i64, vector_width = 1 : i64}, vector = {block_size = 256 : i64, bulk_chunk_bytes = 0 : i64, bulk_slots = 0 : i64, cached = 4 : i64, grid_ctas = 0 : i64, peel = false, prefetch = true, smem_row_bytes = 0 : i64, threads_per_row = 32 : i64, unroll = 4 : i64, vector_width = 8 : i64}}}
+// CHECK: tx.softmax {{.*}}{tx.gpu_strategy = #tx.softmax_strategy<rows_per_cta = 8, scalar = <vector_width = 1, threads_per_row = 32, block_size = 256, cached = 0, grid_ctas = 0, prefetch = true, unroll = 4>, vector = <vector_width = 8, threads_per_row = 32, block_size = 256, cached = 4, grid_ctas = 0, prefetch = true, unroll = 4>>}
 // PIPE: gpu.binary @hand_softmax_kernel
 // PIPE-SAME: .maxntid 256, 1, 1
 // PIPE: gpu.binary @hand_softmax_kernel_
 // PIPE-SAME: .maxntid 256, 1, 1
 func.func @hand_softmax(%x: tensor<64x1024xf16>) -> tensor<64x1024xf16> {
-  %y = tx.softmax %x dim = 1 {tx.gpu_strategy = {family = "softmax", rows_per_cta = 8 : i64, scalar = {block_size = 256 : i64, bulk_chunk_bytes = 0 : i64, bulk_slots = 0 : i64, cached = 0 : i64, grid_ctas = 0 : i64, peel = false, prefetch = true, smem_row_bytes = 0 : i64, threads_per_row = 32 : i64, unroll = 4 : i64, vector_width = 1 : i64}, vector = {block_size = 256 : i64, bulk_chunk_bytes = 0 : i64, bulk_slots = 0 : i64, cached = 4 : i64, grid_ctas = 0 : i64, peel = false, prefetch = true, smem_row_bytes = 0 : i64, threads_per_row = 32 : i64, unroll = 4 : i64, vector_width = 8 : i64}}} : tensor<64x1024xf16>
+  %y = tx.softmax %x dim = 1 {tx.gpu_strategy = #tx.softmax_strategy<rows_per_cta = 8, scalar = <vector_width = 1, threads_per_row = 32, block_size = 256, cached = 0, grid_ctas = 0, prefetch = true, unroll = 4>, vector = <vector_width = 8, threads_per_row = 32, block_size = 256, cached = 4, grid_ctas = 0, prefetch = true, unroll = 4>>} : tensor<64x1024xf16>
   return %y : tensor<64x1024xf16>
 }

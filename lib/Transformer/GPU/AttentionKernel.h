@@ -5,7 +5,7 @@
 //   tx-attention-strategy   chooseAttentionKernel: kernel family and tile
 //                           sizes for the chip, element type, head dims and
 //                           mask (the one table of tile choices), stored on
-//                           the op as the `tx.gpu_strategy` dictionary
+//                           the op as a typed `tx.gpu_strategy` (TxAttrs.td)
 //   tx-tile-attention       the FlashAttention-2 tiled IR with those sizes
 //   tx-map-attention-to-gpu the scf.forall of query tiles becomes the grid,
 //                           its key-tile loop and tx.online_attention the
@@ -251,15 +251,13 @@ chooseAttentionKernel(Operation *diag, const AttentionProblem &p,
                       const AttentionTarget &target,
                       const AttentionChoices &choices);
 
-/// The name of the attribute that carries a strategy on a tx.attention and
-/// on the scf.forall that tiles it.
-inline constexpr llvm::StringLiteral kGpuStrategyAttr = "tx.gpu_strategy";
-
-/// A strategy as a dictionary {family = "simt"|"mma"|"wgmma"|"decode",
-/// warps, q_tile, kv_tile, ...} and back (the fields that depend only on
-/// the problem are recomputed from `p`).
-DictionaryAttr strategyToAttr(MLIRContext *ctx, const FlashConfig &cfg);
-FailureOr<FlashConfig> strategyFromAttr(DictionaryAttr attr,
+/// A strategy as its typed attribute (#tx.simt_strategy, #tx.mma_strategy,
+/// #tx.wgmma_strategy, #tx.decode_strategy; TxAttrs.td) and back. The
+/// attribute's verifier has checked its ranges; strategyFromAttr checks what
+/// depends on `p` (static sizes, a mask) and recomputes the fields that
+/// depend only on the problem.
+Attribute strategyToAttr(MLIRContext *ctx, const FlashConfig &cfg);
+FailureOr<FlashConfig> strategyFromAttr(AttentionTilingAttr attr,
                                         const AttentionProblem &p,
                                         llvm::function_ref<void(const Twine &)> fail);
 

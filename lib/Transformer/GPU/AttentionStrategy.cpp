@@ -520,189 +520,87 @@ mlir::tx::chooseAttentionKernel(Operation *op, const AttentionProblem &p,
 // The attribute
 //===----------------------------------------------------------------------===//
 
-static StringRef familyOf(const FlashConfig &c) {
-  return c.decode ? "decode" : c.wgmma ? "wgmma" : c.mma ? "mma" : "simt";
+Attribute mlir::tx::strategyToAttr(MLIRContext *ctx, const FlashConfig &c) {
+  if (c.decode)
+    return DecodeStrategyAttr::get(
+        ctx, c.warps, c.kvSplits, c.numSms, c.decodeStages, c.decodeTileKeys,
+        c.decodeTC, c.decodeCluster,
+        c.decodeCluster && c.decodeClusterShortOnly, c.decodeMergeKernel);
+  if (c.wgmma)
+    return WgmmaStrategyAttr::get(ctx, c.warps, c.qTile, c.kvTile, c.stages,
+                                  c.producerWarps);
+  if (c.mma)
+    return MmaStrategyAttr::get(ctx, c.warps, c.qTile, c.kvTile, c.mTiles);
+  return SimtStrategyAttr::get(ctx, c.warps, c.qTile, c.kvTile);
 }
 
-DictionaryAttr mlir::tx::strategyToAttr(MLIRContext *ctx,
-                                        const FlashConfig &c) {
-  Builder b(ctx);
-  SmallVector<NamedAttribute> a;
-  auto i = [&](StringRef name, int64_t v) {
-    a.push_back(b.getNamedAttr(name, b.getI64IntegerAttr(v)));
-  };
-  a.push_back(b.getNamedAttr("family", b.getStringAttr(familyOf(c))));
-  i("warps", c.warps);
-  if (c.decode) {
-    i("kv_splits", c.kvSplits);
-    i("num_sms", c.numSms);
-    i("stages", c.decodeStages);
-    i("tile_keys", c.decodeTileKeys);
-    a.push_back(b.getNamedAttr("tensor_cores", b.getBoolAttr(c.decodeTC)));
-    if (c.decodeCluster)
-      i("cluster", c.decodeCluster);
-    if (c.decodeCluster && c.decodeClusterShortOnly)
-      a.push_back(b.getNamedAttr("cluster_short_only", b.getBoolAttr(true)));
-    if (c.decodeMergeKernel)
-      a.push_back(b.getNamedAttr("merge_kernel", b.getBoolAttr(true)));
-  } else {
-    i("q_tile", c.qTile);
-    i("kv_tile", c.kvTile);
-    if (c.mma && !c.wgmma)
-      i("m_tiles", c.mTiles);
-    if (c.wgmma)
-      i("stages", c.stages);
-    if (c.wgmma && c.producerWarps)
-      i("producer_warps", c.producerWarps);
+/// The decode family's fields of `c` from `a`, checked against `p`.
+static LogicalResult decodeFromAttr(DecodeStrategyAttr a,
+                                    const AttentionProblem &p, FlashConfig &c,
+                                    llvm::function_ref<void(const Twine &)> bad) {
+  auto qTy = cast<RankedTensorType>(p.query.getType());
+  int64_t Hkv = cast<RankedTensorType>(p.key.getType()).getDimSize(1);
+  if (qTy.isDynamicDim(1) || qTy.isDynamicDim(2) ||
+      ShapedType::isDynamic(Hkv) || Hkv < 1) {
+    bad("the decode family needs static H, Hkv and Sq");
+    return failure();
   }
-  return b.getDictionaryAttr(a);
+  c.decode = true;
+  c.warps = a.getWarps();
+  c.decodeG = qTy.getDimSize(1) / Hkv;
+  c.decodeSq = qTy.getDimSize(2);
+  c.kvSplits = a.getKvSplits();
+  c.numSms = a.getNumSms();
+  c.decodeStages = a.getStages();
+  c.decodeTileKeys = a.getTileKeys();
+  // tensor_cores = true still keeps CUDA cores where the problem does not
+  // allow tensor cores.
+  AttentionTarget t;
+  c.decodeTC = decodeTensorCores(c, p, t, a.getTensorCores());
+  c.decodeCluster = a.getCluster();
+  if (c.decodeCluster > 0 && c.Dv > 128) {
+    bad("'cluster' needs Dv <= 128, got Dv = " + Twine(c.Dv));
+    return failure();
+  }
+  c.decodeClusterShortOnly = a.getClusterShortOnly();
+  c.decodeMergeKernel = a.getMergeKernel();
+  return success();
 }
 
 FailureOr<FlashConfig>
-mlir::tx::strategyFromAttr(DictionaryAttr attr, const AttentionProblem &p,
+mlir::tx::strategyFromAttr(AttentionTilingAttr attr, const AttentionProblem &p,
                            llvm::function_ref<void(const Twine &)> fail) {
-  auto bad = [&](const Twine &msg) -> FailureOr<FlashConfig> {
+  auto bad = [&](const Twine &msg) {
     fail(Twine(kGpuStrategyAttr) + ": " + msg);
-    return failure();
   };
-  auto fam = attr.getAs<StringAttr>("family");
-  if (!fam)
-    return bad("missing 'family' (simt, mma, wgmma or decode)");
   FlashConfig c;
-  StringRef f = fam.getValue();
-  if (f != "simt" && f != "mma" && f != "wgmma" && f != "decode")
-    return bad("unknown family '" + f + "'; expected simt, mma, wgmma or "
-               "decode");
-  c.decode = f == "decode";
-  c.wgmma = f == "wgmma";
-  c.mma = f == "mma" || c.wgmma;
-  auto get = [&](StringRef name, int64_t &out) -> bool {
-    auto v = attr.getAs<IntegerAttr>(name);
-    // (An integer of more than 64 significant bits is refused, not
-    // truncated.)
-    if (!v || v.getValue().getSignificantBits() > 64)
-      return false;
-    out = v.getInt();
-    return true;
-  };
   c.D = p.D();
   c.Dv = p.Dv();
-  Type elt = p.elementType();
-  c.eltBytes = elt.isF32() ? 4 : 2;
-  if (!get("warps", c.warps) || c.warps < 1 || c.warps > 32)
-    return bad("'warps' must be in [1, 32]");
-  if (c.decode) {
-    auto qTy = cast<RankedTensorType>(p.query.getType());
-    int64_t Hkv = cast<RankedTensorType>(p.key.getType()).getDimSize(1);
-    if (qTy.isDynamicDim(1) || qTy.isDynamicDim(2) ||
-        ShapedType::isDynamic(Hkv) || Hkv < 1)
-      return bad("the decode family needs static H, Hkv and Sq");
-    c.decodeG = qTy.getDimSize(1) / Hkv;
-    c.decodeSq = qTy.getDimSize(2);
-    if (!get("kv_splits", c.kvSplits) || !get("num_sms", c.numSms) ||
-        !get("stages", c.decodeStages) || !get("tile_keys", c.decodeTileKeys))
-      return bad("the decode family needs kv_splits, num_sms, stages and "
-                 "tile_keys");
-    if (c.kvSplits < 0 || c.kvSplits > 65536)
-      return bad("'kv_splits' must be 0 (from 'num_sms') or in [1, 65536], "
-                 "got " + Twine(c.kvSplits));
-    if (c.numSms < 1 || c.numSms > 4096)
-      return bad("'num_sms' must be in [1, 4096], got " + Twine(c.numSms));
-    if (c.decodeStages < 2 || c.decodeStages > 4)
-      return bad("'stages' must be in [2, 4], got " + Twine(c.decodeStages));
-    if (c.decodeTileKeys != 16 && c.decodeTileKeys != 32)
-      return bad("'tile_keys' must be 16 or 32, got " +
-                 Twine(c.decodeTileKeys));
-    // Optional: whether the products run on tensor cores (the strategy
-    // writes its decision; absent = true, which still keeps CUDA cores
-    // where the problem does not allow tensor cores).
-    bool tc = true;
-    if (Attribute x = attr.get("tensor_cores")) {
-      auto flag = dyn_cast<BoolAttr>(x);
-      if (!flag) {
-        std::string got;
-        llvm::raw_string_ostream os(got);
-        x.print(os);
-        return bad("'tensor_cores' must be a bool (true or false), got " +
-                   got);
-      }
-      tc = flag.getValue();
-    }
-    AttentionTarget t;
-    c.decodeTC = decodeTensorCores(c, p, t, tc);
-    // Optional: the cluster merge's most splits (absent = 0, the workspace
-    // merge).
-    if (attr.get("cluster") &&
-        (!get("cluster", c.decodeCluster) || c.decodeCluster < 0 ||
-         c.decodeCluster > 16))
-      return bad("'cluster' must be an integer in [0, 16] (0 = the "
-                 "workspace merge)");
-    if (c.decodeCluster > 0 && c.kvSplits > c.decodeCluster)
-      return bad("'kv_splits' = " + Twine(c.kvSplits) +
-                 " is more than 'cluster' = " + Twine(c.decodeCluster));
-    if (c.decodeCluster > 0 && c.Dv > 128)
-      return bad("'cluster' needs Dv <= 128, got Dv = " + Twine(c.Dv));
-    // Optional: the cluster merge for short calls only (absent = false:
-    // every call).
-    if (Attribute x = attr.get("cluster_short_only")) {
-      auto flag = dyn_cast<BoolAttr>(x);
-      if (!flag || (flag.getValue() && c.decodeCluster == 0))
-        return bad("'cluster_short_only' must be a bool, true only with "
-                   "'cluster' > 0");
-      c.decodeClusterShortOnly = flag.getValue();
-    }
-    // Optional: the workspace merge as a second kernel (absent = false:
-    // the last CTA to arrive merges).
-    if (Attribute x = attr.get("merge_kernel")) {
-      auto flag = dyn_cast<BoolAttr>(x);
-      if (!flag)
-        return bad("'merge_kernel' must be a bool (true or false)");
-      c.decodeMergeKernel = flag.getValue();
-    }
+  c.eltBytes = p.elementType().isF32() ? 4 : 2;
+  if (auto d = dyn_cast<DecodeStrategyAttr>(attr)) {
+    if (failed(decodeFromAttr(d, p, c, bad)))
+      return failure();
     return c;
   }
-  for (StringRef key : {"cluster", "cluster_short_only", "merge_kernel"})
-    if (attr.get(key))
-      return bad("'" + key + "' applies to the decode family only, not " + f);
-  if (!get("q_tile", c.qTile) || !get("kv_tile", c.kvTile) || c.qTile < 1 ||
-      c.kvTile < 32 || c.kvTile % 32 != 0)
-    return bad("'q_tile' (>= 1) and 'kv_tile' (a multiple of 32) are needed");
-  if (c.kvTile > 256)
-    return bad("'kv_tile' must be a multiple of 32 in [32, 256], got " +
-               Twine(c.kvTile));
-  if (c.qTile > 4096)
-    return bad("'q_tile' must be at most 4096, got " + Twine(c.qTile));
-  if (c.mma && !c.wgmma && !get("m_tiles", c.mTiles))
-    return bad("the mma family needs m_tiles");
-  if (c.mma && !c.wgmma && c.mTiles != 1 && c.mTiles != 2)
-    return bad("'m_tiles' must be 1 or 2, got " + Twine(c.mTiles));
-  if (c.wgmma && !get("stages", c.stages))
-    return bad("the wgmma family needs stages");
-  if (c.wgmma && (c.stages < 2 || c.stages > 4))
-    return bad("'stages' must be in [2, 4], got " + Twine(c.stages));
-  if (c.wgmma && c.warps % 4 != 0)
-    return bad("'warps' must be a multiple of 4 (whole warpgroups) in the "
-               "wgmma family, got " + Twine(c.warps));
-  if (c.mma && c.qTile != 16 * c.mTiles * c.warps)
-    return bad("q_tile must be 16 * " + Twine(c.wgmma ? "" : "m_tiles * ") +
-               "warps");
-  if (!c.mma && (c.qTile % c.warps != 0 || c.qTile / c.warps > 16))
-    return bad("q_tile must be a multiple of warps, at most 16 rows each");
-  c.keyFlags = c.mma && p.mask;
-  // Optional: the wgmma family's producer warpgroup (absent = 0).
-  if (Attribute x = attr.get("producer_warps")) {
-    if (!c.wgmma)
-      return bad("'producer_warps' applies to the wgmma family only, not " +
-                 f);
-    if (!get("producer_warps", c.producerWarps) ||
-        (c.producerWarps != 0 && c.producerWarps != 4)) {
-      std::string got;
-      llvm::raw_string_ostream os(got);
-      x.print(os);
-      return bad("'producer_warps' must be the integer 0 or 4, got " + got);
+  if (auto s = dyn_cast<SimtStrategyAttr>(attr)) {
+    c.warps = s.getWarps();
+  } else if (auto m = dyn_cast<MmaStrategyAttr>(attr)) {
+    c.mma = true;
+    c.warps = m.getWarps();
+    c.mTiles = m.getMTiles();
+  } else {
+    auto w = cast<WgmmaStrategyAttr>(attr);
+    c.mma = c.wgmma = true;
+    c.warps = w.getWarps();
+    c.stages = w.getStages();
+    c.producerWarps = w.getProducerWarps();
+    if (c.producerWarps && p.mask) {
+      bad("'producer_warps' = 4 does not take a mask operand");
+      return failure();
     }
-    if (c.producerWarps && p.mask)
-      return bad("'producer_warps' = 4 does not take a mask operand");
   }
+  c.qTile = attr.getQueryTileRows();
+  c.kvTile = attr.getKeyTileSize();
+  c.keyFlags = c.mma && p.mask;
   return c;
 }

@@ -94,15 +94,16 @@ struct TxAttentionStrategyPass
     }
   }
 
-  /// A kept strategy must be a dictionary that strategyFromAttr accepts for
-  /// this op, on an op whose head dims the GPU kernels take.
+  /// A kept strategy must be an attention strategy that strategyFromAttr
+  /// accepts for this op, on an op whose head dims the GPU kernels take.
   static LogicalResult checkKeptStrategy(AttentionOp op, Attribute a) {
     constexpr llvm::StringLiteral kept =
         " (a strategy already on the op is kept, not replaced)";
-    auto dict = dyn_cast<DictionaryAttr>(a);
-    if (!dict)
+    auto strategy = dyn_cast<AttentionTilingAttr>(a);
+    if (!strategy)
       return op.emitError("tx-attention-strategy: ")
-             << kGpuStrategyAttr << " must be a dictionary" << kept;
+             << kGpuStrategyAttr << " must be an attention strategy, got "
+             << a << kept;
     AttentionProblem p = AttentionProblem::fromOp(op);
     int64_t D = p.D(), Dv = p.Dv();
     if (ShapedType::isDynamic(D) || ShapedType::isDynamic(Dv) || D < 1 ||
@@ -118,7 +119,7 @@ struct TxAttentionStrategyPass
              << "; without it the op takes the reference lowering" << kept;
     }
     bool bad = false;
-    (void)strategyFromAttr(dict, p, [&](const Twine &msg) {
+    (void)strategyFromAttr(strategy, p, [&](const Twine &msg) {
       op.emitError("tx-attention-strategy: ") << msg << kept;
       bad = true;
     });
@@ -268,7 +269,7 @@ struct TxMapAttentionToGPUPass
   /// miscompiled or left to LLVM's instruction selection. The forall's
   /// tiles must be the strategy's.
   FailureOr<FlashConfig> configFromStrategy(const TiledAttention &m,
-                                            DictionaryAttr attr) {
+                                            AttentionTilingAttr attr) {
     int64_t hT = m.headTile, qT = m.qTile, kvT = m.kvTile;
     int64_t pipeStages = m.pipelineStages;
     auto fail = [&](const Twine &msg) { return failAt(m.forall, msg); };
@@ -408,7 +409,11 @@ struct TxMapAttentionToGPUPass
       p.lseType = cast<RankedTensorType>(forall.getResult(resL).getType());
 
     // The strategy: the forall's, or one for this tile (a user's tiling).
-    auto attr = forall->getAttrOfType<DictionaryAttr>(kGpuStrategyAttr);
+    Attribute any = forall->getAttr(kGpuStrategyAttr);
+    auto attr = dyn_cast_or_null<AttentionTilingAttr>(any);
+    if (any && !attr)
+      return failAt(forall, "its " + Twine(kGpuStrategyAttr) +
+                                " is not an attention strategy");
     FailureOr<FlashConfig> chosen =
         attr ? configFromStrategy(m, attr) : configForTiling(m);
     if (failed(chosen))
@@ -480,21 +485,14 @@ struct TxMapAttentionToGPUPass
     });
     if (bad)
       return signalPassFailure();
-    // A forall that carries a strategy but no tile op (decomposed by
-    // tx-tile-attention decompose=true), or a strategy that is not a
-    // dictionary.
+    // A forall that carries an attention strategy but no tile op
+    // (decomposed by tx-tile-attention decompose=true).
     WalkResult strat = getOperation().walk([&](scf::ForallOp f) {
       Attribute a = f->getAttr(kGpuStrategyAttr);
       if (!a)
         return WalkResult::advance();
-      if (!isa<DictionaryAttr>(a)) {
-        f.emitError("tx-map-attention-to-gpu: ")
-            << kGpuStrategyAttr << " must be a dictionary";
-        return WalkResult::interrupt();
-      }
-      auto fam = cast<DictionaryAttr>(a).getAs<StringAttr>("family");
-      if (fam && fam.getValue() == "softmax")
-        return WalkResult::advance();
+      if (!isa<AttentionTilingAttr>(a))
+        return WalkResult::advance(); // a softmax strategy
       bool hasTile = false;
       for (auto &[g, t] : tiles)
         hasTile |= g == f;

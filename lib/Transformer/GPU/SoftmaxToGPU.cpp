@@ -231,106 +231,62 @@ static SoftmaxPlan planSoftmax(const SoftmaxOptions &o, int64_t n, Type elt) {
 // The strategy as an attribute
 //===----------------------------------------------------------------------===//
 
-static DictionaryAttr configToAttr(Builder &b, const KernelConfig &c) {
-  auto i = [&](StringRef n, int64_t v) {
-    return b.getNamedAttr(n, b.getI64IntegerAttr(v));
-  };
-  return b.getDictionaryAttr(
-      {i("vector_width", c.vectorWidth), i("threads_per_row", c.threadsPerRow),
-       i("block_size", c.blockSize), i("cached", c.cached),
-       b.getNamedAttr("peel", b.getBoolAttr(c.peel)),
-       i("grid_ctas", c.gridCtas),
-       b.getNamedAttr("prefetch", b.getBoolAttr(c.prefetch)),
-       i("unroll", c.unroll), i("smem_row_bytes", c.smemRowBytes),
-       i("bulk_chunk_bytes", c.bulkChunkBytes),
-       i("bulk_slots", c.bulkSlots)});
+static SoftmaxKernelAttr configToAttr(Builder &b, const KernelConfig &c) {
+  return SoftmaxKernelAttr::get(
+      b.getContext(), c.vectorWidth, c.threadsPerRow, c.blockSize, c.cached,
+      c.peel, c.gridCtas, c.prefetch, c.unroll, c.smemRowBytes,
+      c.bulkChunkBytes, c.bulkSlots);
 }
 
-static DictionaryAttr planToAttr(Builder &b, const SoftmaxPlan &p) {
-  SmallVector<NamedAttribute> a = {
-      b.getNamedAttr("family", b.getStringAttr("softmax")),
-      b.getNamedAttr("rows_per_cta", b.getI64IntegerAttr(p.rowsPerCta())),
-      b.getNamedAttr("scalar", configToAttr(b, p.scalar))};
-  if (p.hasVector)
-    a.push_back(b.getNamedAttr("vector", configToAttr(b, p.vec)));
-  return b.getDictionaryAttr(a);
+static SoftmaxStrategyAttr planToAttr(Builder &b, const SoftmaxPlan &p) {
+  return SoftmaxStrategyAttr::get(
+      b.getContext(), p.rowsPerCta(), configToAttr(b, p.scalar),
+      p.hasVector ? configToAttr(b, p.vec) : SoftmaxKernelAttr());
 }
 
-/// A configuration from its dictionary, checked against what the kernel
-/// builder supports for rows of `n` (-1: dynamic) elements of `bits` bits;
-/// `fail` gets a message naming the key.
+/// A configuration from its attribute (whose verifier checked the ranges
+/// that do not depend on the row), checked against what the kernel builder
+/// supports for rows of `n` (-1: dynamic) elements of `bits` bits; `fail`
+/// gets a message naming the parameter.
 static FailureOr<KernelConfig>
-configFromAttr(DictionaryAttr d, StringRef which, int64_t n, unsigned bits,
+configFromAttr(SoftmaxKernelAttr d, StringRef which, int64_t n, unsigned bits,
                llvm::function_ref<void(const Twine &)> fail) {
   KernelConfig c;
   auto bad = [&](const Twine &msg) -> FailureOr<KernelConfig> {
     fail("'" + which + "." + msg);
     return failure();
   };
-  for (StringRef key : {"vector_width", "threads_per_row", "block_size",
-                        "cached", "grid_ctas", "unroll", "smem_row_bytes",
-                        "bulk_chunk_bytes", "bulk_slots"}) {
-    auto ia = d.getAs<IntegerAttr>(key);
-    bool optional = key == "bulk_chunk_bytes" || key == "bulk_slots";
-    if (!ia && optional && !d.get(key))
-      continue; // (strategies written before it have none)
-    if (!ia)
-      return bad(key + (optional ? "' must be an integer"
-                                 : "' is missing or not an integer"));
-    if (ia.getValue().getSignificantBits() > 64)
-      return bad(key + "' does not fit in 64 bits");
-  }
-  for (StringRef key : {"peel", "prefetch"})
-    if (!d.getAs<BoolAttr>(key))
-      return bad(key + "' is missing or not a bool");
-  auto i = [&](StringRef key) { return d.getAs<IntegerAttr>(key).getInt(); };
-  c.vectorWidth = i("vector_width");
-  c.threadsPerRow = i("threads_per_row");
-  c.blockSize = i("block_size");
-  c.cached = i("cached");
-  c.gridCtas = i("grid_ctas");
-  c.unroll = i("unroll");
-  c.smemRowBytes = i("smem_row_bytes");
-  // Optional (strategies written before it have none).
-  if (auto ia = d.getAs<IntegerAttr>("bulk_chunk_bytes"))
-    c.bulkChunkBytes = ia.getInt();
-  if (auto ia = d.getAs<IntegerAttr>("bulk_slots"))
-    c.bulkSlots = ia.getInt();
-  c.peel = d.getAs<BoolAttr>("peel").getValue();
-  c.prefetch = d.getAs<BoolAttr>("prefetch").getValue();
+  c.vectorWidth = d.getVectorWidth();
+  c.threadsPerRow = d.getThreadsPerRow();
+  c.blockSize = d.getBlockSize();
+  c.cached = d.getCached();
+  c.gridCtas = d.getGridCtas();
+  c.unroll = d.getUnroll();
+  c.smemRowBytes = d.getSmemRowBytes();
+  c.bulkChunkBytes = d.getBulkChunkBytes();
+  c.bulkSlots = d.getBulkSlots();
+  c.peel = d.getPeel();
+  c.prefetch = d.getPrefetch();
   bool scalar = which == "scalar";
-  if (scalar ? c.vectorWidth != 1
-             : (c.vectorWidth < 2 || !llvm::isPowerOf2_64(c.vectorWidth) ||
-                c.vectorWidth * bits > 128))
-    return bad(Twine("vector_width' must be ") +
-               (scalar ? "1" : "a power of two of at most 16 bytes"));
-  if (c.blockSize < 32 || c.blockSize > 1024 ||
-      !llvm::isPowerOf2_64(c.blockSize))
-    return bad("block_size' must be a power of two in [32, 1024]");
-  if (!(c.threadsPerRow == c.blockSize ||
-        (c.threadsPerRow >= 2 && c.threadsPerRow <= 32 &&
-         llvm::isPowerOf2_64(c.threadsPerRow))))
-    return bad("threads_per_row' must be a power of two in [2, 32] or "
-               "block_size");
-  if (c.cached < 0 || c.cached > 64 ||
-      (c.cached > 0 &&
-       (n < 0 || static_cast<int64_t>(llvm::divideCeil(
-                     llvm::divideCeil(n, c.vectorWidth), c.threadsPerRow)) !=
-                     c.cached)))
+  if (!scalar && c.vectorWidth * bits > 128)
+    return bad(Twine("vector_width' must be a power of two of at most 16 "
+                     "bytes, got ") +
+               Twine(c.vectorWidth) + " elements of " + Twine(bits) +
+               " bits");
+  if (c.cached > 0 &&
+      (n < 0 || static_cast<int64_t>(llvm::divideCeil(
+                    llvm::divideCeil(n, c.vectorWidth), c.threadsPerRow)) !=
+                    c.cached))
     return bad("cached' must be 0 or the vectors per thread of a static "
                "row (at most 64)");
-  if (c.unroll < 1 || c.unroll > 16)
-    return bad("unroll' must be in [1, 16]");
-  if (c.gridCtas < 0 || c.gridCtas > (int64_t(1) << 31) - 1 ||
-      (c.gridCtas > 0 && c.threadsPerRow > 32 && c.bulkChunkBytes == 0))
+  if (c.gridCtas > 0 && c.threadsPerRow > 32 && c.bulkChunkBytes == 0)
     return bad("grid_ctas' must be 0, or a CTA count for rows on warps or "
                "for bulk-copied rows");
   if (c.bulkChunkBytes != 0 &&
-      (c.smemRowBytes <= 0 || c.smemRowBytes > GPUTarget::largestSharedMemoryPerCta() || c.gridCtas == 0 ||
-       scalar || c.vectorWidth * bits != 128 ||
-       c.bulkChunkBytes < 0 || c.bulkChunkBytes % (c.blockSize * 16) != 0 ||
-       c.bulkChunkBytes > (int64_t(1) << 20) ||
-       c.bulkSlots < 0 || c.bulkSlots > 4096 ||
+      (c.smemRowBytes <= 0 ||
+       c.smemRowBytes > GPUTarget::largestSharedMemoryPerCta() ||
+       c.gridCtas == 0 || scalar || c.vectorWidth * bits != 128 ||
+       c.bulkChunkBytes % (c.blockSize * 16) != 0 ||
        bulkSmemBytes(std::max<int64_t>(c.bulkSlots, llvm::divideCeil(
                                                c.smemRowBytes,
                                                c.bulkChunkBytes)),
@@ -358,39 +314,22 @@ configFromAttr(DictionaryAttr d, StringRef which, int64_t n, unsigned bits,
 }
 
 static FailureOr<SoftmaxPlan>
-planFromAttr(DictionaryAttr d, int64_t n, Type elt,
+planFromAttr(SoftmaxStrategyAttr d, int64_t n, Type elt,
              llvm::function_ref<void(const Twine &)> fail) {
   unsigned bits = elt.getIntOrFloatBitWidth();
   SoftmaxPlan p;
-  auto bad = [&](const Twine &msg) -> FailureOr<SoftmaxPlan> {
-    fail(msg);
-    return failure();
-  };
-  auto fam = d.getAs<StringAttr>("family");
-  if (!fam || fam.getValue() != "softmax")
-    return bad("'family' must be \"softmax\"");
-  auto sc = d.getAs<DictionaryAttr>("scalar");
-  if (!sc)
-    return bad("'scalar' (a dictionary) is missing");
-  FailureOr<KernelConfig> s = configFromAttr(sc, "scalar", n, bits, fail);
+  FailureOr<KernelConfig> s =
+      configFromAttr(d.getScalar(), "scalar", n, bits, fail);
   if (failed(s))
     return failure();
   p.scalar = *s;
-  if (Attribute v = d.get("vector")) {
-    auto vd = dyn_cast<DictionaryAttr>(v);
-    if (!vd)
-      return bad("'vector' must be a dictionary");
-    FailureOr<KernelConfig> vc = configFromAttr(vd, "vector", n, bits, fail);
+  if (SoftmaxKernelAttr v = d.getVector()) {
+    FailureOr<KernelConfig> vc = configFromAttr(v, "vector", n, bits, fail);
     if (failed(vc))
       return failure();
     p.hasVector = true;
     p.vec = *vc;
   }
-  auto rpc = d.getAs<IntegerAttr>("rows_per_cta");
-  if (!rpc || rpc.getInt() != p.rowsPerCta())
-    return bad("'rows_per_cta' must be " + Twine(p.rowsPerCta()) +
-               " (block_size / threads_per_row of the " +
-               (p.hasVector ? "vector" : "scalar") + " kernel)");
   return p;
 }
 
@@ -410,7 +349,16 @@ static FailureOr<SoftmaxPlan> planForRowTile(SoftmaxOptions o, int64_t n,
   for (int64_t t = 1024; t >= 2; t /= 2)
     if (t != c.threadsPerRow)
       perRow.push_back(t);
-  Builder b(elt.getContext());
+  MLIRContext *ctx = elt.getContext();
+  // (A candidate outside the attributes' ranges is skipped silently.)
+  ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
+  auto emit = [&] { return emitError(UnknownLoc::get(ctx)); };
+  auto checked = [&](const KernelConfig &c) {
+    return SoftmaxKernelAttr::getChecked(
+        emit, ctx, c.vectorWidth, c.threadsPerRow, c.blockSize, c.cached,
+        c.peel, c.gridCtas, c.prefetch, c.unroll, c.smemRowBytes,
+        c.bulkChunkBytes, c.bulkSlots);
+  };
   for (int64_t t : perRow) {
     if (k < 1 || k > 1024 / t)
       continue;
@@ -422,8 +370,13 @@ static FailureOr<SoftmaxPlan> planForRowTile(SoftmaxOptions o, int64_t n,
     SoftmaxPlan cand = planSoftmax(o, n, elt);
     if (cand.rowsPerCta() != k)
       continue;
-    if (succeeded(planFromAttr(planToAttr(b, cand), n, elt,
-                               [](const Twine &) {})))
+    SoftmaxKernelAttr scalar = checked(cand.scalar);
+    SoftmaxKernelAttr vec = cand.hasVector ? checked(cand.vec) : nullptr;
+    if (!scalar || (cand.hasVector && !vec))
+      continue;
+    auto attr = SoftmaxStrategyAttr::getChecked(emit, ctx, cand.rowsPerCta(),
+                                                scalar, vec);
+    if (attr && succeeded(planFromAttr(attr, n, elt, [](const Twine &) {})))
       return cand;
   }
   return failure();
@@ -578,10 +531,11 @@ struct TxSoftmaxStrategyPass
       if (Attribute a = op->getAttr(kGpuStrategyAttr)) {
         constexpr llvm::StringLiteral kept =
             " (a strategy already on the op is kept, not replaced)";
-        auto dict = dyn_cast<DictionaryAttr>(a);
-        if (!dict) {
+        auto strategy = dyn_cast<SoftmaxStrategyAttr>(a);
+        if (!strategy) {
           op.emitError("tx-softmax-strategy: ")
-              << kGpuStrategyAttr << " must be a dictionary" << kept;
+              << kGpuStrategyAttr << " must be a softmax strategy, got " << a
+              << kept;
           return WalkResult::interrupt();
         }
         if (op.getNormalizedDim() != ty.getRank() - 1) {
@@ -593,7 +547,7 @@ struct TxSoftmaxStrategyPass
           return WalkResult::interrupt();
         }
         bool bad = false;
-        (void)planFromAttr(dict, n, ty.getElementType(),
+        (void)planFromAttr(strategy, n, ty.getElementType(),
                            [&](const Twine &m) {
                              op.emitError("tx-softmax-strategy: ")
                                  << kGpuStrategyAttr << ": " << m << kept;
@@ -627,7 +581,7 @@ struct TxMapSoftmaxToGPUPass
   /// tx.softmax with tile sizes [k, 0]), which gets a plan whose kernel
   /// runs exactly its k rows per CTA (planForRowTile).
   LogicalResult mapForall(scf::ForallOp forall, SoftmaxOp tile,
-                          DictionaryAttr attr) {
+                          SoftmaxStrategyAttr attr) {
     auto fail = [&](const Twine &msg) {
       forall.emitError("tx-map-softmax-to-gpu: ") << msg;
       return failure();
@@ -901,13 +855,14 @@ struct TxMapSoftmaxToGPUPass
           << o.maxSharedMemory;
       return signalPassFailure();
     }
-    SmallVector<std::tuple<scf::ForallOp, SoftmaxOp, DictionaryAttr>> tiles;
+    SmallVector<std::tuple<scf::ForallOp, SoftmaxOp, SoftmaxStrategyAttr>>
+        tiles;
     SmallVector<SoftmaxOp> untiled;
     getOperation().walk([&](SoftmaxOp op) {
       auto forall = op->getParentOfType<scf::ForallOp>();
-      auto attr = forall ? forall->getAttrOfType<DictionaryAttr>(
+      auto attr = forall ? forall->getAttrOfType<SoftmaxStrategyAttr>(
                                kGpuStrategyAttr)
-                         : DictionaryAttr();
+                         : SoftmaxStrategyAttr();
       bool direct = forall && op->getParentOp() == forall.getOperation();
       if ((attr && direct) || isUserRowTile(op))
         tiles.push_back({forall, op, attr});

@@ -154,23 +154,17 @@ struct TxPipelineAttentionPass
       if (!loop || !forall || loop->hasAttr(kPipelineStagesAttr))
         return;
       // A forall without a strategy (a user's tiling): the mapping
-      // chooses. A malformed strategy is left to the mapping to report.
-      auto attr = forall->getAttrOfType<DictionaryAttr>(kGpuStrategyAttr);
-      auto fam = attr ? attr.getAs<StringAttr>("family") : StringAttr();
-      if (!fam)
+      // chooses (and reports a strategy of another op there).
+      Attribute attr = forall->getAttr(kGpuStrategyAttr);
+      int64_t n;
+      if (auto w = dyn_cast_or_null<WgmmaStrategyAttr>(attr))
+        n = w.getStages();
+      else if (auto d = dyn_cast_or_null<DecodeStrategyAttr>(attr))
+        n = d.getStages();
+      else if (isa_and_nonnull<MmaStrategyAttr, SimtStrategyAttr>(attr))
+        n = 1;
+      else
         return;
-      int64_t n = 1;
-      if (fam.getValue() == "wgmma" || fam.getValue() == "decode") {
-        // (A malformed or out-of-range count is left to the mapping, which
-        // reports it on the strategy.)
-        auto st = attr.getAs<IntegerAttr>("stages");
-        if (!st || st.getValue().getSignificantBits() > 64 ||
-            st.getInt() < 2 || st.getInt() > 4)
-          return;
-        n = st.getInt();
-      } else if (fam.getValue() != "mma" && fam.getValue() != "simt") {
-        return;
-      }
       loop->setAttr(kPipelineStagesAttr,
                     IntegerAttr::get(IntegerType::get(&getContext(), 64), n));
     });
@@ -182,15 +176,11 @@ struct TxStageSoftmaxPass
   void runOnOperation() override {
     getOperation().walk([&](SoftmaxOp tile) {
       auto forall = tile->getParentOfType<scf::ForallOp>();
-      auto attr = forall ? forall->getAttrOfType<DictionaryAttr>(
+      auto attr = forall ? forall->getAttrOfType<SoftmaxStrategyAttr>(
                                kGpuStrategyAttr)
-                         : DictionaryAttr();
-      auto fam = attr ? attr.getAs<StringAttr>("family") : StringAttr();
-      auto vec = attr ? attr.getAs<DictionaryAttr>("vector") : DictionaryAttr();
-      auto bytes =
-          vec ? vec.getAs<IntegerAttr>("smem_row_bytes") : IntegerAttr();
-      if (!fam || fam.getValue() != "softmax" || !bytes ||
-          bytes.getInt() <= 0 || stagedTile(tile.getInput()))
+                         : SoftmaxStrategyAttr();
+      SoftmaxKernelAttr vec = attr ? attr.getVector() : SoftmaxKernelAttr();
+      if (!vec || vec.getSmemRowBytes() <= 0 || stagedTile(tile.getInput()))
         return;
       OpBuilder b(tile);
       tile.getInputMutable().set(

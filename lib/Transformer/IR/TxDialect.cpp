@@ -16,6 +16,7 @@ void TxDialect::initialize() {
 #define GET_OP_LIST
 #include "Transformer/TxOps.cpp.inc"
       >();
+  registerAttributes();
 }
 
 namespace {

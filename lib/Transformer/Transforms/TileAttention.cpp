@@ -13,7 +13,6 @@
 // skipping and the finalization are ours.
 //
 //===----------------------------------------------------------------------===//
-#include "GPU/AttentionKernel.h"
 #include "Transformer/AttentionShapes.h"
 #include "Transformer/Passes.h"
 #include "Transformer/TilingUtils.h"
@@ -336,37 +335,32 @@ struct TxTileAttentionPass
     // step is the kernel's keys per warp step, and the kernel splits the
     // loop over CTAs).
     int64_t qT = qTile, kvT = kvTile, hT = 1;
-    DictionaryAttr strategy = op->getAttrOfType<DictionaryAttr>(kGpuStrategyAttr);
+    Attribute any = op->getAttr(kGpuStrategyAttr);
+    auto strategy = dyn_cast_or_null<AttentionTilingAttr>(any);
     if (fromStrategy) {
-      if (!strategy)
+      if (!any)
         return success();
-      auto fam = strategy.getAs<StringAttr>("family");
-      if (fam && fam.getValue() == "decode") {
+      if (!strategy)
+        return op.emitError("tx-tile-attention: ")
+               << kGpuStrategyAttr << " must be an attention strategy, got "
+               << any;
+      if (strategy.packsQueryHeads()) {
         int64_t H = op.getQuery().getType().getDimSize(1);
         int64_t Sq = op.getQuery().getType().getDimSize(2);
         int64_t Hkv = op.getKey().getType().getDimSize(1);
-        auto tk = strategy.getAs<IntegerAttr>("tile_keys");
         if (ShapedType::isDynamic(H) || ShapedType::isDynamic(Sq) ||
             ShapedType::isDynamic(Hkv) || Hkv < 1 || Sq < 1)
-          return op.emitError("tx-tile-attention: the decode strategy needs "
-                              "static H, Hkv and Sq (>= 1), got ")
+          return op.emitError("tx-tile-attention: the strategy packs the "
+                              "query heads of a K/V head and needs static "
+                              "H, Hkv and Sq (>= 1), got ")
                  << op.getQuery().getType() << " and "
                  << op.getKey().getType();
-        if (!tk || tk.getInt() < 1)
-          return op.emitError("tx-tile-attention: the decode strategy needs "
-                              "'tile_keys' (>= 1), the keys per step");
         hT = H / Hkv;
         qT = Sq;
-        kvT = tk.getInt();
       } else {
-        auto q = strategy.getAs<IntegerAttr>("q_tile");
-        auto kv = strategy.getAs<IntegerAttr>("kv_tile");
-        if (!q || !kv || q.getInt() < 1 || kv.getInt() < 1)
-          return op.emitError("tx-tile-attention: ")
-                 << kGpuStrategyAttr << " needs q_tile and kv_tile >= 1";
-        qT = q.getInt();
-        kvT = kv.getInt();
+        qT = strategy.getQueryTileRows();
       }
+      kvT = strategy.getKeyTileSize();
     }
 
     AttentionSizes sz = emitAttentionSizesAndChecks(b, op);

@@ -9,7 +9,6 @@
 //   pass, the algorithm of tx-softmax-to-gpu's streaming kernel.
 //
 //===----------------------------------------------------------------------===//
-#include "GPU/AttentionKernel.h"
 #include "Transformer/Passes.h"
 #include "Transformer/TilingUtils.h"
 #include "Transformer/TxOps.h"
@@ -271,11 +270,8 @@ struct TxTileSoftmaxPass
   /// [R, N] view of its operand (leading dimensions collapsed; rank 1 as one
   /// row), the rows tiled by the strategy's rows per CTA into an
   /// scf.forall that carries the strategy, the result viewed back.
-  LogicalResult rewriteForGpu(SoftmaxOp op, DictionaryAttr strategy) {
-    auto rpc = strategy.getAs<IntegerAttr>("rows_per_cta");
-    if (!rpc || rpc.getInt() < 1)
-      return op.emitError("tx-tile-softmax: ")
-             << kGpuStrategyAttr << " needs rows_per_cta >= 1";
+  LogicalResult rewriteForGpu(SoftmaxOp op, RowTilingAttr strategy) {
+    int64_t rowsPerTile = strategy.getRowsPerTile();
     auto ty = op.getType();
     if (op.getNormalizedDim() != ty.getRank() - 1)
       return op.emitError("tx-tile-softmax: ")
@@ -312,7 +308,7 @@ struct TxTileSoftmaxPass
                                  b.getI64IntegerAttr(1));
     scf::SCFTilingOptions opts;
     opts.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-    opts.setTileSizes({b.getIndexAttr(rpc.getInt()), b.getIndexAttr(0)});
+    opts.setTileSizes({b.getIndexAttr(rowsPerTile), b.getIndexAttr(0)});
     FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
         rewriter, cast<TilingInterface>(sm2.getOperation()), opts);
     if (failed(tiled))
@@ -331,8 +327,15 @@ struct TxTileSoftmaxPass
 
   LogicalResult rewrite(SoftmaxOp op) {
     if (fromStrategy) {
-      auto strategy = op->getAttrOfType<DictionaryAttr>(kGpuStrategyAttr);
-      return strategy ? rewriteForGpu(op, strategy) : success();
+      Attribute any = op->getAttr(kGpuStrategyAttr);
+      if (!any)
+        return success();
+      auto strategy = dyn_cast<RowTilingAttr>(any);
+      if (!strategy)
+        return op.emitError("tx-tile-softmax: ")
+               << kGpuStrategyAttr << " must be a softmax strategy, got "
+               << any;
+      return rewriteForGpu(op, strategy);
     }
     auto ty = op.getType();
     // Nothing to tile in a statically empty tensor (and upstream's slice
