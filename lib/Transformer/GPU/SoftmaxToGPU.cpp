@@ -1,8 +1,6 @@
-//===- SoftmaxToGPU.cpp - tx.softmax's GPU path: strategy and mapping -----===//
+//===- SoftmaxToGPU.cpp - tx.softmax's GPU path: the mapping --------------===//
 //
-//   tx-softmax-strategy    the vector kernel and its scalar fallback for
-//                          rows of N elements (planSoftmax: the one table of
-//                          choices), stored as tx.gpu_strategy
+//   tx-softmax-strategy    SoftmaxStrategy.cpp
 //   tx-map-softmax-to-gpu  the scf.forall of row tiles that tx-tile-softmax
 //                          makes from it -> the kernels (SoftmaxKernel.cpp)
 //   tx-softmax-to-gpu      the two with tx-tile-softmax in between
@@ -10,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "GPU/AttentionKernel.h"
 #include "GPU/SoftmaxKernel.h"
+#include "GPU/SoftmaxStrategy.h"
 #include "Transformer/GPUTarget.h"
 #include "Transformer/Passes.h"
 #include "Transformer/TilingUtils.h"
@@ -31,7 +30,6 @@
 namespace mlir {
 namespace tx {
 #define GEN_PASS_DEF_TXSOFTMAXTOGPU
-#define GEN_PASS_DEF_TXSOFTMAXSTRATEGY
 #define GEN_PASS_DEF_TXMAPSOFTMAXTOGPU
 #include "Transformer/Passes.h.inc"
 } // namespace tx
@@ -39,348 +37,6 @@ namespace tx {
 
 using namespace mlir;
 using namespace mlir::tx;
-
-namespace {
-
-/// The options of the softmax strategy (tx-softmax-to-gpu's and
-/// tx-softmax-strategy's, Passes.td).
-struct SoftmaxOptions {
-  int64_t blockSize = 0, threadsPerRow = 0, vectorWidth = 0,
-          maxCachedVectors = 16, gridCtas = 0, streamUnroll = 0,
-          maxSharedMemory = GPUTarget{}.maxSharedMemoryPerCta, sm = 0,
-          numSms = GPUTarget{}.defaultNumSms, bulkChunkBytes = 0,
-          bulkCtasPerSm = 0;
-  bool prefetch = true, smemRows = true, bulkRows = true;
-};
-
-/// Of each SM's shared memory (GPUTarget), every resident CTA also takes
-/// 1 KiB for the system.
-static constexpr int64_t kSmemPerCta = GPUTarget::kReservedSharedMemoryPerCta;
-
-/// Shared memory of one SM of the options' chip (sm = 0: sm_90's).
-static int64_t smemPerSm(const SoftmaxOptions &o) {
-  return GPUTarget::fromSm(o.sm > 0 ? o.sm : 90).sharedMemoryPerSm;
-}
-
-/// Dynamic shared memory of a bulk-row kernel (SoftmaxKernel.cpp): two
-/// reduction slots (at most 32 warps), an 8-byte mbarrier per chunk slot
-/// (+ 8, 16-byte aligned), the slots, 16 bytes of alignment slack.
-static int64_t bulkSmemBytes(int64_t slots, int64_t chunk) {
-  return 2 * 128 + (slots * 8 + 8 + 15) / 16 * 16 + slots * chunk + 16;
-}
-
-/// The kernels of one softmax over rows of `n` elements: the vector kernel
-/// (16-byte loads) when it applies, and the scalar kernel that runs instead
-/// when a buffer is not 16-byte aligned (or a dynamic N is not a multiple
-/// of the vector width), or alone.
-struct SoftmaxPlan {
-  bool hasVector = false;
-  KernelConfig vec{}, scalar{};
-  /// Rows per CTA of the kernel the tiling follows (the vector kernel's
-  /// when there is one).
-  int64_t rowsPerCta() const {
-    const KernelConfig &c = hasVector ? vec : scalar;
-    return c.blockSize / c.threadsPerRow;
-  }
-};
-
-/// The configuration for rows of `n` elements (n < 0: dynamic).
-static KernelConfig choose(const SoftmaxOptions &o, int64_t n, int64_t vw) {
-  KernelConfig c;
-  c.vectorWidth = vw;
-  int64_t nv = n < 0 ? -1 : llvm::divideCeil(n, vw);
-  // Short rows: a power-of-two group of 8 to 32 lanes (fewer for rows of
-  // fewer than 8 vectors), about 2 vectors per lane up to 64 vectors,
-  // about 4 beyond (at most 8 per lane); long rows: a whole CTA. (On an
-  // H200, rows of 128 f16 ran 4% faster with 8 lanes of 2 vectors than
-  // with 4 lanes of 4, and rows of 128 f32 2% faster with 16 lanes of 2
-  // than with 8 lanes of 4: bench/RESULTS.md.)
-  if (o.threadsPerRow > 0)
-    c.threadsPerRow = o.threadsPerRow;
-  else if (nv >= 0 && nv <= 32 * 8)
-    c.threadsPerRow = std::clamp<int64_t>(
-        llvm::PowerOf2Ceil(llvm::divideCeil(nv, nv <= 64 ? 2 : 4)),
-        std::clamp<int64_t>(llvm::PowerOf2Ceil(nv), 2, 8), 32);
-  else
-    c.threadsPerRow = 0;
-  if (o.blockSize > 0)
-    c.blockSize = o.blockSize;
-  else if (c.threadsPerRow > 0 && c.threadsPerRow <= 32)
-    // 128-thread CTAs: 1-2% faster than 256 on rows of 128 f32, the same
-    // elsewhere (bench/RESULTS.md).
-    c.blockSize = 128;
-  else if (nv < 0)
-    c.blockSize = 256;
-  else
-    c.blockSize = std::clamp<int64_t>(
-        llvm::PowerOf2Ceil(llvm::divideCeil(nv, 8)), 128, 1024);
-  if (c.threadsPerRow == 0)
-    c.threadsPerRow = c.blockSize;
-  int64_t perThread = nv < 0 ? -1 : llvm::divideCeil(nv, c.threadsPerRow);
-  c.cached =
-      (perThread >= 0 && perThread <= o.maxCachedVectors) ? perThread : 0;
-  // Streaming rows (not register-resident) ran faster on an H200 with at
-  // most 512 threads per CTA (bench/RESULTS.md, 1024x50257).
-  if (c.cached == 0 && o.blockSize == 0 && c.threadsPerRow > 32 &&
-      c.blockSize > 512) {
-    c.blockSize = 512;
-    c.threadsPerRow = 512;
-  }
-  // A persistent grid for rows on warps or lane groups (a CTA per row
-  // keeps one CTA per row: its shared-memory reduction would need a
-  // barrier per iteration).
-  if (c.threadsPerRow <= 32 && o.gridCtas > 0)
-    c.gridCtas = o.gridCtas;
-  c.prefetch = o.prefetch;
-  c.unroll = o.streamUnroll > 0 ? o.streamUnroll : 4;
-  return c;
-}
-
-/// The strategy of one softmax along the innermost dimension: rows of `n`
-/// elements (-1: dynamic) of `elt`.
-static SoftmaxPlan planSoftmax(const SoftmaxOptions &o, int64_t n, Type elt) {
-  SoftmaxPlan plan;
-  unsigned bits = elt.getIntOrFloatBitWidth();
-  int64_t vw = o.vectorWidth > 0 ? o.vectorWidth : 128 / bits;
-  plan.scalar = choose(o, n, 1);
-  bool dividesRows = n < 0 || n % vw == 0;
-  bool peel = vw > 1 && !dividesRows && n >= 4 * vw;
-  if (vw == 1 || (!dividesRows && !peel))
-    return plan;
-  plan.hasVector = true;
-  KernelConfig &vecCfg = plan.vec;
-  vecCfg = choose(o, n, vw);
-  if (peel) {
-    // Rows are not vector-aligned: a scalar head and tail per row.
-    vecCfg.cached = 0;
-    vecCfg.peel = true;
-    // Head and tail are shorter than a vector and take one element per
-    // lane: a row needs at least vw lanes.
-    if (vecCfg.threadsPerRow < vw) {
-      vecCfg.threadsPerRow = vw;
-      vecCfg.blockSize = std::max(vecCfg.blockSize, vw);
-    }
-    // Peeled rows stream (see choose()): at most 512 threads per CTA.
-    if (o.blockSize == 0 && vecCfg.threadsPerRow > 512) {
-      vecCfg.threadsPerRow = 512;
-      vecCfg.blockSize = 512;
-    }
-  }
-  // A streamed row of a CTA-per-row kernel is read from global memory
-  // once: its vectors stay in dynamic shared memory for the second
-  // pass when they fit (at most max-shared-memory bytes). Otherwise
-  // the second pass reads the row again, from L2 only while the rows
-  // in flight fit in it (vocabulary-size rows did not).
-  // (Rows past 2^40 elements fit nowhere: -1, and no overflow.)
-  int64_t rowBytes =
-      n > 0 && n < (int64_t(1) << 40) ? n / vw * vw * (bits / 8) : -1;
-  bool fitsSmem = o.smemRows && vecCfg.gridCtas == 0 &&
-                  vecCfg.threadsPerRow == vecCfg.blockSize && rowBytes > 0 &&
-                  rowBytes + 1024 + 16 <= o.maxSharedMemory;
-  // 16-bit rows held in registers at more than 4 vectors (32 f32) per
-  // thread keep one CTA per SM (4096x32768 f16: 91 registers x 512
-  // threads, 0.78 of copy); streamed through shared memory they ran at
-  // 0.86 on the H200 (bench/RESULTS.md, session 6).
-  if (fitsSmem && bits == 16 && vecCfg.cached > 4 && o.maxCachedVectors == 16)
-    vecCfg.cached = 0;
-  if (fitsSmem && vecCfg.cached == 0)
-    vecCfg.smemRowBytes = rowBytes;
-  // sm_90: such rows arrive by cp.async.bulk into a persistent grid's row
-  // buffers (KernelConfig::bulkChunkBytes), chunks of 16 bytes per thread
-  // times 2 (16 KiB at 512 threads). 1024x50257 f32 on an H200: see
-  // bench/RESULTS.md, session 14.
-  // Only rows of which at most two fit per SM: with three or more
-  // resident CTAs the thread-loaded kernel hid its latency better
-  // (4096x32768 f16, 64 KiB rows: 3741 vs 3613 GB/s, session 14).
-  bool fewPerSm = vecCfg.smemRowBytes > 0 &&
-                  smemPerSm(o) / (vecCfg.smemRowBytes + 1024 + 16 +
-                                kSmemPerCta) < 3;
-  // (The copies move whole 16-byte vectors: vectors of 16 bytes only.)
-  if (fewPerSm && o.sm >= 90 && o.bulkRows && o.gridCtas == 0 &&
-      vecCfg.vectorWidth * bits == 128) {
-    int64_t chunk = o.bulkChunkBytes > 0
-                        ? int64_t(llvm::alignTo(o.bulkChunkBytes,
-                                                vecCfg.blockSize * 16))
-                        : vecCfg.blockSize * 16 * 2;
-    int64_t nChunks = llvm::divideCeil(rowBytes, chunk);
-    // CTAs per SM: as many row rings as fit, at most 2 (the kernel takes
-    // up to 64 registers per thread, so two CTAs of 512 threads fill the
-    // register file), unless the option sets it.
-    int64_t perSm = o.bulkCtasPerSm;
-    if (perSm == 0)
-      perSm = std::clamp<int64_t>(
-          smemPerSm(o) / (bulkSmemBytes(nChunks, chunk) + kSmemPerCta), 1,
-          std::min<int64_t>(2, 2048 / vecCfg.blockSize));
-    int64_t budget =
-        std::min(o.maxSharedMemory, smemPerSm(o) / perSm - kSmemPerCta);
-    // Slots: a row's chunks, plus spare ones (up to a second row) that
-    // let the next row start loading before this row's second pass.
-    int64_t slots = nChunks;
-    while (slots < 2 * nChunks && bulkSmemBytes(slots + 1, chunk) <= budget)
-      ++slots;
-    if (bulkSmemBytes(slots, chunk) <= o.maxSharedMemory) {
-      vecCfg.bulkChunkBytes = chunk;
-      vecCfg.bulkSlots = slots;
-      vecCfg.gridCtas = o.numSms * perSm;
-    }
-  }
-  return plan;
-}
-
-//===----------------------------------------------------------------------===//
-// The strategy as an attribute
-//===----------------------------------------------------------------------===//
-
-static SoftmaxKernelAttr configToAttr(Builder &b, const KernelConfig &c) {
-  return SoftmaxKernelAttr::get(
-      b.getContext(), c.vectorWidth, c.threadsPerRow, c.blockSize, c.cached,
-      c.peel, c.gridCtas, c.prefetch, c.unroll, c.smemRowBytes,
-      c.bulkChunkBytes, c.bulkSlots);
-}
-
-static SoftmaxStrategyAttr planToAttr(Builder &b, const SoftmaxPlan &p) {
-  return SoftmaxStrategyAttr::get(
-      b.getContext(), p.rowsPerCta(), configToAttr(b, p.scalar),
-      p.hasVector ? configToAttr(b, p.vec) : SoftmaxKernelAttr());
-}
-
-/// A configuration from its attribute (whose verifier checked the ranges
-/// that do not depend on the row), checked against what the kernel builder
-/// supports for rows of `n` (-1: dynamic) elements of `bits` bits; `fail`
-/// gets a message naming the parameter.
-static FailureOr<KernelConfig>
-configFromAttr(SoftmaxKernelAttr d, StringRef which, int64_t n, unsigned bits,
-               llvm::function_ref<void(const Twine &)> fail) {
-  KernelConfig c;
-  auto bad = [&](const Twine &msg) -> FailureOr<KernelConfig> {
-    fail("'" + which + "." + msg);
-    return failure();
-  };
-  c.vectorWidth = d.getVectorWidth();
-  c.threadsPerRow = d.getThreadsPerRow();
-  c.blockSize = d.getBlockSize();
-  c.cached = d.getCached();
-  c.gridCtas = d.getGridCtas();
-  c.unroll = d.getUnroll();
-  c.smemRowBytes = d.getSmemRowBytes();
-  c.bulkChunkBytes = d.getBulkChunkBytes();
-  c.bulkSlots = d.getBulkSlots();
-  c.peel = d.getPeel();
-  c.prefetch = d.getPrefetch();
-  bool scalar = which == "scalar";
-  if (!scalar && c.vectorWidth * bits > 128)
-    return bad(Twine("vector_width' must be a power of two of at most 16 "
-                     "bytes, got ") +
-               Twine(c.vectorWidth) + " elements of " + Twine(bits) +
-               " bits");
-  if (c.cached > 0 &&
-      (n < 0 || static_cast<int64_t>(llvm::divideCeil(
-                    llvm::divideCeil(n, c.vectorWidth), c.threadsPerRow)) !=
-                    c.cached))
-    return bad("cached' must be 0 or the vectors per thread of a static "
-               "row (at most 64)");
-  if (c.gridCtas > 0 && c.threadsPerRow > 32 && c.bulkChunkBytes == 0)
-    return bad("grid_ctas' must be 0, or a CTA count for rows on warps or "
-               "for bulk-copied rows");
-  if (c.bulkChunkBytes != 0 &&
-      (c.smemRowBytes <= 0 ||
-       c.smemRowBytes > GPUTarget::largestSharedMemoryPerCta() ||
-       c.gridCtas == 0 || scalar || c.vectorWidth * bits != 128 ||
-       c.bulkChunkBytes % (c.blockSize * 16) != 0 ||
-       bulkSmemBytes(std::max<int64_t>(c.bulkSlots, llvm::divideCeil(
-                                               c.smemRowBytes,
-                                               c.bulkChunkBytes)),
-                     c.bulkChunkBytes) > GPUTarget::largestSharedMemoryPerCta()))
-    return bad("bulk_chunk_bytes' must be 0, or a multiple of 16 x "
-               "block_size bytes (at most 1 MiB; bulk_slots chunks, at least "
-               "a row's, and an 8-byte mbarrier per slot within 227 KiB) for "
-               "a vector kernel of 16-byte vectors with smem_row_bytes and "
-               "grid_ctas");
-  if (c.smemRowBytes != 0 &&
-      (c.cached != 0 || (c.gridCtas != 0 && c.bulkChunkBytes == 0) ||
-       c.threadsPerRow != c.blockSize ||
-       n < 0 ||
-       c.smemRowBytes != n / c.vectorWidth * c.vectorWidth * (bits / 8) ||
-       c.smemRowBytes + 1024 + 16 > GPUTarget::largestSharedMemoryPerCta()))
-    return bad("smem_row_bytes' must be 0 or the bytes of a streamed row "
-               "of a CTA-per-row kernel that fits in shared memory");
-  if (c.peel && (scalar || c.cached != 0 || n < 0 ||
-                 n % c.vectorWidth == 0 || c.threadsPerRow < c.vectorWidth))
-    return bad("peel' is only for streamed vector rows whose N is not a "
-               "multiple of the vector width");
-  if (!c.peel && !scalar && n >= 0 && n % c.vectorWidth != 0)
-    return bad("peel' must be set: N is not a multiple of the vector width");
-  return c;
-}
-
-static FailureOr<SoftmaxPlan>
-planFromAttr(SoftmaxStrategyAttr d, int64_t n, Type elt,
-             llvm::function_ref<void(const Twine &)> fail) {
-  unsigned bits = elt.getIntOrFloatBitWidth();
-  SoftmaxPlan p;
-  FailureOr<KernelConfig> s =
-      configFromAttr(d.getScalar(), "scalar", n, bits, fail);
-  if (failed(s))
-    return failure();
-  p.scalar = *s;
-  if (SoftmaxKernelAttr v = d.getVector()) {
-    FailureOr<KernelConfig> vc = configFromAttr(v, "vector", n, bits, fail);
-    if (failed(vc))
-      return failure();
-    p.hasVector = true;
-    p.vec = *vc;
-  }
-  return p;
-}
-
-/// A plan for a user's row tile of `k` rows per CTA (a forall without a
-/// tx.gpu_strategy): the strategy's own plan when it runs k rows per CTA,
-/// else the same choice with the threads per row held and the CTA sized
-/// k times that, else other threads per row (the strategy's first, then
-/// 1024 down to 2); each candidate must pass the checks a strategy
-/// attribute does (planFromAttr). Failure: no kernel runs k rows per CTA.
-static FailureOr<SoftmaxPlan> planForRowTile(SoftmaxOptions o, int64_t n,
-                                             Type elt, int64_t k) {
-  SoftmaxPlan plan = planSoftmax(o, n, elt);
-  if (plan.rowsPerCta() == k)
-    return plan;
-  const KernelConfig &c = plan.hasVector ? plan.vec : plan.scalar;
-  SmallVector<int64_t> perRow = {c.threadsPerRow};
-  for (int64_t t = 1024; t >= 2; t /= 2)
-    if (t != c.threadsPerRow)
-      perRow.push_back(t);
-  MLIRContext *ctx = elt.getContext();
-  // (A candidate outside the attributes' ranges is skipped silently.)
-  ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
-  auto emit = [&] { return emitError(UnknownLoc::get(ctx)); };
-  auto checked = [&](const KernelConfig &c) {
-    return SoftmaxKernelAttr::getChecked(
-        emit, ctx, c.vectorWidth, c.threadsPerRow, c.blockSize, c.cached,
-        c.peel, c.gridCtas, c.prefetch, c.unroll, c.smemRowBytes,
-        c.bulkChunkBytes, c.bulkSlots);
-  };
-  for (int64_t t : perRow) {
-    if (k < 1 || k > 1024 / t)
-      continue;
-    o.threadsPerRow = t;
-    o.blockSize = k * t;
-    if (o.blockSize < 32 || !llvm::isPowerOf2_64(o.blockSize) ||
-        (t > 32 && t != o.blockSize))
-      continue;
-    SoftmaxPlan cand = planSoftmax(o, n, elt);
-    if (cand.rowsPerCta() != k)
-      continue;
-    SoftmaxKernelAttr scalar = checked(cand.scalar);
-    SoftmaxKernelAttr vec = cand.hasVector ? checked(cand.vec) : nullptr;
-    if (!scalar || (cand.hasVector && !vec))
-      continue;
-    auto attr = SoftmaxStrategyAttr::getChecked(emit, ctx, cand.rowsPerCta(),
-                                                scalar, vec);
-    if (attr && succeeded(planFromAttr(attr, n, elt, [](const Twine &) {})))
-      return cand;
-  }
-  return failure();
-}
 
 /// The kernels of `plan` over the [R, N] buffers `in2` and `out2` at the
 /// builder's insertion point (host code): nothing when R or N is 0; the
@@ -428,153 +84,353 @@ static void emitSoftmaxKernels(OpBuilder &b, Location loc, Value in2,
   b.setInsertionPointToStart(ifVec.elseBlock());
   buildSoftmaxKernel(b, loc, in2, out2, rows, cols, n, elt, plan.scalar);
 }
-
-/// Whether `op` is the tile of a user's row tiling: a 2-D tx.softmax along
-/// dim 1 without a tx.gpu_strategy, directly in an scf.forall without one,
-/// on a slice (made in the forall) of a tensor defined outside it, e.g.
-/// transform.structured.tile_using_forall with tile sizes [k, 0]. The
-/// strategy leaves it alone and tx-map-softmax-to-gpu maps the forall.
-static bool isUserRowTile(SoftmaxOp op) {
-  auto forall = dyn_cast_or_null<scf::ForallOp>(op->getParentOp());
-  Value in = op.getInput();
-  while (std::optional<StagedTile> st = stagedTile(in)) // tx-stage-softmax's
-    in = st->source;
-  auto slice = in.getDefiningOp<tensor::ExtractSliceOp>();
-  return forall && !forall->hasAttr(kGpuStrategyAttr) &&
-         !op->hasAttr(kGpuStrategyAttr) && slice &&
-         slice->getParentOp() == forall.getOperation() &&
-         slice.getSourceType().getRank() == 2 && op.getNormalizedDim() == 1 &&
-         !forall->isAncestor(
-             slice.getSource().getParentRegion()->getParentOp());
-}
-
-//===----------------------------------------------------------------------===//
-// tx-softmax-strategy
-//===----------------------------------------------------------------------===//
-
-static LogicalResult checkSoftmaxOptions(Operation *op,
-                                         const SoftmaxOptions &o,
-                                         StringRef pass = "tx-softmax-to-gpu") {
-  auto bad = [&](const Twine &msg) {
-    mlir::emitError(op->getLoc(), pass) << ": " << msg;
-    return failure();
-  };
-  if (o.blockSize != 0 && (o.blockSize < 32 || o.blockSize > 1024 ||
-                           !llvm::isPowerOf2_64(o.blockSize)))
-    return bad("block-size must be 0 or a power of two in [32, 1024], got " +
-               Twine(o.blockSize));
-  bool subWarp = o.threadsPerRow >= 2 && o.threadsPerRow <= 32 &&
-                 llvm::isPowerOf2_64(o.threadsPerRow);
-  if (o.threadsPerRow != 0 && !subWarp &&
-      !(o.blockSize != 0 && o.threadsPerRow == o.blockSize))
-    return bad("threads-per-row must be 0, a power of two in [2, 32], or "
-               "equal to block-size, got " +
-               Twine(o.threadsPerRow));
-  if (o.vectorWidth < 0 || o.vectorWidth > 16 ||
-      (o.vectorWidth != 0 && !llvm::isPowerOf2_64(o.vectorWidth)))
-    return bad("vector-width must be 0 or a power of two up to 16, got " +
-               Twine(o.vectorWidth));
-  if (o.maxCachedVectors < 0 || o.maxCachedVectors > 64)
-    return bad("max-cached-vectors must be in [0, 64], got " +
-               Twine(o.maxCachedVectors));
-  if (o.streamUnroll < 0 || o.streamUnroll > 16)
-    return bad("stream-unroll must be 0 (4) or in [1, 16], got " +
-               Twine(o.streamUnroll));
-  if (o.gridCtas < 0 || o.gridCtas > (int64_t(1) << 31) - 1)
-    return bad("grid-ctas must be 0 or a CTA count in [1, 2^31), got " +
-               Twine(o.gridCtas));
-  if (o.sm < 0 || o.sm > 1000)
-    return bad("sm must be 0 (unknown) or a compute capability such as 90, "
-               "got " + Twine(o.sm));
-  if (o.bulkChunkBytes < 0 || o.bulkChunkBytes > (int64_t(1) << 20))
-    return bad("bulk-chunk-bytes must be in [0, 1 MiB], got " +
-               Twine(o.bulkChunkBytes));
-  if (o.bulkCtasPerSm < 0 || o.bulkCtasPerSm > 32)
-    return bad("bulk-ctas-per-sm must be in [0, 32], got " +
-               Twine(o.bulkCtasPerSm));
-  if (o.numSms < 1 || o.numSms > 4096)
-    return bad("num-sms must be in [1, 4096], got " + Twine(o.numSms));
-  return success();
-}
-
-struct TxSoftmaxStrategyPass
-    : public tx::impl::TxSoftmaxStrategyBase<TxSoftmaxStrategyPass> {
-  using Base::Base;
-  void runOnOperation() override {
-    SoftmaxOptions o;
-    o.blockSize = blockSize;
-    o.threadsPerRow = threadsPerRow;
-    o.vectorWidth = vectorWidth;
-    o.maxCachedVectors = maxCachedVectors;
-    o.gridCtas = gridCtas;
-    o.streamUnroll = streamUnroll;
-    o.maxSharedMemory = maxSharedMemory;
-    o.prefetch = prefetch;
-    o.smemRows = smemRows;
-    o.sm = sm;
-    o.numSms = numSms;
-    o.bulkRows = bulkRows;
-    o.bulkChunkBytes = bulkChunkBytes;
-    o.bulkCtasPerSm = bulkCtasPerSm;
-    // Options are checked even when there is nothing to rewrite.
-    if (failed(checkSoftmaxOptions(getOperation(), o)))
-      return signalPassFailure();
-    Builder b(&getContext());
-    WalkResult r = getOperation().walk([&](SoftmaxOp op) {
-      auto ty = op.getType();
-      int64_t n = ty.getDimSize(ty.getRank() - 1);
-      if (ShapedType::isDynamic(n))
-        n = -1;
-      // A strategy already on the op (written by hand or by a tuner, or by
-      // an earlier run of this pass) is kept, not replaced: it is checked
-      // here as tx-map-softmax-to-gpu will check it.
-      if (Attribute a = op->getAttr(kGpuStrategyAttr)) {
-        constexpr llvm::StringLiteral kept =
-            " (a strategy already on the op is kept, not replaced)";
-        auto strategy = dyn_cast<SoftmaxStrategyAttr>(a);
-        if (!strategy) {
-          op.emitError("tx-softmax-strategy: ")
-              << kGpuStrategyAttr << " must be a softmax strategy, got " << a
-              << kept;
-          return WalkResult::interrupt();
-        }
-        if (op.getNormalizedDim() != ty.getRank() - 1) {
-          op.emitError("tx-softmax-strategy: ")
-              << kGpuStrategyAttr << " is for a softmax along the last "
-              << "dimension; this one is along dim "
-              << op.getNormalizedDim() << " (the reference lowering takes "
-              << "it without a strategy)" << kept;
-          return WalkResult::interrupt();
-        }
-        bool bad = false;
-        (void)planFromAttr(strategy, n, ty.getElementType(),
-                           [&](const Twine &m) {
-                             op.emitError("tx-softmax-strategy: ")
-                                 << kGpuStrategyAttr << ": " << m << kept;
-                             bad = true;
-                           });
-        return bad ? WalkResult::interrupt() : WalkResult::advance();
-      }
-      // Along another dimension: the reference lowering. A user's row
-      // tile: tx-map-softmax-to-gpu plans it for the user's rows per CTA.
-      if (op.getNormalizedDim() != ty.getRank() - 1 || isUserRowTile(op))
-        return WalkResult::advance();
-      op->setAttr(kGpuStrategyAttr,
-                  planToAttr(b, planSoftmax(o, n, ty.getElementType())));
-      return WalkResult::advance();
-    });
-    if (r.wasInterrupted())
-      signalPassFailure();
-  }
-};
+namespace {
 
 //===----------------------------------------------------------------------===//
 // tx-map-softmax-to-gpu
 //===----------------------------------------------------------------------===//
 
+/// The row tile of a tx.softmax in an scf.forall, as tx-tile-softmax
+/// from-strategy=true makes it or as a user's tiling (tile_using_forall
+/// with tile sizes [k, 0]) does: scf.forall (%r) = (0) to (R) step (k) {
+/// tx.softmax on rows [%r, %r + k) of an [R, N] tensor defined outside it,
+/// all N columns, maybe staged in shared memory; parallel_insert_slice at
+/// [%r, 0] }.
+struct SoftmaxRowTile {
+  scf::ForallOp forall;
+  SoftmaxOp tile;
+  tensor::ExtractSliceOp slice;     // the rows of the [R, N] input
+  std::optional<StagedTile> staged; // the tile's staging, if any
+  Value rowOffset;                  // the tile's first row
+  int64_t n = -1;                   // N (-1: dynamic)
+  int64_t k = 0;                    // rows per tile
+  bool normalized = false;          // iv * k (tile_using_forall's form)
+};
+
+using FailFn = llvm::function_ref<LogicalResult(const Twine &)>;
+
+/// The tile's input: its staging (at most one) and the slice of rows of a
+/// 2-D tensor defined outside the forall.
+static LogicalResult matchTileInput(SoftmaxRowTile &m, FailFn fail) {
+  Value tileIn = m.tile.getInput();
+  m.staged = stagedTile(tileIn);
+  if (m.staged)
+    tileIn = m.staged->source;
+  if (stagedTile(tileIn))
+    return fail("the row tile is staged in shared memory more than once; "
+                "the kernels stage it once");
+  m.slice = tileIn.getDefiningOp<tensor::ExtractSliceOp>();
+  if (m.slice && stagedTile(m.slice.getSource()))
+    return fail("the whole input is staged in shared memory (a copy "
+                "outside the forall, on the host); stage the row tile "
+                "inside the forall instead");
+  if (!m.slice ||
+      m.forall->isAncestor(
+          m.slice.getSource().getParentRegion()->getParentOp()) ||
+      m.slice.getSourceType().getRank() != 2)
+    return fail("the tile must be rows of a [R, N] tensor defined outside "
+                "the forall");
+  m.n = m.slice.getSourceType().getDimSize(1);
+  if (ShapedType::isDynamic(m.n))
+    m.n = -1;
+  return success();
+}
+
+/// A user's tiling in tile_using_forall's normalized form: iv = 0 ..
+/// ceil(R / k) - 1 with step 1, the first row iv * k (affine.apply); k, or
+/// nullopt when the offset is not of that form.
+static std::optional<int64_t> normalizedRowTile(Value rowOffset, Value iv) {
+  auto apply = rowOffset ? rowOffset.getDefiningOp<affine::AffineApplyOp>()
+                         : affine::AffineApplyOp();
+  if (!apply || apply.getAffineMap().getNumResults() != 1 ||
+      apply.getOperands().size() != 1 || apply.getOperands()[0] != iv)
+    return std::nullopt;
+  auto bin = dyn_cast<AffineBinaryOpExpr>(apply.getAffineMap().getResult(0));
+  if (!bin || bin.getKind() != AffineExprKind::Mul ||
+      !isa<AffineDimExpr>(bin.getLHS()))
+    return std::nullopt;
+  if (auto c = dyn_cast<AffineConstantExpr>(bin.getRHS()))
+    return c.getValue();
+  return std::nullopt;
+}
+
+/// Whether the tile's row count `sz` is k (a constant, or an affine.min
+/// with k among its results: the last tile of a user's tiling).
+static bool isRowTileSize(OpFoldResult sz, int64_t k) {
+  if (std::optional<int64_t> c = getConstantIntValue(sz))
+    return *c == k;
+  auto mn = llvm::dyn_cast_if_present<Value>(sz)
+                ? cast<Value>(sz).getDefiningOp<affine::AffineMinOp>()
+                : affine::AffineMinOp();
+  return mn && llvm::any_of(mn.getAffineMap().getResults(),
+                            [&](AffineExpr e) {
+                              auto c = dyn_cast<AffineConstantExpr>(e);
+                              return c && c.getValue() == k;
+                            });
+}
+
+/// Whether the forall's iterations cover all R rows: upper bound R, or
+/// ceil(R / k) in the normalized form.
+static bool coversAllRows(SoftmaxRowTile m) {
+  OpFoldResult ub = m.forall.getMixedUpperBound()[0];
+  Value src = m.slice.getSource();
+  if (!m.normalized)
+    return isSizeOf(ub, src, 0);
+  int64_t r = m.slice.getSourceType().getDimSize(0);
+  if (!ShapedType::isDynamic(r))
+    return isConstantIntValue(ub, (r + m.k - 1) / m.k);
+  auto apply = llvm::dyn_cast_if_present<Value>(ub)
+                   ? cast<Value>(ub).getDefiningOp<affine::AffineApplyOp>()
+                   : affine::AffineApplyOp();
+  AffineMap map = apply ? apply.getAffineMap() : AffineMap();
+  return map && map.getNumResults() == 1 &&
+         apply.getOperands().size() == 1 &&
+         map.getResult(0) ==
+             getAffineBinaryOpExpr(
+                 AffineExprKind::CeilDiv,
+                 getAffineSymbolExpr(0, map.getContext()),
+                 getAffineConstantExpr(m.k, map.getContext())) &&
+         isSizeOf(apply.getOperands()[0], src, 0);
+}
+
+/// The forall's rows: from 0 with a constant step, the tile's first row
+/// the induction variable (or iv * k for a user's tiling, `fromStrategy`
+/// false), whole rows, all of them.
+static LogicalResult matchTileRows(SoftmaxRowTile &m, bool fromStrategy,
+                                   FailFn fail) {
+  scf::ForallOp forall = m.forall;
+  std::optional<int64_t> step =
+      forall.getRank() == 1 ? getConstantIntValue(forall.getMixedStep()[0])
+                            : std::nullopt;
+  if (!step || !isConstantIntValue(forall.getMixedLowerBound()[0], 0))
+    return fail(fromStrategy
+                    ? "expected an scf.forall over rows from 0 with a "
+                      "constant step (tx-tile-softmax from-strategy=true)"
+                    : "expected a 1-D scf.forall over row tiles from 0 "
+                      "with a constant step");
+  Value iv = forall.getInductionVar(0);
+  m.rowOffset = llvm::dyn_cast_if_present<Value>(m.slice.getMixedOffsets()[0]);
+  m.k = *step;
+  if (!fromStrategy && m.rowOffset != iv) {
+    std::optional<int64_t> kk = normalizedRowTile(m.rowOffset, iv);
+    if (!kk || *step != 1 || *kk < 1)
+      return fail("a user's row tiling must give the tile's first row as "
+                  "the induction variable (step k) or as iv * k "
+                  "(tile_using_forall's normalized form)");
+    m.k = *kk;
+    m.normalized = true;
+  }
+  if (m.tile.getNormalizedDim() != 1 ||
+      (!m.normalized && m.rowOffset != iv) ||
+      !isConstantIntValue(m.slice.getMixedOffsets()[1], 0) ||
+      !isSizeOf(m.slice.getMixedSizes()[1], m.slice.getSource(), 1) ||
+      (!fromStrategy && !isRowTileSize(m.slice.getMixedSizes()[0], m.k)) ||
+      !coversAllRows(m))
+    return fail("the forall must run over all R rows of the [R, N] input "
+                "and its tile be a softmax over whole rows [r, r + k) "
+                "(dim 1)");
+  return success();
+}
+
+/// The forall's one result: the tile's softmax written at rows [r, r + k)
+/// by a parallel_insert_slice with unit strides.
+static LogicalResult matchTileInsert(SoftmaxRowTile m, FailFn fail) {
+  auto yielding = m.forall.getTerminator().getYieldingOps();
+  auto ins = yielding.empty() ? tensor::ParallelInsertSliceOp()
+                              : dyn_cast<tensor::ParallelInsertSliceOp>(
+                                    *yielding.begin());
+  auto unitStrides = [](ArrayRef<OpFoldResult> st) {
+    return llvm::all_of(
+        st, [](OpFoldResult x) { return isConstantIntValue(x, 1); });
+  };
+  if (m.forall.getNumResults() != 1 || !ins ||
+      ins.getSource() != m.tile.getResult() ||
+      llvm::dyn_cast_if_present<Value>(ins.getMixedOffsets()[0]) !=
+          m.rowOffset ||
+      !isConstantIntValue(ins.getMixedOffsets()[1], 0) ||
+      !unitStrides(m.slice.getMixedStrides()) ||
+      !unitStrides(ins.getMixedStrides()) ||
+      !isEqualConstantIntOrValue(ins.getMixedSizes()[0],
+                                 m.slice.getMixedSizes()[0]))
+    return fail("the forall must write the tile's softmax into its one "
+                "result at rows [r, r + k) (unit strides, the tile's "
+                "rows)");
+  return success();
+}
+
+/// The staging the plan's kernel needs: rows kept in shared memory
+/// (smem_row_bytes > 0) come from a tile staged in workgroup memory, and
+/// only they.
+static LogicalResult checkTileStaging(SoftmaxRowTile m,
+                                      const SoftmaxPlan &plan,
+                                      bool fromStrategy, FailFn fail) {
+  int64_t smemRow = plan.hasVector ? plan.vec.smemRowBytes : 0;
+  if (m.staged && !isWorkgroupMemory(m.staged->memorySpace))
+    return fail("the row tile is staged in " +
+                memorySpaceText(m.staged->memorySpace) +
+                "; the kernels keep rows in shared memory "
+                "(#gpu.address_space<workgroup>)");
+  if (fromStrategy && smemRow > 0 && !m.staged)
+    return fail("its tx.gpu_strategy keeps each row in shared memory "
+                "between the kernel's two passes (smem_row_bytes = " +
+                Twine(smemRow) +
+                "): stage the row tile (run tx-stage-softmax, or "
+                "transform.structured.promote_tensor to "
+                "#gpu.address_space<workgroup> on the tx.softmax's input)");
+  if (m.staged && smemRow == 0)
+    return fail(fromStrategy
+                    ? Twine("the row tile is staged in shared memory, but "
+                            "the strategy's kernel holds rows in "
+                            "registers or streams them from global memory "
+                            "(smem_row_bytes = 0)")
+                    : "the row tile is staged in shared memory, but no "
+                      "kernel keeps a tile of " +
+                          Twine(m.k) +
+                          " rows in shared memory (one row per CTA of a "
+                          "row length whose 16-byte vectors fit in "
+                          "max-shared-memory); leave it unstaged");
+  return success();
+}
+
+/// The output buffer of the forall's result at the builder's insertion
+/// point: [R, N], or, when the result is only viewed back to the op's
+/// shape (tx-tile-softmax's tensor.expand_shape for rank > 2,
+/// collapse_shape for rank 1), a buffer in the op's shape (`whole`) and an
+/// [R, N] view of it, as the old direct lowering did: a
+/// memref.expand_shape of a dynamic [R, N] result crashes upstream's
+/// expand-strided-metadata (LLVM 22.1.8). `back` is that view op.
+struct RowTileOutput {
+  Value rows, whole;
+  Operation *back = nullptr;
+};
+static RowTileOutput emitOutputBuffer(OpBuilder &b, Location loc,
+                                      Value result, Value in) {
+  auto ty = cast<RankedTensorType>(in.getType());
+  auto memTy = MemRefType::get(ty.getShape(), ty.getElementType());
+  RowTileOutput out;
+  Operation *back = result.hasOneUse() ? *result.getUsers().begin() : nullptr;
+  auto expandBack = dyn_cast_or_null<tensor::ExpandShapeOp>(back);
+  auto collapseBack = dyn_cast_or_null<tensor::CollapseShapeOp>(back);
+  if (collapseBack && collapseBack.getResultType().getRank() != 1)
+    collapseBack = {};
+  if (expandBack) {
+    auto oTy = expandBack.getResultType();
+    SmallVector<Value> dyn;
+    for (auto [i, sz] : llvm::enumerate(expandBack.getMixedOutputShape()))
+      if (oTy.isDynamicDim(i))
+        dyn.push_back(getValueOrCreateConstantIndexOp(b, loc, sz));
+    out.whole = memref::AllocOp::create(
+        b, loc, MemRefType::get(oTy.getShape(), oTy.getElementType()), dyn);
+    out.rows = memref::CollapseShapeOp::create(
+        b, loc, out.whole, expandBack.getReassociationIndices());
+    out.back = back;
+  } else if (collapseBack) {
+    auto oTy = collapseBack.getResultType();
+    SmallVector<Value> dyn;
+    if (oTy.isDynamicDim(0))
+      dyn.push_back(tensor::DimOp::create(b, loc, in, 1));
+    out.whole = memref::AllocOp::create(
+        b, loc, MemRefType::get(oTy.getShape(), oTy.getElementType()), dyn);
+    out.rows = memref::ExpandShapeOp::create(
+        b, loc, memTy, out.whole, collapseBack.getReassociationIndices(),
+        SmallVector<OpFoldResult>{b.getIndexAttr(1),
+                                  memref::getMixedSize(b, loc, out.whole, 0)});
+    out.back = back;
+  } else {
+    SmallVector<Value> dynSizes;
+    for (int64_t i = 0; i < 2; ++i)
+      if (ty.isDynamicDim(i))
+        dynSizes.push_back(tensor::DimOp::create(b, loc, in, i));
+    out.rows = memref::AllocOp::create(b, loc, memTy, dynSizes);
+  }
+  return out;
+}
+
+/// Replaces the matched forall by the plan's kernels on buffers of its
+/// input and result.
+static void emitRowTileKernels(SoftmaxRowTile m,
+                               const SoftmaxPlan &plan) {
+  Value in = m.slice.getSource();
+  auto ty = cast<RankedTensorType>(in.getType());
+  Location loc = m.tile.getLoc();
+  OpBuilder b(m.forall);
+  auto memTy = MemRefType::get(ty.getShape(), ty.getElementType());
+  Value inM = bufferization::ToBufferOp::create(b, loc, memTy, in,
+                                                /*read_only=*/true);
+  Value result = m.forall.getResult(0);
+  RowTileOutput out = emitOutputBuffer(b, loc, result, in);
+  emitSoftmaxKernels(b, loc, inM, out.rows, ty.getElementType(), plan);
+  if (out.whole) {
+    Value res = bufferization::ToTensorOp::create(
+        b, loc, out.back->getResult(0).getType(), out.whole,
+        /*restrict=*/true, /*writable=*/true);
+    out.back->getResult(0).replaceAllUsesWith(res);
+    out.back->erase();
+  } else {
+    Value res = bufferization::ToTensorOp::create(
+        b, loc, result.getType(), out.rows, /*restrict=*/true,
+        /*writable=*/true);
+    result.replaceAllUsesWith(res);
+  }
+  m.forall.erase();
+}
+
 struct TxMapSoftmaxToGPUPass
     : public tx::impl::TxMapSoftmaxToGPUBase<TxMapSoftmaxToGPUPass> {
   using Base::Base;
+
+  /// A strategy made for another chip, or by hand (tx-softmax-strategy
+  /// keeps one already on the op): its kernels must run on this one.
+  LogicalResult checkPlanChip(const SoftmaxPlan &plan, FailFn fail) {
+    for (auto [which, kc] :
+         {std::pair<StringRef, const KernelConfig *>{"vector", &plan.vec},
+          {"scalar", &plan.scalar}}) {
+      if (which == "vector" && !plan.hasVector)
+        continue;
+      if (kc->bulkChunkBytes > 0 && sm < 90)
+        return fail("its tx.gpu_strategy copies rows by cp.async.bulk ('" +
+                    which + ".bulk_chunk_bytes' = " +
+                    Twine(kc->bulkChunkBytes) +
+                    "), which needs sm_90 or newer (this mapping targets "
+                    "sm = " + Twine(int64_t(sm)) + ")");
+      if (kc->dynamicSmemBytes() > maxSharedMemory)
+        return fail("its tx.gpu_strategy's " + which + " kernel needs " +
+                    Twine(kc->dynamicSmemBytes()) +
+                    " bytes of dynamic shared memory ('" + which +
+                    ".smem_row_bytes' = " + Twine(kc->smemRowBytes) +
+                    "), more than max-shared-memory = " +
+                    Twine(int64_t(maxSharedMemory)));
+    }
+    return success();
+  }
+
+  /// The plan of the matched tile: the strategy's (`attr`), or, for a
+  /// user's tiling, one whose kernel runs exactly its k rows per CTA
+  /// (planForRowTile).
+  FailureOr<SoftmaxPlan> planOf(SoftmaxRowTile m,
+                                SoftmaxStrategyAttr attr, FailFn fail) {
+    Type elt = m.slice.getSourceType().getElementType();
+    FailureOr<SoftmaxPlan> plan =
+        attr ? planFromAttr(attr, m.n, elt,
+                            [&](const Twine &msg) {
+                              (void)fail(Twine(kGpuStrategyAttr) + ": " + msg);
+                            })
+             : planForRowTile(userOptions(m.staged.has_value()), m.n, elt,
+                              m.k);
+    if (failed(plan)) {
+      if (attr)
+        return failure();
+      return fail("no softmax kernel runs a tile of " + Twine(m.k) +
+                  " rows per CTA (rows per CTA = block size / threads "
+                  "per row, at most 1024 threads per CTA)");
+    }
+    if (m.k != plan->rowsPerCta())
+      return fail("the row tile " + Twine(m.k) + " differs from the " +
+                  "strategy's rows per CTA " + Twine(plan->rowsPerCta()));
+    if (attr && failed(checkPlanChip(*plan, fail)))
+      return failure();
+    return plan;
+  }
 
   /// `attr`: the forall's strategy; null for a user's tiling (a forall
   /// without one, e.g. transform.structured.tile_using_forall on the
@@ -582,255 +438,22 @@ struct TxMapSoftmaxToGPUPass
   /// runs exactly its k rows per CTA (planForRowTile).
   LogicalResult mapForall(scf::ForallOp forall, SoftmaxOp tile,
                           SoftmaxStrategyAttr attr) {
-    auto fail = [&](const Twine &msg) {
+    auto fail = [&](const Twine &msg) -> LogicalResult {
       forall.emitError("tx-map-softmax-to-gpu: ") << msg;
       return failure();
     };
-    // scf.forall (%r) = (0) to (R) step (rows per CTA) { tx.softmax on
-    // rows [%r, %r + k) of a [R, N] tensor, all N columns;
-    // parallel_insert_slice at [%r, 0] }.
-    // The row tile, through its staging in shared memory (tx-stage-softmax
-    // or a user's promote_tensor), checked against the kernel below.
-    Value tileIn = tile.getInput();
-    std::optional<StagedTile> staged = stagedTile(tileIn);
-    if (staged)
-      tileIn = staged->source;
-    if (stagedTile(tileIn))
-      return fail("the row tile is staged in shared memory more than once; "
-                  "the kernels stage it once");
-    auto slice = tileIn.getDefiningOp<tensor::ExtractSliceOp>();
-    if (slice && stagedTile(slice.getSource()))
-      return fail("the whole input is staged in shared memory (a copy "
-                  "outside the forall, on the host); stage the row tile "
-                  "inside the forall instead");
-    if (!slice || forall->isAncestor(slice.getSource().getParentRegion()
-                                         ->getParentOp()) ||
-        slice.getSourceType().getRank() != 2)
-      return fail("the tile must be rows of a [R, N] tensor defined outside "
-                  "the forall");
-    auto srcTy = slice.getSourceType();
-    int64_t n = srcTy.getDimSize(1);
-    if (ShapedType::isDynamic(n))
-      n = -1;
-    std::optional<int64_t> step =
-        forall.getRank() == 1 ? getConstantIntValue(forall.getMixedStep()[0])
-                              : std::nullopt;
-    if (!step || !isConstantIntValue(forall.getMixedLowerBound()[0], 0))
-      return fail(attr ? "expected an scf.forall over rows from 0 with a "
-                         "constant step (tx-tile-softmax from-strategy=true)"
-                       : "expected a 1-D scf.forall over row tiles from 0 "
-                         "with a constant step");
-    Value iv = forall.getInductionVar(0);
-    Value rowOffset =
-        llvm::dyn_cast_if_present<Value>(slice.getMixedOffsets()[0]);
-    // The row tile k: the step with offsets r = iv (tx-tile-softmax), or,
-    // for a user's tiling, the normalized form of tile_using_forall:
-    // iv = 0 .. ceil(R / k) - 1, r = iv * k (affine.apply), k rows or
-    // min(k, R - r) (affine.min).
-    int64_t k = *step;
-    bool normalized = false;
-    if (!attr && rowOffset != iv) {
-      auto apply = rowOffset ? rowOffset.getDefiningOp<affine::AffineApplyOp>()
-                             : affine::AffineApplyOp();
-      std::optional<int64_t> kk;
-      if (apply && apply.getAffineMap().getNumResults() == 1 &&
-          apply.getOperands().size() == 1 && apply.getOperands()[0] == iv)
-        if (auto bin =
-                dyn_cast<AffineBinaryOpExpr>(apply.getAffineMap().getResult(0)))
-          if (bin.getKind() == AffineExprKind::Mul &&
-              isa<AffineDimExpr>(bin.getLHS()))
-            if (auto c = dyn_cast<AffineConstantExpr>(bin.getRHS()))
-              kk = c.getValue();
-      if (!kk || *step != 1 || *kk < 1)
-        return fail("a user's row tiling must give the tile's first row as "
-                    "the induction variable (step k) or as iv * k "
-                    "(tile_using_forall's normalized form)");
-      k = *kk;
-      normalized = true;
-    }
-    auto sizeOk = [&](OpFoldResult sz) {
-      if (std::optional<int64_t> c = getConstantIntValue(sz))
-        return *c == k;
-      auto mn = llvm::dyn_cast_if_present<Value>(sz)
-                    ? cast<Value>(sz).getDefiningOp<affine::AffineMinOp>()
-                    : affine::AffineMinOp();
-      return mn && llvm::any_of(mn.getAffineMap().getResults(),
-                                [&](AffineExpr e) {
-                                  auto c = dyn_cast<AffineConstantExpr>(e);
-                                  return c && c.getValue() == k;
-                                });
-    };
-    auto coversRows = [&]() {
-      OpFoldResult ub = forall.getMixedUpperBound()[0];
-      if (!normalized)
-        return isSizeOf(ub, slice.getSource(), 0);
-      int64_t r = slice.getSourceType().getDimSize(0);
-      if (!ShapedType::isDynamic(r))
-        return isConstantIntValue(ub, (r + k - 1) / k);
-      auto apply = llvm::dyn_cast_if_present<Value>(ub)
-                       ? cast<Value>(ub).getDefiningOp<affine::AffineApplyOp>()
-                       : affine::AffineApplyOp();
-      AffineMap m = apply ? apply.getAffineMap() : AffineMap();
-      return m && m.getNumResults() == 1 && apply.getOperands().size() == 1 &&
-             m.getResult(0) ==
-                 getAffineBinaryOpExpr(AffineExprKind::CeilDiv,
-                                       getAffineSymbolExpr(0, m.getContext()),
-                                       getAffineConstantExpr(k, m.getContext())) &&
-             isSizeOf(apply.getOperands()[0], slice.getSource(), 0);
-    };
-    if (tile.getNormalizedDim() != 1 ||
-        (!normalized && rowOffset != iv) ||
-        !isConstantIntValue(slice.getMixedOffsets()[1], 0) ||
-        !isSizeOf(slice.getMixedSizes()[1], slice.getSource(), 1) ||
-        (!attr && !sizeOk(slice.getMixedSizes()[0])) || !coversRows())
-      return fail("the forall must run over all R rows of the [R, N] input "
-                  "and its tile be a softmax over whole rows [r, r + k) "
-                  "(dim 1)");
-    FailureOr<SoftmaxPlan> plan =
-        attr ? planFromAttr(attr, n, srcTy.getElementType(),
-                            [&](const Twine &m) {
-                              (void)fail(Twine(kGpuStrategyAttr) + ": " + m);
-                            })
-             : planForRowTile(userOptions(staged.has_value()), n,
-                              srcTy.getElementType(), k);
-    if (failed(plan))
-      return attr ? failure()
-                  : fail("no softmax kernel runs a tile of " + Twine(k) +
-                         " rows per CTA (rows per CTA = block size / threads "
-                         "per row, at most 1024 threads per CTA)");
-    if (k != plan->rowsPerCta())
-      return fail("the row tile " + Twine(k) + " differs from the " +
-                  "strategy's rows per CTA " + Twine(plan->rowsPerCta()));
-    // A strategy made for another chip, or by hand (tx-softmax-strategy
-    // keeps one already on the op): its kernels must run on this one.
-    if (attr)
-      for (auto [which, kc] :
-           {std::pair<StringRef, const KernelConfig *>{"vector", &plan->vec},
-            {"scalar", &plan->scalar}}) {
-        if (which == "vector" && !plan->hasVector)
-          continue;
-        if (kc->bulkChunkBytes > 0 && sm < 90)
-          return fail("its tx.gpu_strategy copies rows by cp.async.bulk ('" +
-                      which + ".bulk_chunk_bytes' = " +
-                      Twine(kc->bulkChunkBytes) +
-                      "), which needs sm_90 or newer (this mapping targets "
-                      "sm = " + Twine(int64_t(sm)) + ")");
-        if (kc->dynamicSmemBytes() > maxSharedMemory)
-          return fail("its tx.gpu_strategy's " + which + " kernel needs " +
-                      Twine(kc->dynamicSmemBytes()) +
-                      " bytes of dynamic shared memory ('" + which +
-                      ".smem_row_bytes' = " + Twine(kc->smemRowBytes) +
-                      "), more than max-shared-memory = " +
-                      Twine(int64_t(maxSharedMemory)));
-      }
-    int64_t smemRow = plan->hasVector ? plan->vec.smemRowBytes : 0;
-    if (staged && !isWorkgroupMemory(staged->memorySpace))
-      return fail("the row tile is staged in " +
-                  memorySpaceText(staged->memorySpace) +
-                  "; the kernels keep rows in shared memory "
-                  "(#gpu.address_space<workgroup>)");
-    if (attr && smemRow > 0 && !staged)
-      return fail("its tx.gpu_strategy keeps each row in shared memory "
-                  "between the kernel's two passes (smem_row_bytes = " +
-                  Twine(smemRow) +
-                  "): stage the row tile (run tx-stage-softmax, or "
-                  "transform.structured.promote_tensor to "
-                  "#gpu.address_space<workgroup> on the tx.softmax's input)");
-    if (staged && smemRow == 0)
-      return fail(attr ? Twine("the row tile is staged in shared memory, but "
-                               "the strategy's kernel holds rows in "
-                               "registers or streams them from global memory "
-                               "(smem_row_bytes = 0)")
-                       : "the row tile is staged in shared memory, but no "
-                         "kernel keeps a tile of " +
-                             Twine(k) +
-                             " rows in shared memory (one row per CTA of a "
-                             "row length whose 16-byte vectors fit in "
-                             "max-shared-memory); leave it unstaged");
-    auto term = forall.getTerminator();
-    auto yielding = term.getYieldingOps();
-    auto ins = yielding.empty() ? tensor::ParallelInsertSliceOp()
-                                : dyn_cast<tensor::ParallelInsertSliceOp>(
-                                      *yielding.begin());
-    auto unitStrides = [](ArrayRef<OpFoldResult> st) {
-      return llvm::all_of(st, [](OpFoldResult x) {
-        return isConstantIntValue(x, 1);
-      });
-    };
-    if (forall.getNumResults() != 1 || !ins ||
-        ins.getSource() != tile.getResult() ||
-        llvm::dyn_cast_if_present<Value>(ins.getMixedOffsets()[0]) !=
-            rowOffset ||
-        !isConstantIntValue(ins.getMixedOffsets()[1], 0) ||
-        !unitStrides(slice.getMixedStrides()) ||
-        !unitStrides(ins.getMixedStrides()) ||
-        !isEqualConstantIntOrValue(ins.getMixedSizes()[0],
-                                   slice.getMixedSizes()[0]))
-      return fail("the forall must write the tile's softmax into its one "
-                  "result at rows [r, r + k) (unit strides, the tile's "
-                  "rows)");
-    Value in = slice.getSource();
-    auto ty = cast<RankedTensorType>(in.getType());
-    Location loc = tile.getLoc();
-    OpBuilder b(forall);
-    auto memTy = MemRefType::get(ty.getShape(), ty.getElementType());
-    Value inM = bufferization::ToBufferOp::create(b, loc, memTy, in,
-                                                  /*read_only=*/true);
-    // The output buffer. When the forall's result is only viewed back to
-    // the op's shape (tx-tile-softmax's tensor.expand_shape for rank > 2,
-    // collapse_shape for rank 1), the buffer is allocated in the op's shape
-    // and the kernels write an [R, N] view of it, as the old direct lowering
-    // did: a memref.expand_shape of a dynamic [R, N] result crashes
-    // upstream's expand-strided-metadata (LLVM 22.1.8).
-    Value result = forall.getResult(0);
-    Operation *back = result.hasOneUse() ? *result.getUsers().begin() : nullptr;
-    auto expandBack = dyn_cast_or_null<tensor::ExpandShapeOp>(back);
-    auto collapseBack = dyn_cast_or_null<tensor::CollapseShapeOp>(back);
-    if (collapseBack && collapseBack.getResultType().getRank() != 1)
-      collapseBack = {};
-    Value outM, outWhole;
-    if (expandBack) {
-      auto oTy = expandBack.getResultType();
-      SmallVector<Value> dyn;
-      for (auto [i, sz] : llvm::enumerate(expandBack.getMixedOutputShape()))
-        if (oTy.isDynamicDim(i))
-          dyn.push_back(getValueOrCreateConstantIndexOp(b, loc, sz));
-      outWhole = memref::AllocOp::create(
-          b, loc, MemRefType::get(oTy.getShape(), oTy.getElementType()), dyn);
-      outM = memref::CollapseShapeOp::create(
-          b, loc, outWhole, expandBack.getReassociationIndices());
-    } else if (collapseBack) {
-      auto oTy = collapseBack.getResultType();
-      SmallVector<Value> dyn;
-      if (oTy.isDynamicDim(0))
-        dyn.push_back(tensor::DimOp::create(b, loc, in, 1));
-      outWhole = memref::AllocOp::create(
-          b, loc, MemRefType::get(oTy.getShape(), oTy.getElementType()), dyn);
-      outM = memref::ExpandShapeOp::create(
-          b, loc, memTy, outWhole, collapseBack.getReassociationIndices(),
-          SmallVector<OpFoldResult>{b.getIndexAttr(1),
-                                    memref::getMixedSize(b, loc, outWhole, 0)});
-    } else {
-      SmallVector<Value> dynSizes;
-      for (int64_t i = 0; i < 2; ++i)
-        if (ty.isDynamicDim(i))
-          dynSizes.push_back(tensor::DimOp::create(b, loc, in, i));
-      outM = memref::AllocOp::create(b, loc, memTy, dynSizes);
-    }
-    emitSoftmaxKernels(b, loc, inM, outM, ty.getElementType(), *plan);
-    if (outWhole) {
-      Value res = bufferization::ToTensorOp::create(
-          b, loc, back->getResult(0).getType(), outWhole, /*restrict=*/true,
-          /*writable=*/true);
-      back->getResult(0).replaceAllUsesWith(res);
-      back->erase();
-    } else {
-      Value res = bufferization::ToTensorOp::create(
-          b, loc, result.getType(), outM, /*restrict=*/true,
-          /*writable=*/true);
-      result.replaceAllUsesWith(res);
-    }
-    forall.erase();
+    SoftmaxRowTile m;
+    m.forall = forall;
+    m.tile = tile;
+    if (failed(matchTileInput(m, fail)) ||
+        failed(matchTileRows(m, /*fromStrategy=*/bool(attr), fail)))
+      return failure();
+    FailureOr<SoftmaxPlan> plan = planOf(m, attr, fail);
+    if (failed(plan) ||
+        failed(checkTileStaging(m, *plan, bool(attr), fail)) ||
+        failed(matchTileInsert(m, fail)))
+      return failure();
+    emitRowTileKernels(m, *plan);
     return success();
   }
 
