@@ -342,93 +342,96 @@ struct Chooser {
 };
 } // namespace
 
-FailureOr<std::optional<FlashConfig>>
-mlir::tx::chooseAttentionKernel(Operation *op, const AttentionProblem &p,
-                                const AttentionTarget &t,
-                                const AttentionChoices &c) {
-  using Result = std::optional<FlashConfig>;
-  int64_t D = p.D(), Dv = p.Dv();
-  // Errors about a tx.gpu_strategy's choices (tx-map-attention-to-gpu
-  // forces them) name the attribute and its keys; else the options.
-  const bool attr = c.fromStrategyAttr;
-  const char *pfx = attr ? "tx-map-attention-to-gpu: its tx.gpu_strategy: "
-                         : "tx-attention-to-gpu: ";
-  auto nm = [&](StringRef option, StringRef key) -> std::string {
+namespace {
+/// How chooseAttentionKernel's errors name a choice: a tx.gpu_strategy's
+/// choices (tx-map-attention-to-gpu forces them) by the attribute and its
+/// parameters, else by the pass options.
+struct ChoiceNames {
+  bool attr;
+  const char *pfx;
+  explicit ChoiceNames(bool fromAttr)
+      : attr(fromAttr),
+        pfx(fromAttr ? "tx-map-attention-to-gpu: its tx.gpu_strategy: "
+                     : "tx-attention-to-gpu: ") {}
+  std::string nm(StringRef option, StringRef key) const {
     return attr ? ("'" + key + "'").str() : option.str();
-  };
-  // "q-tile 64" (an option's value) or "q_tile = 64" (a key's).
-  auto kv = [&](StringRef option, StringRef key, int64_t v) -> std::string {
+  }
+  /// "q-tile 64" (an option's value) or "q_tile = 64" (a parameter's).
+  std::string kv(StringRef option, StringRef key, int64_t v) const {
     return ((attr ? key + " = " : option + " ") + Twine(v)).str();
-  };
-  if (ShapedType::isDynamic(D) || ShapedType::isDynamic(Dv) || D < 1 ||
-      Dv < 1 || D > 256 || Dv > 256) {
-    op->emitRemark("tx-attention-to-gpu: head dims D and Dv must be static "
-                   "and in [1, 256] for the flash kernel; this op is left "
-                   "to the reference lowering");
-    return Result();
   }
-  Chooser ch{t, c};
-  Type elt = p.elementType();
-  if (std::optional<FlashConfig> dc = ch.decodeConfig(p, elt, D, Dv)) {
-    if (dc->decodeTileKeys == 16 && D % (2 * (16 / dc->eltBytes)) != 0) {
-      op->emitError(pfx)
-          << nm("decode-tile-keys", "tile_keys")
-          << " = 16 splits D over two lanes and needs D to be a multiple of "
-          << 2 * (16 / dc->eltBytes) << ", got D = " << D;
-      return failure();
-    }
-    if (dc->decodeCluster > 0 && Dv > 128) {
-      op->emitError(pfx)
-          << nm("decode-cluster", "cluster") << " = " << dc->decodeCluster
-          << " needs Dv <= 128 (the cluster merge holds every split's O row "
-             "in registers), got Dv = "
-          << Dv << "; " << nm("decode-cluster", "cluster")
-          << " = 0 merges through a workspace";
-      return failure();
-    }
-    if (dc->decodeSmemBytes() > t.maxSharedMemory) {
-      op->emitError(pfx)
-          << "the decode kernel needs " << dc->decodeSmemBytes()
-          << " bytes of shared memory (warps " << dc->warps << ", stages "
-          << dc->decodeStages << ", "
-          << kv("decode-tile-keys", "tile_keys", dc->decodeTileKeys)
-          << ", G * Sq "
-          << dc->decodeRows() << ", D " << D << ", Dv " << Dv
-          << "), more than max-shared-memory = " << t.maxSharedMemory;
-      return failure();
-    }
-    return Result(*dc);
-  }
-  FlashConfig cfg = ch.mmaConfig(elt, D, Dv).value_or(ch.simtConfig(D, Dv));
-  // Checked here, for ops that take the wgmma kernel, not as an option rule:
-  // the decode and CUDA-core kernels of the same module take any count.
-  if (cfg.wgmma && c.warps % 4 != 0) {
-    op->emitError(pfx) << "warps must be a multiple of 4 "
-                          "(whole warpgroups) with wgmma, got "
-        << c.warps << " (this op takes the wgmma kernel)";
+};
+} // namespace
+
+/// The decode kernel's constraints on the chosen (or forced) choices.
+static LogicalResult checkDecodeConfig(Operation *op, const FlashConfig *dc,
+                                       int64_t D, int64_t Dv,
+                                       const AttentionTarget &t,
+                                       const ChoiceNames &n) {
+  const char *pfx = n.pfx;
+  auto nm = [&](StringRef o, StringRef k) { return n.nm(o, k); };
+  auto kv = [&](StringRef o, StringRef k, int64_t v) { return n.kv(o, k, v); };
+  if (dc->decodeTileKeys == 16 && D % (2 * (16 / dc->eltBytes)) != 0) {
+    op->emitError(pfx)
+        << nm("decode-tile-keys", "tile_keys")
+        << " = 16 splits D over two lanes and needs D to be a multiple of "
+        << 2 * (16 / dc->eltBytes) << ", got D = " << D;
     return failure();
   }
-  if (c.exactQTile && !cfg.mma) {
-    // A user's query tile on CUDA cores: 4 warps where they divide it
-    // (at most 16 rows each), else one warp per row up to 32.
-    int64_t q = c.exactQTile;
-    cfg.qTile = q;
-    if (!c.warps)
-      cfg.warps = q % 4 == 0 && q / 4 <= 16 ? 4 : q <= 32 ? q : 0;
-    if (!cfg.warps || q % cfg.warps != 0 || q / cfg.warps > 16) {
-      op->emitError("tx-map-attention-to-gpu: no kernel takes a query tile "
-                    "of ")
-          << q << " rows with D = " << D << ", Dv = " << Dv << " ("
-          << elt << "): the CUDA-core kernel needs a multiple of its warps "
-          << "with at most 16 rows per warp; the tensor-core kernels (f16/"
-             "bf16, head dims multiples of 16 up to 128) take multiples of "
-             "16 rows";
-      return failure();
-    }
+  if (dc->decodeCluster > 0 && Dv > 128) {
+    op->emitError(pfx)
+        << nm("decode-cluster", "cluster") << " = " << dc->decodeCluster
+        << " needs Dv <= 128 (the cluster merge holds every split's O row "
+           "in registers), got Dv = "
+        << Dv << "; " << nm("decode-cluster", "cluster")
+        << " = 0 merges through a workspace";
+    return failure();
   }
-  // Tensor cores with a mask: per-tile key visibility flags, so that
-  // keys the mask hides from every row of a CTA are never read.
-  cfg.keyFlags = cfg.mma && p.mask;
+  if (dc->decodeSmemBytes() > t.maxSharedMemory) {
+    op->emitError(pfx)
+        << "the decode kernel needs " << dc->decodeSmemBytes()
+        << " bytes of shared memory (warps " << dc->warps << ", stages "
+        << dc->decodeStages << ", "
+        << kv("decode-tile-keys", "tile_keys", dc->decodeTileKeys)
+        << ", G * Sq "
+        << dc->decodeRows() << ", D " << D << ", Dv " << Dv
+        << "), more than max-shared-memory = " << t.maxSharedMemory;
+    return failure();
+  }
+  return success();
+}
+
+/// A user's query tile on CUDA cores (AttentionChoices::exactQTile): 4
+/// warps where they divide it (at most 16 rows each), else one warp per row
+/// up to 32.
+static LogicalResult applyExactQTile(Operation *op, FlashConfig &cfg,
+                                     const AttentionChoices &c, int64_t D,
+                                     int64_t Dv, Type elt) {
+  if (!c.exactQTile || cfg.mma)
+    return success();
+  int64_t q = c.exactQTile;
+  cfg.qTile = q;
+  if (!c.warps)
+    cfg.warps = q % 4 == 0 && q / 4 <= 16 ? 4 : q <= 32 ? q : 0;
+  if (!cfg.warps || q % cfg.warps != 0 || q / cfg.warps > 16) {
+    op->emitError("tx-map-attention-to-gpu: no kernel takes a query tile "
+                  "of ")
+        << q << " rows with D = " << D << ", Dv = " << Dv << " ("
+        << elt << "): the CUDA-core kernel needs a multiple of its warps "
+        << "with at most 16 rows per warp; the tensor-core kernels (f16/"
+           "bf16, head dims multiples of 16 up to 128) take multiples of "
+           "16 rows";
+    return failure();
+  }
+  return success();
+}
+
+/// The wgmma family's measured defaults: 64 keys per step with a mask
+/// operand above head dim 64 or with softcap and causal at head dims <=
+/// 64, and the producer warpgroup.
+static void tuneWgmma(FlashConfig &cfg, const AttentionProblem &p,
+                      const AttentionChoices &c, const AttentionTarget &t,
+                      int64_t D, int64_t Dv) {
   // wgmma with a mask operand above head dim 64: the mask's loads and
   // predicates spill registers with 128 keys per step (176 bytes at
   // D = 128, Dv = 64); 64 keys do not.
@@ -477,6 +480,17 @@ mlir::tx::chooseAttentionKernel(Operation *op, const AttentionProblem &p,
       }
     }
   }
+}
+
+/// Default tiles that do not fit the chip's shared memory shrink; forced
+/// ones are an error. Returns false (after a remark) when even the
+/// smallest default tiles do not fit: the op takes the reference lowering.
+static FailureOr<bool> fitSharedMemory(Operation *op, FlashConfig &cfg,
+                                       const AttentionChoices &c,
+                                       const AttentionTarget &t, int64_t D,
+                                       int64_t Dv, const ChoiceNames &n) {
+  const char *pfx = n.pfx;
+  auto kv = [&](StringRef o, StringRef k, int64_t v) { return n.kv(o, k, v); };
   // Default tiles that do not fit the chip's shared memory shrink (32
   // keys, then 4 rows per warp on CUDA cores); forced ones are an error.
   // (wgmma: halve 128 -> 64 -> 32 keys.)
@@ -501,7 +515,7 @@ mlir::tx::chooseAttentionKernel(Operation *op, const AttentionProblem &p,
     op->emitRemark("tx-attention-to-gpu: the smallest default tiles need ")
         << cfg.smemBytes() << " bytes of shared memory, more than "
         << maxSmem << "; this op is left to the reference lowering";
-    return Result();
+    return false;
   }
   if (cfg.smemBytes() > maxSmem) {
     op->emitError(pfx) << "the tiles need " << cfg.smemBytes()
@@ -513,6 +527,50 @@ mlir::tx::chooseAttentionKernel(Operation *op, const AttentionProblem &p,
         << "), more than max-shared-memory = " << maxSmem;
     return failure();
   }
+  return true;
+}
+
+FailureOr<std::optional<FlashConfig>>
+mlir::tx::chooseAttentionKernel(Operation *op, const AttentionProblem &p,
+                                const AttentionTarget &t,
+                                const AttentionChoices &c) {
+  using Result = std::optional<FlashConfig>;
+  int64_t D = p.D(), Dv = p.Dv();
+  ChoiceNames names(c.fromStrategyAttr);
+  if (ShapedType::isDynamic(D) || ShapedType::isDynamic(Dv) || D < 1 ||
+      Dv < 1 || D > 256 || Dv > 256) {
+    op->emitRemark("tx-attention-to-gpu: head dims D and Dv must be static "
+                   "and in [1, 256] for the flash kernel; this op is left "
+                   "to the reference lowering");
+    return Result();
+  }
+  Chooser ch{t, c};
+  Type elt = p.elementType();
+  if (std::optional<FlashConfig> dc = ch.decodeConfig(p, elt, D, Dv)) {
+    if (failed(checkDecodeConfig(op, &*dc, D, Dv, t, names)))
+      return failure();
+    return Result(*dc);
+  }
+  FlashConfig cfg = ch.mmaConfig(elt, D, Dv).value_or(ch.simtConfig(D, Dv));
+  // Checked here, for ops that take the wgmma kernel, not as an option rule:
+  // the decode and CUDA-core kernels of the same module take any count.
+  if (cfg.wgmma && c.warps % 4 != 0) {
+    op->emitError(names.pfx) << "warps must be a multiple of 4 "
+                                "(whole warpgroups) with wgmma, got "
+                             << c.warps << " (this op takes the wgmma kernel)";
+    return failure();
+  }
+  if (failed(applyExactQTile(op, cfg, c, D, Dv, elt)))
+    return failure();
+  // Tensor cores with a mask: per-tile key visibility flags, so that
+  // keys the mask hides from every row of a CTA are never read.
+  cfg.keyFlags = cfg.mma && p.mask;
+  tuneWgmma(cfg, p, c, t, D, Dv);
+  FailureOr<bool> fits = fitSharedMemory(op, cfg, c, t, D, Dv, names);
+  if (failed(fits))
+    return failure();
+  if (!*fits)
+    return Result();
   return Result(cfg);
 }
 

@@ -77,100 +77,86 @@ void mlir::tx::buildTxToBufferizedLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
-LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
-                                           const GPUPipelineOptions &options) {
-  std::string features = options.features.empty()
-                             ? defaultFeatures(options.chip)
-                             : std::string(options.features);
-  TxCheckGPUTargetOptions check;
-  check.chip = options.chip;
-  check.features = features;
-  check.format = options.format;
-  check.toolkit = options.toolkit;
-  check.softmax = options.softmax;
-  check.attention = options.attention;
-  pm.addPass(createTxCheckGPUTarget(check));
-  // Out-of-range tensor.dim/memref.dim: a diagnostic, not a crash in the gpu
-  // dialect's canonicalization (issue #14).
-  pm.addPass(createTxCheckDims());
+/// tx.attention's GPU path: strategy -> tiling -> staging -> pipelining ->
+/// GPU mapping, with the chip's target facts (GPUTarget).
+static void addAttentionGPUPath(OpPassManager &pm,
+                                const GPUPipelineOptions &options) {
+  TxAttentionStrategyOptions at;
+  at.warps = options.attentionWarps;
+  at.qTile = options.attentionQTile;
+  at.kvTile = options.attentionKvTile;
+  at.tensorCores = options.attentionTensorCores;
+  at.mmaRowTiles = options.attentionMmaRowTiles;
+  at.stages = options.attentionStages;
+  at.producerWarps = options.attentionProducerWarps;
+  at.decode = options.attentionDecode;
+  at.decodeMaxRows = options.attentionDecodeMaxRows;
+  at.kvSplits = options.attentionKvSplits;
+  at.decodeTileKeys = options.attentionDecodeTileKeys;
+  at.decodeCluster = options.attentionDecodeCluster;
+  at.decodeMergeKernel = options.attentionDecodeMergeKernel;
+  // The chip decides the tensor-core kernel (sm_80+) and the largest
+  // dynamic shared memory per CTA (opt-in maximum of each architecture).
+  std::optional<GPUTarget> chip = GPUTarget::fromChip(options.chip);
+  // wgmma.mma_async exists only on the arch-specific sm_90a target.
+  at.wgmma = options.attentionWgmma && chip && chip->hasWgmma();
+  GPUTarget target = chip ? *chip : GPUTarget::fromSm(at.sm);
+  if (chip) {
+    at.sm = chip->sm;
+    at.maxSharedMemory = target.maxSharedMemoryPerCta;
+  }
+  at.numSms = options.attentionNumSms > 0 ? int64_t(options.attentionNumSms)
+                                          : target.defaultNumSms;
+  pm.addNestedPass<func::FuncOp>(createTxAttentionStrategy(at));
+  TxTileAttentionOptions tile;
+  tile.fromStrategy = true;
+  tile.decompose = false;
+  pm.addNestedPass<func::FuncOp>(createTxTileAttention(tile));
+  pm.addNestedPass<func::FuncOp>(createTxStageAttention());
+  pm.addNestedPass<func::FuncOp>(createTxPipelineAttention());
+  TxMapAttentionToGPUOptions map;
+  map.sm = at.sm;
+  map.wgmma = at.wgmma;
+  map.maxSharedMemory = at.maxSharedMemory;
+  pm.addNestedPass<func::FuncOp>(createTxMapAttentionToGPU(map));
+}
 
-  if (options.cInterface)
-    pm.addPass(createTxEmitCInterface());
-  if (options.attention == "flash")
-  {
-    // tx.attention's GPU path: strategy -> tiling -> GPU mapping.
-    TxAttentionStrategyOptions at;
-    at.warps = options.attentionWarps;
-    at.qTile = options.attentionQTile;
-    at.kvTile = options.attentionKvTile;
-    at.tensorCores = options.attentionTensorCores;
-    at.mmaRowTiles = options.attentionMmaRowTiles;
-    at.stages = options.attentionStages;
-    at.producerWarps = options.attentionProducerWarps;
-    at.decode = options.attentionDecode;
-    at.decodeMaxRows = options.attentionDecodeMaxRows;
-    at.kvSplits = options.attentionKvSplits;
-    at.decodeTileKeys = options.attentionDecodeTileKeys;
-    at.decodeCluster = options.attentionDecodeCluster;
-    at.decodeMergeKernel = options.attentionDecodeMergeKernel;
-    // The chip decides the tensor-core kernel (sm_80+) and the largest
-    // dynamic shared memory per CTA (opt-in maximum of each architecture).
-    std::optional<GPUTarget> chip = GPUTarget::fromChip(options.chip);
-    // wgmma.mma_async exists only on the arch-specific sm_90a target.
-    at.wgmma = options.attentionWgmma && chip && chip->hasWgmma();
-    GPUTarget target = chip ? *chip : GPUTarget::fromSm(at.sm);
-    if (chip) {
-      at.sm = chip->sm;
-      at.maxSharedMemory = target.maxSharedMemoryPerCta;
-    }
-    at.numSms = options.attentionNumSms > 0 ? int64_t(options.attentionNumSms)
-                                            : target.defaultNumSms;
-    pm.addNestedPass<func::FuncOp>(createTxAttentionStrategy(at));
-    TxTileAttentionOptions tile;
-    tile.fromStrategy = true;
-    tile.decompose = false;
-    pm.addNestedPass<func::FuncOp>(createTxTileAttention(tile));
-    pm.addNestedPass<func::FuncOp>(createTxStageAttention());
-    pm.addNestedPass<func::FuncOp>(createTxPipelineAttention());
-    TxMapAttentionToGPUOptions map;
-    map.sm = at.sm;
-    map.wgmma = at.wgmma;
-    map.maxSharedMemory = at.maxSharedMemory;
-    pm.addNestedPass<func::FuncOp>(createTxMapAttentionToGPU(map));
+/// tx.softmax's GPU path: strategy -> tiling -> staging -> GPU mapping.
+static void addSoftmaxGPUPath(OpPassManager &pm,
+                              const GPUPipelineOptions &options) {
+  TxSoftmaxStrategyOptions sm;
+  sm.blockSize = options.softmaxBlockSize;
+  sm.threadsPerRow = options.softmaxThreadsPerRow;
+  sm.maxCachedVectors = options.softmaxMaxCachedVectors;
+  sm.gridCtas = options.softmaxGridCtas;
+  sm.prefetch = options.softmaxPrefetch;
+  sm.streamUnroll = options.softmaxStreamUnroll;
+  sm.smemRows = options.softmaxSmemRows;
+  if (std::optional<GPUTarget> t = GPUTarget::fromChip(options.chip)) {
+    sm.maxSharedMemory = t->maxSharedMemoryPerCta;
+    sm.sm = t->sm;
+    sm.numSms = options.attentionNumSms > 0 ? int64_t(options.attentionNumSms)
+                                            : t->defaultNumSms;
   }
-  if (options.softmax == "fast") {
-    // tx.softmax's GPU path: strategy -> tiling -> GPU mapping.
-    TxSoftmaxStrategyOptions sm;
-    sm.blockSize = options.softmaxBlockSize;
-    sm.threadsPerRow = options.softmaxThreadsPerRow;
-    sm.maxCachedVectors = options.softmaxMaxCachedVectors;
-    sm.gridCtas = options.softmaxGridCtas;
-    sm.prefetch = options.softmaxPrefetch;
-    sm.streamUnroll = options.softmaxStreamUnroll;
-    sm.smemRows = options.softmaxSmemRows;
-    {
-      if (std::optional<GPUTarget> t = GPUTarget::fromChip(options.chip)) {
-        sm.maxSharedMemory = t->maxSharedMemoryPerCta;
-        sm.sm = t->sm;
-        sm.numSms = options.attentionNumSms > 0
-                        ? int64_t(options.attentionNumSms)
-                        : t->defaultNumSms;
-      }
-    }
-    sm.bulkRows = options.softmaxBulkRows;
-    sm.bulkChunkBytes = options.softmaxBulkChunkBytes;
-    sm.bulkCtasPerSm = options.softmaxBulkCtasPerSm;
-    pm.addNestedPass<func::FuncOp>(createTxSoftmaxStrategy(sm));
-    TxTileSoftmaxOptions smTile;
-    smTile.fromStrategy = true;
-    pm.addNestedPass<func::FuncOp>(createTxTileSoftmax(smTile));
-    pm.addNestedPass<func::FuncOp>(createTxStageSoftmax());
-    TxMapSoftmaxToGPUOptions smMap; // for a user's row tiling
-    smMap.sm = sm.sm ? sm.sm : smMap.sm;
-    smMap.numSms = sm.numSms;
-    smMap.maxSharedMemory = sm.maxSharedMemory;
-    pm.addNestedPass<func::FuncOp>(createTxMapSoftmaxToGPU(smMap));
-  }
+  sm.bulkRows = options.softmaxBulkRows;
+  sm.bulkChunkBytes = options.softmaxBulkChunkBytes;
+  sm.bulkCtasPerSm = options.softmaxBulkCtasPerSm;
+  pm.addNestedPass<func::FuncOp>(createTxSoftmaxStrategy(sm));
+  TxTileSoftmaxOptions smTile;
+  smTile.fromStrategy = true;
+  pm.addNestedPass<func::FuncOp>(createTxTileSoftmax(smTile));
+  pm.addNestedPass<func::FuncOp>(createTxStageSoftmax());
+  TxMapSoftmaxToGPUOptions smMap; // for a user's row tiling
+  smMap.sm = sm.sm ? sm.sm : smMap.sm;
+  smMap.numSms = sm.numSms;
+  smMap.maxSharedMemory = sm.maxSharedMemory;
+  pm.addNestedPass<func::FuncOp>(createTxMapSoftmaxToGPU(smMap));
+}
+
+/// Bufferization, the destination-passing ABI, the simple mapping of the
+/// remaining parallel loops and kernel outlining.
+static void addHostAndLaunchPasses(OpPassManager &pm,
+                                   const GPUPipelineOptions &options) {
   buildTxToBufferizedLinalgPipeline(pm);
   // Results become out-parameters (destination-passing ABI, docs/ABI.md): a
   // static result buffer is the out-parameter itself (upstream's hoisting);
@@ -198,8 +184,13 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
   // Launches marked tx.programmatic_launch: a runtime call before each.
   pm.addPass(createTxProgrammaticLaunches());
   pm.addPass(createGpuKernelOutliningPass());
+}
 
-  // From here on, upstream's NVVM lowering (as gpu-lower-to-nvvm-pipeline).
+/// From here on, upstream's NVVM lowering (as gpu-lower-to-nvvm-pipeline),
+/// tx's host-side passes in between, the binary and the final check.
+static void addNVVMLowering(OpPassManager &pm,
+                            const GPUPipelineOptions &options,
+                            const std::string &features) {
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createSCFToControlFlowPass());
   // Host run-time checks report through txRuntimeFail and return early
@@ -252,6 +243,33 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
   // Nothing but LLVM dialect, gpu.binary and gpu.launch_func may be left
   // (upstream conversions print an error and exit 0 otherwise; issue #14).
   pm.addPass(createTxCheckLowered({/*gpu=*/true, "tx-gpu-pipeline"}));
+}
+
+LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
+                                           const GPUPipelineOptions &options) {
+  std::string features = options.features.empty()
+                             ? defaultFeatures(options.chip)
+                             : std::string(options.features);
+  TxCheckGPUTargetOptions check;
+  check.chip = options.chip;
+  check.features = features;
+  check.format = options.format;
+  check.toolkit = options.toolkit;
+  check.softmax = options.softmax;
+  check.attention = options.attention;
+  pm.addPass(createTxCheckGPUTarget(check));
+  // Out-of-range tensor.dim/memref.dim: a diagnostic, not a crash in the gpu
+  // dialect's canonicalization (issue #14).
+  pm.addPass(createTxCheckDims());
+
+  if (options.cInterface)
+    pm.addPass(createTxEmitCInterface());
+  if (options.attention == "flash")
+    addAttentionGPUPath(pm, options);
+  if (options.softmax == "fast")
+    addSoftmaxGPUPath(pm, options);
+  addHostAndLaunchPasses(pm, options);
+  addNVVMLowering(pm, options, features);
   return success();
 }
 
