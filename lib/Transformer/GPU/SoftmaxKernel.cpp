@@ -693,189 +693,206 @@ private:
   /// an arrive with no bytes. (The TMA producer/consumer pipeline of
   /// CUTLASS's sm90 kernels, with one producer thread and a CTA barrier as
   /// the "empty" signal.)
-  void bulkRows(Value tid, Value bid, Value grid) {
-    MLIRContext *ctx = b.getContext();
-    const int64_t V = cfg.vectorWidth, T = cfg.blockSize;
+  /// A bulk-row kernel's ring (bulkRows): its geometry and base addresses.
+  struct BulkRing {
+    int64_t C = 0;         // bytes per chunk
+    int64_t nChunks = 0;   // chunks of a row
+    int64_t slots = 0;     // chunk slots of the ring
+    int64_t vpc = 0;       // 16-byte vectors per chunk
+    int64_t perThread = 0; // of one chunk
+    Value bid, grid, isProducer, inAddr, ringAddr, barAddr;
+  };
+
+  // Index arithmetic of the bulk-row kernel.
+  Value addI(Value x, Value y) {
+    return arith::AddIOp::create(b, loc, x, y).getResult();
+  }
+  Value mulI(Value x, Value y) {
+    return arith::MulIOp::create(b, loc, x, y).getResult();
+  }
+  Value divuC(Value x, int64_t y) {
+    return arith::DivUIOp::create(b, loc, x, cst(y)).getResult();
+  }
+  Value remuC(Value x, int64_t y) {
+    return arith::RemUIOp::create(b, loc, x, cst(y)).getResult();
+  }
+  Value ultI(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y)
+        .getResult();
+  }
+  Value indexToI64(Value v) {
+    return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), v)
+        .getResult();
+  }
+  Value indexToI32(Value v) {
+    return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), v)
+        .getResult();
+  }
+  /// The integer address `a` as a pointer of address space `space`.
+  Value ptrIn(unsigned space, Value a) {
+    return LLVM::IntToPtrOp::create(
+               b, loc, LLVM::LLVMPointerType::get(b.getContext(), space), a)
+        .getResult();
+  }
+  Value addrOf(Value m) {
+    return indexToI64(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, m));
+  }
+  /// `body` inside `scf.if cond` (no results).
+  void ifThen(Value cond, llvm::function_ref<void()> body) {
+    auto ifOp = scf::IfOp::create(b, loc, cond, false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    body();
+  }
+  /// The mbarrier of ring slot `slot`.
+  Value ringBar(const BulkRing &r, Value slot) {
+    return ptrIn(3, addI(r.barAddr, indexToI64(mulI(slot, cst(8)))));
+  }
+  /// Row `r`'s head (elements before its first vector) and whole vectors.
+  std::pair<Value, Value> rowGeometry(Value r) {
+    if (!cfg.peel)
+      return {cst(0), numVec};
+    return peelGeometry(r);
+  }
+
+  /// Thread 0: the CTA's chunk g (chunk k of its row g / chunks) into slot
+  /// g % slots, when that row exists.
+  void issueChunk(const BulkRing &ring, Value g) {
+    const int64_t C = ring.C;
     const int64_t eb = elt.getIntOrFloatBitWidth() / 8;
-    const int64_t C = cfg.bulkChunkBytes;
-    const int64_t nChunks = llvm::divideCeil(cfg.smemRowBytes, C);
-    const int64_t slots = std::max(cfg.bulkSlots, nChunks);
-    const int64_t vpc = C / 16;       // vectors per chunk
-    const int64_t perThread = vpc / T; // of one chunk
-    Type i32 = b.getI32Type(), i64 = b.getI64Type();
-    auto add = [&](Value x, Value y) {
-      return arith::AddIOp::create(b, loc, x, y).getResult();
-    };
-    auto mul = [&](Value x, Value y) {
-      return arith::MulIOp::create(b, loc, x, y).getResult();
-    };
-    auto divu = [&](Value x, int64_t y) {
-      return arith::DivUIOp::create(b, loc, x, cst(y)).getResult();
-    };
-    auto remu = [&](Value x, int64_t y) {
-      return arith::RemUIOp::create(b, loc, x, cst(y)).getResult();
-    };
-    auto ult = [&](Value x, Value y) {
-      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y)
-          .getResult();
-    };
-    auto toI64 = [&](Value v) {
-      return arith::IndexCastUIOp::create(b, loc, i64, v).getResult();
-    };
-    auto toI32 = [&](Value v) {
-      return arith::IndexCastUIOp::create(b, loc, i32, v).getResult();
-    };
-    auto ptr = [&](unsigned space, Value a) {
-      return LLVM::IntToPtrOp::create(
-                 b, loc, LLVM::LLVMPointerType::get(ctx, space), a)
-          .getResult();
-    };
-    auto addrOf = [&](Value m) {
-      return toI64(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, m));
-    };
-    auto ifThen = [&](Value cond, llvm::function_ref<void()> body) {
-      auto ifOp = scf::IfOp::create(b, loc, cond, false);
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(ifOp.thenBlock());
-      body();
-    };
-    Value inAddr = addrOf(in);
-    Value ringAddr = addrOf(smemRow);
-    Value barAddr = addrOf(bars);
-    auto bar = [&](Value slot) {
-      return ptr(3, add(barAddr, toI64(mul(slot, cst(8)))));
-    };
-    auto geometry = [&](Value r) -> std::pair<Value, Value> {
-      if (!cfg.peel)
-        return {cst(0), numVec};
-      return peelGeometry(r);
-    };
-    // Thread 0: the CTA's chunk g (chunk k of its row g / chunks) into
-    // slot g % slots, when that row exists.
-    auto issue = [&](Value g) {
-      Value r = add(bid, mul(divu(g, nChunks), grid));
-      ifThen(ult(r, rows), [&] {
-        Value k = remu(g, nChunks), slot = remu(g, slots);
-        auto [head, nvec] = geometry(r);
-        Value left =
-            arith::SubIOp::create(b, loc, mul(nvec, cst(16)), mul(k, cst(C)));
-        Value bytes = arith::MaxSIOp::create(
-            b, loc, cst(0), arith::MinSIOp::create(b, loc, left, cst(C)));
-        NVVM::MBarrierArriveExpectTxOp::create(
-            b, loc, Type(), bar(slot), toI32(bytes), NVVM::MemScopeKind::CTA,
-            /*relaxed=*/false, Value());
-        ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, bytes,
-                                     cst(0)),
-               [&] {
-                 Value src = add(inAddr,
-                                 toI64(add(mul(add(mul(r, cols), head), cst(eb)),
-                                           mul(k, cst(C)))));
-                 // (A shared::cta address is a shared::cluster address of
-                 // this CTA; the shared::cta form needs PTX 8.6.)
-                 Value dst = add(ringAddr, toI64(mul(slot, cst(C))));
-                 NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
-                     b, loc, ptr(7, dst), ptr(1, src), bar(slot),
-                     toI32(bytes), Value(), Value());
-               });
-      });
-    };
-    Value isProducer =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, cst(0));
-    ifThen(isProducer, [&] {
-      for (int64_t k = 0; k < slots; ++k)
-        NVVM::MBarrierInitOp::create(b, loc, bar(cst(k)),
-                                     arith::ConstantIntOp::create(b, loc, i32, 1),
-                                     Value());
+    Value r = addI(ring.bid, mulI(divuC(g, ring.nChunks), ring.grid));
+    ifThen(ultI(r, rows), [&] {
+      Value k = remuC(g, ring.nChunks), slot = remuC(g, ring.slots);
+      auto [head, nvec] = rowGeometry(r);
+      Value left = arith::SubIOp::create(b, loc, mulI(nvec, cst(16)),
+                                         mulI(k, cst(C)));
+      Value bytes = arith::MaxSIOp::create(
+          b, loc, cst(0), arith::MinSIOp::create(b, loc, left, cst(C)));
+      NVVM::MBarrierArriveExpectTxOp::create(
+          b, loc, Type(), ringBar(ring, slot), indexToI32(bytes),
+          NVVM::MemScopeKind::CTA, /*relaxed=*/false, Value());
+      ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, bytes,
+                                   cst(0)),
+             [&] {
+               Value src = addI(
+                   ring.inAddr,
+                   indexToI64(addI(mulI(addI(mulI(r, cols), head), cst(eb)),
+                                   mulI(k, cst(C)))));
+               // (A shared::cta address is a shared::cluster address of
+               // this CTA; the shared::cta form needs PTX 8.6.)
+               Value dst = addI(ring.ringAddr, indexToI64(mulI(slot, cst(C))));
+               NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
+                   b, loc, ptrIn(7, dst), ptrIn(1, src), ringBar(ring, slot),
+                   indexToI32(bytes), Value(), Value());
+             });
+    });
+  }
+
+  /// Thread 0 initializes a ring's mbarriers, the CTA waits for it, and
+  /// thread 0 issues the first `slots` chunks.
+  void startRing(const BulkRing &ring) {
+    ifThen(ring.isProducer, [&] {
+      for (int64_t k = 0; k < ring.slots; ++k)
+        NVVM::MBarrierInitOp::create(
+            b, loc, ringBar(ring, cst(k)),
+            arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1), Value());
       NVVM::FenceMbarrierInitOp::create(b, loc);
     });
     gpu::BarrierOp::create(b, loc);
-    ifThen(isProducer, [&] {
-      scf::ForOp::create(b, loc, cst(0), cst(slots), cst(1), ValueRange{},
+    ifThen(ring.isProducer, [&] {
+      scf::ForOp::create(b, loc, cst(0), cst(ring.slots), cst(1),
+                         ValueRange{},
                          [&](OpBuilder &, Location, Value g, ValueRange) {
-                           issue(g);
+                           issueChunk(ring, g);
                            scf::YieldOp::create(b, loc);
                          });
     });
-    auto rowLoop = scf::ForOp::create(b, loc, bid, rows, grid);
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(rowLoop.getBody());
-    row = rowLoop.getInductionVar();
-    Value g0 = mul(arith::DivUIOp::create(b, loc,
-                                    arith::SubIOp::create(b, loc, row, bid),
-                                    grid),
-             cst(nChunks));
-    Value ticks = arith::ConstantIntOp::create(b, loc, i32, 10000000);
-    auto [head, nvec] = geometry(row);
-    Value padding = splat(negInf);
-    // This thread's vectors of chunk k (CTA chunk g): row vector indices
-    // `vis`, loaded from the chunk's slot; -inf past the row's interior
-    // when `guarded` (only the last chunk can be partly or wholly past it,
-    // since the interiors of two rows differ by at most one vector).
-    auto chunkVecs = [&](Value k, Value g, SmallVector<Value> &vis,
-                         SmallVector<Value> &oks, bool guarded) {
-      SmallVector<Value> xs;
-      Value slotVec0 = add(mul(remu(g, slots), cst(vpc)), lane);
-      for (int64_t j = 0; j < perThread; ++j) {
-        Value vi = add(mul(k, cst(vpc)), add(lane, cst(j * T)));
-        Value si = add(slotVec0, cst(j * T));
-        vis.push_back(vi);
-        if (!guarded) {
-          xs.push_back(loadVecAgain(si, Value()));
-          oks.push_back(Value());
-          continue;
-        }
-        Value ok = ult(vi, nvec);
-        auto ifOp = scf::IfOp::create(b, loc, TypeRange{padding.getType()}, ok,
-                                      /*withElse=*/true);
-        {
-          OpBuilder::InsertionGuard g2(b);
-          b.setInsertionPointToStart(ifOp.thenBlock());
-          scf::YieldOp::create(b, loc, loadVecAgain(si, Value()));
-          b.setInsertionPointToStart(ifOp.elseBlock());
-          scf::YieldOp::create(b, loc, padding);
-        }
-        xs.push_back(ifOp.getResult(0));
-        oks.push_back(ok);
+  }
+
+  /// This thread's vectors of chunk k (CTA chunk g): row vector indices
+  /// `vis`, loaded from the chunk's slot; `padding` (-inf) past the row's
+  /// interior of `nvec` vectors when `guarded` (only the last chunk can be
+  /// partly or wholly past it, since the interiors of two rows differ by at
+  /// most one vector).
+  SmallVector<Value> chunkVecs(const BulkRing &ring, Value k, Value g,
+                               Value nvec, Value padding,
+                               SmallVector<Value> &vis,
+                               SmallVector<Value> &oks, bool guarded) {
+    const int64_t T = cfg.blockSize;
+    SmallVector<Value> xs;
+    Value slotVec0 = addI(mulI(remuC(g, ring.slots), cst(ring.vpc)), lane);
+    for (int64_t j = 0; j < ring.perThread; ++j) {
+      Value vi = addI(mulI(k, cst(ring.vpc)), addI(lane, cst(j * T)));
+      Value si = addI(slotVec0, cst(j * T));
+      vis.push_back(vi);
+      if (!guarded) {
+        xs.push_back(loadVecAgain(si, Value()));
+        oks.push_back(Value());
+        continue;
       }
-      return xs;
-    };
-    // Pass 1: scalar head and tail, then the chunks as they arrive.
-    Value cV = cst(V);
+      Value ok = ultI(vi, nvec);
+      auto ifOp = scf::IfOp::create(b, loc, TypeRange{padding.getType()}, ok,
+                                    /*withElse=*/true);
+      {
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        scf::YieldOp::create(b, loc, loadVecAgain(si, Value()));
+        b.setInsertionPointToStart(ifOp.elseBlock());
+        scf::YieldOp::create(b, loc, padding);
+      }
+      xs.push_back(ifOp.getResult(0));
+      oks.push_back(ok);
+    }
+    return xs;
+  }
+
+  /// The online (max, sum) of one row from its chunks as they arrive (the
+  /// scalar head and tail first when peeled), all-reduced over the CTA.
+  std::pair<Value, Value> bulkRowMaxSum(const BulkRing &ring, Value g0,
+                                        Value nvec, Value padding,
+                                        Value ticks, RowEnds *ends,
+                                        Value head) {
     Value m = negInf, s = zero;
-    RowEnds ends;
     if (cfg.peel) {
-      ends = loadEnds(head, nvec);
-      std::tie(m, s) = onlineUpdate(m, s, ends.xh, false);
-      std::tie(m, s) = onlineUpdate(m, s, ends.xt, false);
+      *ends = loadEnds(head, nvec);
+      std::tie(m, s) = onlineUpdate(m, s, ends->xh, false);
+      std::tie(m, s) = onlineUpdate(m, s, ends->xt, false);
     }
     auto fold1 = [&](Value k, ValueRange acc, bool guarded) {
-      Value g = add(g0, k);
+      Value g = addI(g0, k);
       NVVM::MBarrierTryWaitParityOp::create(
-          b, loc, bar(remu(g, slots)), toI32(remu(divu(g, slots), 2)), ticks);
+          b, loc, ringBar(ring, remuC(g, ring.slots)),
+          indexToI32(remuC(divuC(g, ring.slots), 2)), ticks);
       SmallVector<Value> vis, oks;
-      SmallVector<Value> xs = chunkVecs(k, g, vis, oks, guarded);
+      SmallVector<Value> xs =
+          chunkVecs(ring, k, g, nvec, padding, vis, oks, guarded);
       return onlineFold(acc, xs);
     };
     auto pass1 = scf::ForOp::create(
-        b, loc, cst(0), cst(nChunks - 1), cst(1), ValueRange{m, s},
+        b, loc, cst(0), cst(ring.nChunks - 1), cst(1), ValueRange{m, s},
         [&](OpBuilder &, Location, Value k, ValueRange acc) {
           scf::YieldOp::create(b, loc, fold1(k, acc, false));
         });
-    SmallVector<Value> ms = fold1(cst(nChunks - 1), pass1.getResults(), true);
-    auto [M, S] = allReduceOnline(ms[0], ms[1]);
-    Value inv = arith::DivFOp::create(b, loc, fcst(1.0f), S);
-    if (cfg.peel)
-      storeEnds(ends, M, inv);
-    // Pass 2: normalize chunk g, then refill its slot with chunk g + slots.
+    SmallVector<Value> ms =
+        fold1(cst(ring.nChunks - 1), pass1.getResults(), true);
+    return allReduceOnline(ms[0], ms[1]);
+  }
+
+  /// The second pass of one row: each chunk normalized and stored, then
+  /// its slot refilled with chunk g + slots.
+  void bulkRowNormalize(const BulkRing &ring, Value g0, Value head,
+                        Value nvec, Value padding, Value cV, Value M,
+                        Value inv) {
     Value invV = splat(inv);
     auto normalize = [&](Value k, bool guarded) {
-      Value g = add(g0, k);
+      Value g = addI(g0, k);
       SmallVector<Value> vis, oks;
-      SmallVector<Value> xs = chunkVecs(k, g, vis, oks, guarded);
-      for (int64_t j = 0; j < perThread; ++j) {
+      SmallVector<Value> xs =
+          chunkVecs(ring, k, g, nvec, padding, vis, oks, guarded);
+      for (int64_t j = 0; j < ring.perThread; ++j) {
         auto st = [&, j] {
           Value e = expDiff(xs[j], M);
-          storeVecAt(add(head, mul(vis[j], cV)),
+          storeVecAt(addI(head, mulI(vis[j], cV)),
                      arith::MulFOp::create(b, loc, e, invV));
         };
         if (oks[j])
@@ -884,14 +901,52 @@ private:
           st();
       }
       gpu::BarrierOp::create(b, loc);
-      ifThen(isProducer, [&] { issue(add(g, cst(slots))); });
+      ifThen(ring.isProducer, [&] { issueChunk(ring, addI(g, cst(ring.slots))); });
     };
-    scf::ForOp::create(b, loc, cst(0), cst(nChunks - 1), cst(1), ValueRange{},
+    scf::ForOp::create(b, loc, cst(0), cst(ring.nChunks - 1), cst(1),
+                       ValueRange{},
                        [&](OpBuilder &, Location, Value k, ValueRange) {
                          normalize(k, false);
                          scf::YieldOp::create(b, loc);
                        });
-    normalize(cst(nChunks - 1), true);
+    normalize(cst(ring.nChunks - 1), true);
+  }
+
+  void bulkRows(Value tid, Value bid, Value grid) {
+    BulkRing ring;
+    ring.C = cfg.bulkChunkBytes;
+    ring.nChunks = llvm::divideCeil(cfg.smemRowBytes, ring.C);
+    ring.slots = std::max(cfg.bulkSlots, ring.nChunks);
+    ring.vpc = ring.C / 16;
+    ring.perThread = ring.vpc / cfg.blockSize;
+    ring.bid = bid;
+    ring.grid = grid;
+    ring.inAddr = addrOf(in);
+    ring.ringAddr = addrOf(smemRow);
+    ring.barAddr = addrOf(bars);
+    ring.isProducer =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, cst(0));
+    startRing(ring);
+    auto rowLoop = scf::ForOp::create(b, loc, bid, rows, grid);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(rowLoop.getBody());
+    row = rowLoop.getInductionVar();
+    Value g0 = mulI(arith::DivUIOp::create(
+                        b, loc, arith::SubIOp::create(b, loc, row, bid), grid),
+                    cst(ring.nChunks));
+    // (Created in the order of the one-function form, so that the PTX is
+    // unchanged.)
+    Value ticks =
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), 10000000);
+    auto [head, nvec] = rowGeometry(row);
+    Value padding = splat(negInf);
+    Value cV = cst(cfg.vectorWidth);
+    RowEnds ends;
+    auto [M, S] = bulkRowMaxSum(ring, g0, nvec, padding, ticks, &ends, head);
+    Value inv = arith::DivFOp::create(b, loc, fcst(1.0f), S);
+    if (cfg.peel)
+      storeEnds(ends, M, inv);
+    bulkRowNormalize(ring, g0, head, nvec, padding, cV, M, inv);
   }
 
   OpBuilder &b;
