@@ -448,3 +448,22 @@ func.func @drift_dec1_f16(%q: tensor<?x32x1x128xf16>, %k: tensor<?x8x?x128xf16>,
   %0 = tx.attention %q, %k, %v scale = 0.0721 {tx.gpu_strategy = #tx.decode_strategy<warps = 4, kv_splits = 1, num_sms = 132, stages = 3, tile_keys = 16>} : tensor<?x32x1x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16> -> tensor<?x32x1x128xf16>
   return %0 : tensor<?x32x1x128xf16>
 }
+// Split-KV of the prefill tensor-core kernels (issue #38) with static
+// shapes: the chunk count is chosen at compile time (harness/check.py
+// split_kv; the dynamic functions above take it at run time).
+func.func @split_add_mask_f16(%q: tensor<1x2x33x64xf16>, %k: tensor<1x2x1200x64xf16>, %v: tensor<1x2x1200x64xf16>, %m: tensor<1x2x33x1200xf16>) -> tensor<1x2x33x64xf16> {
+  %0 = tx.attention %q, %k, %v mask(%m : tensor<1x2x33x1200xf16>) scale = 0.2 : tensor<1x2x33x64xf16>, tensor<1x2x1200x64xf16>, tensor<1x2x1200x64xf16> -> tensor<1x2x33x64xf16>
+  return %0 : tensor<1x2x33x64xf16>
+}
+func.func @split_keep_d128_dv64_f16(%q: tensor<1x2x130x128xf16>, %k: tensor<1x2x1500x128xf16>, %v: tensor<1x2x1500x64xf16>, %m: tensor<1x1x130x1500xi1>) -> tensor<1x2x130x64xf16> {
+  %0 = tx.attention %q, %k, %v mask(%m : tensor<1x1x130x1500xi1>) : tensor<1x2x130x128xf16>, tensor<1x2x1500x128xf16>, tensor<1x2x1500x64xf16> -> tensor<1x2x130x64xf16>
+  return %0 : tensor<1x2x130x64xf16>
+}
+func.func @split_causal_d128_bf16(%q: tensor<1x4x64x128xbf16>, %k: tensor<1x2x1777x128xbf16>, %v: tensor<1x2x1777x128xbf16>) -> tensor<1x4x64x128xbf16> {
+  %0 = tx.attention %q, %k, %v causal : tensor<1x4x64x128xbf16>, tensor<1x2x1777x128xbf16>, tensor<1x2x1777x128xbf16> -> tensor<1x4x64x128xbf16>
+  return %0 : tensor<1x4x64x128xbf16>
+}
+func.func @split_d64_dv128_f16(%q: tensor<1x2x150x64xf16>, %k: tensor<1x2x2333x64xf16>, %v: tensor<1x2x2333x128xf16>) -> tensor<1x2x150x128xf16> {
+  %0 = tx.attention %q, %k, %v : tensor<1x2x150x64xf16>, tensor<1x2x2333x64xf16>, tensor<1x2x2333x128xf16> -> tensor<1x2x150x128xf16>
+  return %0 : tensor<1x2x150x128xf16>
+}

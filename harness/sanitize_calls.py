@@ -94,6 +94,19 @@ def calls():
                   [((1, 2, 40, 256), F32), ((1, 1, 90, 256), F32), ((1, 1, 90, 256), F32)], (1, 2, 40, 256), F32))
         c.append((lib, "flash_d80_f16", lib + " flash_d80_f16",
                   [((2, 3, 100, 80), F16), ((2, 1, 100, 80), F16), ((2, 1, 100, 80), F16)], (2, 3, 100, 80), F16))
+        # Split-KV prefill (#38): grids of few CTAs over many keys, the
+        # count at compile time (split_*) or at run time (the rest): masks,
+        # causal with rows that see no key, lengths, the LSE.
+        c.append(attn(lib, "split_add_mask_f16", 1, 2, 2, 33, 1200, 64, F16, mask=(F16, None)))
+        c.append(attn(lib, "split_keep_d128_dv64_f16", 1, 2, 2, 130, 1500, 128, F16, dv=64,
+                      mask=(I1, (1, 1, 130, 1500))))
+        c.append(attn(lib, "split_causal_d128_bf16", 1, 4, 2, 64, 1777, 128, BF16))
+        c.append(attn(lib, "split_d64_dv128_f16", 1, 2, 2, 150, 2333, 64, F16, dv=128))
+        c.append(attn(lib, "flash_dyn_f16", 1, 2, 2, 700, 600, 64, F16, what="split, Sq > Sk"))
+        c.append(attn(lib, "len_prefill_gqa_f16", 2, 8, 2, 200, 3000, 128, F16,
+                      lengths=[(3000, 1300), (200, 7)], what="split"))
+        c.append(attn(lib, "lse_causal_d128_f16", 1, 2, 2, 100, 2500, 128, F16, lse=True,
+                      what="split"))
         # Split-KV decode kernel (#17): one split and several (the last CTA
         # merges), i1 and additive masks, Sq > 1 causal, MQA, f32.
         c.append(attn(lib, "dec_gqa_f16", 1, 32, 8, 1, 31, 128, F16, what="one split"))

@@ -122,11 +122,23 @@ def Tx_MmaStrategyAttr : Tx_Attr<"MmaStrategy", "mma_strategy", [
 
     - `warps` in [1, 32]; `m_tiles` 1 or 2; `q_tile = 16 * m_tiles * warps`;
       `kv_tile` a multiple of 32 in [32, 256].
+    - `kv_splits` (default 1: none): split-KV for grids that leave SMs
+      idle. The keys of each query tile are cut into `kv_splits` chunks of
+      a whole number of `kv_tile` steps, one CTA each; each writes its
+      partial state (O, max, sum; f32) to a workspace and a second kernel
+      merges the parts by their log-sum-exp (sm_90+, `Dv` a multiple of
+      32). 0: the count is chosen at run time from `num_sms` (the SMs of the
+      target, >= 1 then): one wave of CTAs (`num_sms` x the CTAs per SM the
+      registers allow), 512 to 4096 keys per chunk. Besides filling the
+      chip, short chunks keep the tensor cores' truncating f32
+      accumulation of O short (issue #38).
   }];
   let parameters = (ins Tx_Int<"warps per CTA">:$warps,
                         Tx_Int<"query rows per CTA">:$q_tile,
                         Tx_Int<"keys per step of the key loop">:$kv_tile,
-                        Tx_Int<"m16 row tiles per warp">:$m_tiles);
+                        Tx_Int<"m16 row tiles per warp">:$m_tiles,
+                        Tx_IntOr<"1", "key chunks per query tile (1: none; 0: at run time from num_sms)">:$kv_splits,
+                        Tx_IntOr<"0", "SMs of the target (for kv_splits = 0)">:$num_sms);
 }
 
 def Tx_WgmmaStrategyAttr : Tx_Attr<"WgmmaStrategy", "wgmma_strategy", [
@@ -146,12 +158,24 @@ def Tx_WgmmaStrategyAttr : Tx_Attr<"WgmmaStrategy", "wgmma_strategy", [
     - `warps` a multiple of 4 in [4, 32]; `q_tile = 16 * warps`; `kv_tile` a
       multiple of 32 in [32, 256]; `stages` in [2, 4]; `producer_warps` 0
       (the default: every warp copies) or 4.
+    - `kv_splits` (default 1: none): split-KV for grids that leave SMs
+      idle. The keys of each query tile are cut into `kv_splits` chunks of
+      a whole number of `kv_tile` steps, one CTA each; each writes its
+      partial state (O, max, sum; f32) to a workspace and a second kernel
+      merges the parts by their log-sum-exp (sm_90+, `Dv` a multiple of
+      32). 0: the count is chosen at run time from `num_sms` (the SMs of the
+      target, >= 1 then): one wave of CTAs (`num_sms` x the CTAs per SM the
+      registers allow), 512 to 4096 keys per chunk. Besides filling the
+      chip, short chunks keep the tensor cores' truncating f32
+      accumulation of O short (issue #38).
   }];
   let parameters = (ins Tx_Int<"consumer warps per CTA (whole warpgroups)">:$warps,
                         Tx_Int<"query rows per CTA">:$q_tile,
                         Tx_Int<"keys per step of the key loop">:$kv_tile,
                         Tx_Int<"K/V tiles in shared memory">:$stages,
-                        Tx_IntOr<"0", "warps of the producer warpgroup (0: none)">:$producer_warps);
+                        Tx_IntOr<"0", "warps of the producer warpgroup (0: none)">:$producer_warps,
+                        Tx_IntOr<"1", "key chunks per query tile (1: none; 0: at run time from num_sms)">:$kv_splits,
+                        Tx_IntOr<"0", "SMs of the target (for kv_splits = 0)">:$num_sms);
 }
 
 def Tx_DecodeStrategyAttr : Tx_Attr<"DecodeStrategy", "decode_strategy", [

@@ -25,7 +25,7 @@ func.func @unknown_family(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x128x64xf16>,
 // -----
 
 func.func @mma_no_m_tiles(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x2x64x64xf16> {
-  // expected-error @below {{expected ','}}
+  // expected-error @below {{struct is missing required parameter: m_tiles}}
   %o = tx.attention %q, %k, %v {tx.gpu_strategy = #tx.mma_strategy<warps = 4, q_tile = 64, kv_tile = 64>} : tensor<1x2x64x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x2x64x64xf16>
   return %o : tensor<1x2x64x64xf16>
 }
@@ -58,7 +58,7 @@ func.func @wgmma_producer_string(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x128x6
 // -----
 
 func.func @mma_producer(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x2x64x64xf16> {
-  // expected-error @below {{expected '>'}}
+  // expected-error @below {{duplicate or unknown struct parameter name: producer_warps}}
   %o = tx.attention %q, %k, %v {tx.gpu_strategy = #tx.mma_strategy<warps = 4, q_tile = 128, kv_tile = 64, m_tiles = 2, producer_warps = 4>} : tensor<1x2x64x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x2x64x64xf16>
   return %o : tensor<1x2x64x64xf16>
 }
@@ -147,7 +147,7 @@ func.func @decode_cluster_short(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x128x64
 // -----
 
 func.func @mma_cluster(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x2x64x64xf16> {
-  // expected-error @below {{expected '>'}}
+  // expected-error @below {{duplicate or unknown struct parameter name: cluster}}
   %o = tx.attention %q, %k, %v {tx.gpu_strategy = #tx.mma_strategy<warps = 4, q_tile = 128, kv_tile = 64, m_tiles = 2, cluster = 4>} : tensor<1x2x64x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x2x64x64xf16>
   return %o : tensor<1x2x64x64xf16>
 }
@@ -393,3 +393,34 @@ func.func @softmax_dictionary(%x: tensor<64x1024xf16>) -> tensor<64x1024xf16> {
   return %y : tensor<64x1024xf16>
 }
 
+// -----
+
+func.func @mma_splits_negative(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x2x64x64xf16> {
+  // expected-error @below {{'kv_splits' must be in [0, 65536], got -1}}
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = #tx.mma_strategy<warps = 4, q_tile = 128, kv_tile = 64, m_tiles = 2, kv_splits = -1>} : tensor<1x2x64x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x2x64x64xf16>
+  return %o : tensor<1x2x64x64xf16>
+}
+
+// -----
+
+func.func @wgmma_splits_big(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x2x64x64xf16> {
+  // expected-error @below {{'kv_splits' must be in [0, 65536], got 65537}}
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = #tx.wgmma_strategy<warps = 4, q_tile = 64, kv_tile = 64, stages = 2, kv_splits = 65537>} : tensor<1x2x64x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x2x64x64xf16>
+  return %o : tensor<1x2x64x64xf16>
+}
+
+// -----
+
+func.func @wgmma_splits_auto_no_sms(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x2x64x64xf16> {
+  // expected-error @below {{'kv_splits' = 0 (chosen at run time) needs 'num_sms' >= 1}}
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = #tx.wgmma_strategy<warps = 4, q_tile = 64, kv_tile = 64, stages = 2, kv_splits = 0>} : tensor<1x2x64x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x2x64x64xf16>
+  return %o : tensor<1x2x64x64xf16>
+}
+
+// -----
+
+func.func @mma_sms_big(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x128x64xf16>, %v: tensor<1x2x128x64xf16>) -> tensor<1x2x64x64xf16> {
+  // expected-error @below {{'num_sms' must be in [0, 4096], got 5000}}
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = #tx.mma_strategy<warps = 4, q_tile = 128, kv_tile = 64, m_tiles = 2, kv_splits = 0, num_sms = 5000>} : tensor<1x2x64x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x2x64x64xf16>
+  return %o : tensor<1x2x64x64xf16>
+}

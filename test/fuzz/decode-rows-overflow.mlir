@@ -7,7 +7,7 @@
 // the index arithmetic, or a compiled module; never an abort).
 // RUN: tx-opt %s --pass-pipeline="builtin.module(func.func(tx-attention-to-gpu))" | FileCheck %s
 // CHECK-LABEL: func.func @f
-// CHECK-NOT: memref<?xf32>
+// CHECK-NOT: nvvm.bar.warp.sync
 // CHECK: gpu.launch
 func.func @f(%q: tensor<1x24x4611686018427387904x32xbf16>, %k: tensor<1x8x?x32xbf16>, %v: tensor<1x8x?x32xbf16>) -> tensor<1x24x4611686018427387904x32xbf16> {
   %0 = tx.attention %q, %k, %v causal : tensor<1x24x4611686018427387904x32xbf16>, tensor<1x8x?x32xbf16>, tensor<1x8x?x32xbf16> -> tensor<1x24x4611686018427387904x32xbf16>

@@ -46,8 +46,11 @@ struct FlashConfig {
   bool decode = false;   // split-KV decode kernels (emitDecode)
   int64_t decodeG = 1, decodeSq = 1; // static G = H / Hkv and Sq (decode)
   int64_t kvSplits = 0;  // decode: key chunks (0 = from numSms)
-  int64_t numSms = GPUTarget{}.defaultNumSms; // decode: SMs of the target,
-                                              // for kvSplits = 0
+  int64_t prefillSplits = 1; // mma.sync / wgmma: key chunks per query tile
+                             // (1 = none; 0 = at run time from numSms),
+                             // merged by a second kernel (sm_90+)
+  int64_t numSms = GPUTarget{}.defaultNumSms; // SMs of the target, for
+                                              // kvSplits / prefillSplits 0
   int64_t smemPerSm = GPUTarget{}.sharedMemoryPerSm; // the chip's shared memory per SM (bytes; a
                               // CTA reserves 1 KiB more than it asks for):
                               // how many decode CTAs run on an SM at once;
@@ -73,6 +76,13 @@ struct FlashConfig {
                          // visibility flags in shared memory (see
                          // emitKeyVisibility)
   // Derived.
+  /// Prefill tensor-core kernels: the CTAs that fit on the chip at once,
+  /// numSms x the CTAs per SM their registers allow (65536 per SM, up to
+  /// 255 per thread: one CTA of 8 warps or more, two of 4).
+  int64_t prefillSlots() const {
+    return numSms * std::max<int64_t>(
+                        1, 65536 / (32 * (warps + producerWarps) * 255));
+  }
   int64_t rowsPerWarp() const { return qTile / warps; }
   int64_t keysPerLane() const { return kvTile / 32; }
   int64_t outPerLane() const { return (Dv + 31) / 32; }
@@ -207,6 +217,24 @@ struct AttentionTarget {
   int64_t numSms = GPUTarget{}.defaultNumSms; // SMs (the split count)
 };
 
+/// Fewest keys per chunk of the prefill split-KV (prefillSplitCount).
+constexpr int64_t kMinPrefillSplitKeys = 512;
+/// Most keys per chunk once a call splits (prefillSplitCount): the tensor
+/// cores' truncating accumulation of O drifts in proportion to the chunk
+/// (issue #38; H100, causal GQA over 65536 keys: -0.071 f16 ulp with
+/// chunks of 8192 keys, -0.037 with 4096, -0.375 unsplit).
+constexpr int64_t kMaxPrefillSplitKeys = 4096;
+
+/// The prefill kernels' split count (FlashConfig::prefillSplits) for a grid
+/// of `ctas` CTAs (B * H * query tiles) over `sk` keys, where `slots` CTAs
+/// fit on the chip at once (FlashConfig::prefillSlots): 1 when ctas >
+/// slots / 2, else one wave, min(slots / ctas, ceil(sk / 512)), but at
+/// least ceil(sk / 4096), then rounded so that every chunk is a whole
+/// number of kv-tile steps (the last one shorter) and none is empty. prefillSplitsAtRunTime evaluates the same rule at
+/// run time for dynamic shapes.
+int64_t prefillSplitCount(int64_t ctas, int64_t sk, int64_t kvTile,
+                          int64_t slots);
+
 /// Overrides of the strategy's choices (0 = choose); the options of
 /// tx-attention-strategy and tx-attention-to-gpu (Passes.td).
 struct AttentionChoices {
@@ -225,6 +253,9 @@ struct AttentionChoices {
   /// (FlashConfig::decodeMergeKernel; sm_90+), 0 = the last CTA to arrive,
   /// -1 = choose (1 on sm_90+).
   int64_t decodeMergeKernel = -1;
+  /// mma.sync / wgmma: key chunks per query tile
+  /// (FlashConfig::prefillSplits); -1 = choose.
+  int64_t prefillSplits = -1;
   /// Query rows per CTA fixed by tiled IR (a user's scf.forall): every
   /// family must use exactly this tile or is not taken (0 = free).
   int64_t exactQTile = 0;

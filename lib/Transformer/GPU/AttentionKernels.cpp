@@ -94,30 +94,58 @@ SmallVector<Value> FlashKernelBuilder::build() {
           b, loc, lTy, lseOut, /*restrict=*/true, /*writable=*/true));
     return r;
   };
-  // The kernel bodies replace Sk by a batch's key count; restore it after.
-  auto restore = [&] {
-    Sk = skAll;
-    batchRows = Value();
-  };
   if (cfg.decode) {
     emitDecode();
-    restore();
-    return results();
-  }
-
-  Value nQT = arith::CeilDivUIOp::create(b, loc, Sq, cst(cfg.qTile));
-  Value blocks = mul(mul(B, H), nQT);
-  auto ifAny = scf::IfOp::create(
-      b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, blocks,
-                                    cst(0)),
-      false);
-  {
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(ifAny.thenBlock());
-    emitLaunch(blocks, nQT);
-    restore();
+    restoreSk();
+  } else {
+    emitPrefill();
   }
   return results();
+}
+
+void FlashKernelBuilder::restoreSk() {
+  Sk = skAll;
+  batchRows = Value();
+}
+
+void FlashKernelBuilder::emitPrefill() {
+  Value nQT = arith::CeilDivUIOp::create(b, loc, Sq, cst(cfg.qTile));
+  Value blocks = mul(mul(B, H), nQT);
+  auto launch = [&](Value ctas) {
+    auto ifAny = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, ctas,
+                              cst(0)),
+        false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(ifAny.thenBlock());
+    emitLaunch(ctas, nQT);
+    restoreSk();
+  };
+  if (!cfg.mma || cfg.prefillSplits == 1)
+    return launch(blocks);
+  // Split-KV (prefill tensor-core kernels): count CTAs per query tile,
+  // then the merge kernel. Decided at run time (prefillSplits = 0): the
+  // kernel without splits where one chunk is chosen (no workspace).
+  auto launchSplit = [&](Value count) {
+    emitPrefillSplits(count);
+    Value ctas = mul(blocks, split.count);
+    launch(ctas);
+    emitMergeKernel(split.count, ctas, split.rows, split.oPart, split.mlPart);
+    split = PrefillSplit();
+  };
+  if (cfg.prefillSplits > 1)
+    return launchSplit(cst(cfg.prefillSplits));
+  Value count = prefillSplitsAtRunTime(blocks);
+  auto ifSplit = scf::IfOp::create(
+      b, loc, cmpi(arith::CmpIPredicate::ugt, count, cst(1)), true);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(ifSplit.thenBlock());
+  const Value tid0 = tid;
+  launchSplit(count);
+  tid = tid0;
+  b.setInsertionPointToStart(ifSplit.elseBlock());
+  launch(blocks);
 }
 
 Value FlashKernelBuilder::emitBatchLengths(Value bi) {

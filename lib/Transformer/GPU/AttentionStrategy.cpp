@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GPU/AttentionKernel.h"
+#include "llvm/Support/MathExtras.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include <cmath>
@@ -530,6 +531,68 @@ static FailureOr<bool> fitSharedMemory(Operation *op, FlashConfig &cfg,
   return true;
 }
 
+int64_t mlir::tx::prefillSplitCount(int64_t ctas, int64_t sk, int64_t kvTile,
+                                    int64_t slots) {
+  // (No overflow for any int64 size.)
+  auto ceilDiv = [](int64_t x, int64_t y) { return x / y + (x % y != 0); };
+  int64_t want = slots / std::max<int64_t>(ctas, 1);
+  if (want < 2)
+    return 1;
+  int64_t n = std::max<int64_t>(
+      std::max(std::min(want, ceilDiv(sk, kMinPrefillSplitKeys)),
+               ceilDiv(sk, kMaxPrefillSplitKeys)),
+      1);
+  int64_t keys = std::max(ceilDiv(ceilDiv(sk, n), kvTile) * kvTile, kvTile);
+  return std::max<int64_t>(ceilDiv(sk, keys), 1);
+}
+
+/// Split-KV for the prefill tensor-core kernels (FlashConfig::prefillSplits)
+/// where B * H * query tiles fill at most half of the chip's CTA slots
+/// (FlashConfig::prefillSlots): the count of prefillSplitCount,
+/// at compile time when B, H, Sq and Sk are static, else at run time
+/// (prefillSplits = 0 with the target's SMs). Only on sm_90+ (the merge is
+/// a programmatic dependent launch) and for Dv a multiple of 32 (the
+/// merge's lanes take Dv / 32 columns each). Besides filling the chip, the
+/// short chunks fix issue #38: mma.sync and wgmma add in f32 rounding
+/// toward zero, so an O accumulated over 8192 k16 steps of one long row
+/// came out about one f16 ulp low (bench/RESULTS.md session 22); chunks
+/// of at most 4096 keys merged in f32 by fma.rn drift 0.04 ulp or less.
+static void choosePrefillSplits(FlashConfig &cfg, const AttentionProblem &p,
+                                const AttentionChoices &c,
+                                const AttentionTarget &t) {
+  cfg.prefillSplits = 1;
+  if (!cfg.mma)
+    return;
+  if (c.prefillSplits >= 0) {
+    cfg.prefillSplits = c.prefillSplits;
+    if (cfg.prefillSplits == 0)
+      cfg.numSms = t.numSms;
+    return;
+  }
+  if (t.sm < 90 || cfg.Dv % 32 != 0)
+    return;
+  auto qTy = cast<RankedTensorType>(p.query.getType());
+  auto kTy = cast<RankedTensorType>(p.key.getType());
+  if (qTy.isDynamicDim(0) || qTy.isDynamicDim(1) || qTy.isDynamicDim(2) ||
+      kTy.isDynamicDim(2)) {
+    cfg.prefillSplits = 0;
+    cfg.numSms = t.numSms;
+    return;
+  }
+  int64_t Sq = qTy.getDimSize(2);
+  int64_t qTiles = Sq / cfg.qTile + (Sq % cfg.qTile != 0);
+  // (Saturated: any grid of more CTAs than fit at once takes one chunk.)
+  cfg.numSms = t.numSms;
+  int64_t slots = cfg.prefillSlots();
+  uint64_t ctas = llvm::SaturatingMultiply<uint64_t>(
+      llvm::SaturatingMultiply<uint64_t>(qTy.getDimSize(0),
+                                         qTy.getDimSize(1)),
+      qTiles);
+  cfg.prefillSplits = prefillSplitCount(
+      int64_t(std::min<uint64_t>(ctas, slots + 1)), kTy.getDimSize(2),
+      cfg.kvTile, slots);
+}
+
 FailureOr<std::optional<FlashConfig>>
 mlir::tx::chooseAttentionKernel(Operation *op, const AttentionProblem &p,
                                 const AttentionTarget &t,
@@ -571,6 +634,7 @@ mlir::tx::chooseAttentionKernel(Operation *op, const AttentionProblem &p,
     return failure();
   if (!*fits)
     return Result();
+  choosePrefillSplits(cfg, p, c, t);
   return Result(cfg);
 }
 
@@ -586,9 +650,12 @@ Attribute mlir::tx::strategyToAttr(MLIRContext *ctx, const FlashConfig &c) {
         c.decodeCluster && c.decodeClusterShortOnly, c.decodeMergeKernel);
   if (c.wgmma)
     return WgmmaStrategyAttr::get(ctx, c.warps, c.qTile, c.kvTile, c.stages,
-                                  c.producerWarps);
+                                  c.producerWarps, c.prefillSplits,
+                                  c.prefillSplits == 0 ? c.numSms : 0);
   if (c.mma)
-    return MmaStrategyAttr::get(ctx, c.warps, c.qTile, c.kvTile, c.mTiles);
+    return MmaStrategyAttr::get(ctx, c.warps, c.qTile, c.kvTile, c.mTiles,
+                                c.prefillSplits,
+                                c.prefillSplits == 0 ? c.numSms : 0);
   return SimtStrategyAttr::get(ctx, c.warps, c.qTile, c.kvTile);
 }
 
@@ -646,12 +713,18 @@ mlir::tx::strategyFromAttr(AttentionTilingAttr attr, const AttentionProblem &p,
     c.mma = true;
     c.warps = m.getWarps();
     c.mTiles = m.getMTiles();
+    c.prefillSplits = m.getKvSplits();
+    if (c.prefillSplits == 0)
+      c.numSms = m.getNumSms();
   } else {
     auto w = cast<WgmmaStrategyAttr>(attr);
     c.mma = c.wgmma = true;
     c.warps = w.getWarps();
     c.stages = w.getStages();
     c.producerWarps = w.getProducerWarps();
+    c.prefillSplits = w.getKvSplits();
+    if (c.prefillSplits == 0)
+      c.numSms = w.getNumSms();
     if (c.producerWarps && p.mask) {
       bad("'producer_warps' = 4 does not take a mask operand");
       return failure();
@@ -660,5 +733,11 @@ mlir::tx::strategyFromAttr(AttentionTilingAttr attr, const AttentionProblem &p,
   c.qTile = attr.getQueryTileRows();
   c.kvTile = attr.getKeyTileSize();
   c.keyFlags = c.mma && p.mask;
+  if (c.prefillSplits != 1 && c.Dv % 32 != 0) {
+    bad("'kv_splits' = " + Twine(c.prefillSplits) +
+        " needs Dv a multiple of 32 (the merge's lanes take Dv / 32 "
+        "columns each), got Dv = " + Twine(c.Dv));
+    return failure();
+  }
   return c;
 }

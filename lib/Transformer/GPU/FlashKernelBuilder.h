@@ -238,6 +238,49 @@ private:
   /// widths are rows padded by 16 bytes. col is a multiple of 16 bytes.
   Value decodeSwizzle(Value row, Value col, int64_t width);
 
+  /// The prefill kernels' launches (not decode): the kernel of the
+  /// family over B * H * query tiles, or with split-KV
+  /// (FlashConfig::prefillSplits) over key chunks too, then the merge
+  /// kernel; both forms, picked on the host, for a count chosen at run
+  /// time.
+  void emitPrefill();
+  /// After a kernel body: `Sk` and `batchRows` back to the call's.
+  void restoreSk();
+
+  /// Split-KV of the prefill tensor-core kernels (FlashConfig::
+  /// prefillSplits, SplitKv.cpp): the chunk count and the keys per chunk (a
+  /// multiple of kv-tile), the query rows B * H * Sq, the parts' workspace,
+  /// and inside the kernel the CTA's chunk. All null without splits.
+  struct PrefillSplit {
+    Value count, keys, rows, oPart, mlPart, index;
+  };
+  PrefillSplit split;
+  /// Before the launch, prefillSplits = 0: the chunk count of
+  /// prefillSplitCount's rule for a grid of `ctas` CTAs (B * H * query
+  /// tiles), before its rounding.
+  Value prefillSplitsAtRunTime(Value ctas);
+  /// Before the launch: `split` for `n` chunks of the keys of every query
+  /// tile (rounded to whole kv-tile steps, none empty) and the workspace
+  /// (empty when that leaves one chunk).
+  void emitPrefillSplits(Value n);
+  /// Inside the kernel, after the CTA's key range is known: the range cut
+  /// to chunk split.index (keys [index * keys, (index + 1) * keys)).
+  void clipToSplit(Cta &c);
+  /// A query row's part in the workspace (several chunks): its max in
+  /// natural units (-inf when the part saw no key, l = 0), l, and the two
+  /// unnormalized O columns col, col + 1 of every 8-column block
+  /// (oPairs[dt], f32x2), from the lanes that hold them (storeMmaOutput).
+  void storeMmaPart(Value row, Value mNat, Value l, Value col2,
+                    ArrayRef<Value> oPairs);
+
+  /// Kernel 2 of a split-KV call (SplitKv.cpp), when nSplit > 1 and the
+  /// first kernel had CTAs (`blocks` > 0): one warp per query row of the
+  /// nRows = B * H * Sq, four rows per CTA, mergeDecodeRow's rule, launched
+  /// as a programmatic dependent of the first (PDL, sm_90+: its CTAs are
+  /// scheduled while the first kernel's last CTAs finish, then wait in
+  /// griddepcontrol.wait for its stores).
+  void emitMergeKernel(Value nSplit, Value blocks, Value nRows, Value oPart,
+                       Value mlPart);
   /// Merges the nParts parts of query row `row` = (bi, h, i) (one warp;
   /// lane owns Dv / 32 output columns) with the log-sum-exp rule and writes
   /// the output row (storeDecodeRow): M = max m_p, L = sum l_p exp(m_p - M),

@@ -205,6 +205,12 @@ struct TxMapAttentionToGPUPass
                   "), which needs sm_90 or newer (this mapping targets "
                   "sm = " +
                   Twine(int64_t(sm)) + ")");
+    if (cfg.mma && cfg.prefillSplits != 1 && sm < 90)
+      return fail("its tx.gpu_strategy asks for split-KV ('kv_splits' = " +
+                  Twine(cfg.prefillSplits) +
+                  "), whose merge kernel needs sm_90 or newer (this "
+                  "mapping targets sm = " +
+                  Twine(int64_t(sm)) + ")");
     if (cfg.decode && cfg.decodeMergeKernel && sm < 90)
       return fail("its tx.gpu_strategy asks for the merge kernel of the "
                   "decode family ('merge_kernel'), which needs sm_90 or "
@@ -233,6 +239,8 @@ struct TxMapAttentionToGPUPass
       ch.tensorCores = cfg.mma;
       ch.kvTile = cfg.kvTile;
       ch.exactQTile = cfg.qTile;
+      if (cfg.mma)
+        ch.prefillSplits = cfg.prefillSplits;
       if (cfg.wgmma) {
         ch.stages = cfg.stages;
         ch.producerWarps = cfg.producerWarps;
@@ -257,6 +265,7 @@ struct TxMapAttentionToGPUPass
     else if (same)
       same = a->qTile == cfg.qTile && a->kvTile == cfg.kvTile &&
              (!cfg.mma || cfg.wgmma || a->mTiles == cfg.mTiles) &&
+             a->prefillSplits == cfg.prefillSplits &&
              (!cfg.wgmma || (a->stages == cfg.stages &&
                              a->producerWarps == cfg.producerWarps));
     return same;
@@ -288,7 +297,9 @@ struct TxMapAttentionToGPUPass
     target.sm = sm;
     target.wgmma = wgmma && cfg.wgmma;
     target.maxSharedMemory = maxSharedMemory;
-    target.numSms = cfg.decode ? cfg.numSms : GPUTarget::fromSm(sm).defaultNumSms;
+    target.numSms = cfg.decode || cfg.prefillSplits == 0
+                        ? cfg.numSms
+                        : GPUTarget::fromSm(sm).defaultNumSms;
     if (failed(checkStrategyChip(m, cfg)))
       return failure();
     AttentionChoices ch = choicesOf(cfg);

@@ -471,13 +471,30 @@ void FlashKernelBuilder::storeMmaOutput(const MmaCtx &cx, ValueRange results, Va
         b, loc, cmpi(arith::CmpIPredicate::ult, rowG[r], Sq), false);
     OpBuilder::InsertionGuard gd(b);
     b.setInsertionPointToStart(ifRow.thenBlock());
-    if (lseOut) {
-      // The anchor a of the exponents 2^(x - a) (mmaSoftmaxStep): the
-      // carried max in exp2 units (scoresScaledFirst) or raw, times ln 2.
+    // The anchor a of the exponents 2^(x - a) (mmaSoftmaxStep): the
+    // carried max in exp2 units (scoresScaledFirst) or raw, times ln 2.
+    auto maxNat = [&] {
       Value m = results[r];
       Value a = scoresScaledFirst() ? m : mulRn(m, rawScale());
-      Value mNat = arith::MulFOp::create(b, loc, a,
-                                         fcst(0.69314718055994531));
+      return arith::MulFOp::create(b, loc, a, fcst(0.69314718055994531))
+          .getResult();
+    };
+    if (split.count) {
+      // Several chunks: the row's part, merged by emitMergeKernel; one
+      // chunk (count 1 at run time): the output below.
+      auto ifParts = scf::IfOp::create(
+          b, loc, cmpi(arith::CmpIPredicate::ugt, split.count, cst(1)), true);
+      b.setInsertionPointToStart(ifParts.thenBlock());
+      SmallVector<Value> oPairs;
+      for (int64_t dt = 0; dt < DT; ++dt)
+        oPairs.push_back(vector::ExtractOp::create(
+            b, loc, results[4 * MT + mt * DT + dt], ArrayRef<int64_t>{hh}));
+      storeMmaPart(add(mul(add(mul(bi, H), h), Sq), rowG[r]), maxNat(), l,
+                   col2, oPairs);
+      b.setInsertionPointToStart(ifParts.elseBlock());
+    }
+    if (lseOut) {
+      Value mNat = maxNat();
       ifThen(cmpi(arith::CmpIPredicate::eq, col2, cst(0)),
              [&] { storeLse(mNat, l, bi, h, rowG[r]); });
     }

@@ -33,6 +33,11 @@ FlashKernelBuilder::Cta FlashKernelBuilder::emitCta(Value blocks, Value nQT) {
   Cta c;
   tid = launch.getThreadIds().x;
   Value bid = launch.getBlockIds().x;
+  // Split-KV: CTA bid takes chunk bid % count of CTA bid / count's keys.
+  if (split.count) {
+    split.index = arith::RemUIOp::create(b, loc, bid, split.count);
+    bid = arith::DivUIOp::create(b, loc, bid, split.count);
+  }
   c.lane = arith::RemUIOp::create(b, loc, tid, cst(32));
   c.warp = arith::DivUIOp::create(b, loc, tid, cst(32));
   // Query tiles of a head in reverse order: with a causal mask the last
@@ -82,6 +87,8 @@ FlashKernelBuilder::Cta FlashKernelBuilder::emitCta(Value blocks, Value nQT) {
     c.nKT = sub(nEnd, minui(kt0, nEnd));
   }
   ctaKvBase = c.kvBase;
+  if (split.count)
+    clipToSplit(c);
   if (mask) {
     c.mb = maskBatchBcast ? zero : c.bi;
     c.mh = maskHeadBcast ? zero : c.h;

@@ -63,11 +63,25 @@ LogicalResult SimtStrategyAttr::verify(EmitError emitError, int64_t warps,
   return success();
 }
 
+/// The split-KV parameters of the prefill tensor-core strategies.
+static LogicalResult checkPrefillSplits(EmitError emitError, int64_t kvSplits,
+                                        int64_t numSms) {
+  if (failed(inRange(emitError, "kv_splits", kvSplits, 0, 65536)) ||
+      failed(inRange(emitError, "num_sms", numSms, 0, 4096)))
+    return failure();
+  if (kvSplits == 0 && numSms == 0)
+    return emitError() << "'kv_splits' = 0 (chosen at run time) needs "
+                          "'num_sms' >= 1";
+  return success();
+}
+
 LogicalResult MmaStrategyAttr::verify(EmitError emitError, int64_t warps,
                                       int64_t qTile, int64_t kvTile,
-                                      int64_t mTiles) {
+                                      int64_t mTiles, int64_t kvSplits,
+                                      int64_t numSms) {
   if (failed(inRange(emitError, "warps", warps, 1, 32)) ||
-      failed(checkKvTile(emitError, kvTile)))
+      failed(checkKvTile(emitError, kvTile)) ||
+      failed(checkPrefillSplits(emitError, kvSplits, numSms)))
     return failure();
   if (mTiles != 1 && mTiles != 2)
     return emitError() << "'m_tiles' must be 1 or 2, got " << mTiles;
@@ -80,8 +94,10 @@ LogicalResult MmaStrategyAttr::verify(EmitError emitError, int64_t warps,
 LogicalResult WgmmaStrategyAttr::verify(EmitError emitError, int64_t warps,
                                         int64_t qTile, int64_t kvTile,
                                         int64_t stages,
-                                        int64_t producerWarps) {
-  if (failed(inRange(emitError, "warps", warps, 1, 32)))
+                                        int64_t producerWarps,
+                                        int64_t kvSplits, int64_t numSms) {
+  if (failed(inRange(emitError, "warps", warps, 1, 32)) ||
+      failed(checkPrefillSplits(emitError, kvSplits, numSms)))
     return failure();
   if (warps % 4 != 0)
     return emitError() << "'warps' must be a multiple of 4 (whole "

@@ -80,6 +80,9 @@ int32_t txRuntimeEndCall(void) {
   inCall = 0;
   return callErrors;
 }
+void txRuntimeLaunchProgrammaticNext(void) {
+  printf("  txRuntimeLaunchProgrammaticNext\n");
+}
 void txRuntimeFail(const char *message) {
   printf("  txRuntimeFail \"%s\"\n", message);
   ++callErrors;
@@ -160,6 +163,11 @@ int main(void) {
   _mlir_ciface_attn_dyn(&q, &k3, &v, &o);
   printf("attn_dyn_on_stream into 7 heads\n");
   rc = _mlir_ciface_attn_dyn_on_stream(&q, &k, &v, &o7, stream);
+  printf("  -> %d\n", rc);
+  MemRef4D q1 = m4(1, 2, 64, 64, 2), kl = m4(1, 2, 4096, 64, 2),
+           vl = m4(1, 2, 4096, 64, 2), o1 = m4(1, 2, 64, 64, 2);
+  printf("attn_dyn split-KV\n");
+  rc = _mlir_ciface_attn_dyn_on_stream(&q1, &kl, &vl, &o1, stream);
   printf("  -> %d\n", rc);
 
   printf("softmax_simple 4x128\n");
