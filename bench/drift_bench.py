@@ -14,6 +14,10 @@ and the relative L2 error. SDPA runs with each backend forced
 (sdpa_kernel); "flash xH" repeats the single head H times, so that
 FlashAttention-2 has enough CTAs not to split the keys (its split-KV path
 is taken for few CTAs), to show whether the split is what keeps it unbiased.
+
+--time also times every call (same process, same inputs): 3 warm-up calls,
+then 11 repetitions of 10 back-to-back calls between two CUDA events; the
+median per call, in a second table.
 """
 import argparse
 import os
@@ -36,6 +40,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--lib", action="append", default=[], metavar="NAME=DIR")
     ap.add_argument("--heads", type=int, default=32, help="heads of the 'flash xH' rows")
+    ap.add_argument("--time", action="store_true", help="also time every call (second table)")
     args = ap.parse_args()
     import torch
     import check
@@ -50,6 +55,24 @@ def main():
         libs.append((name, tx.load(os.path.join(d, "libdrift_shapes.so"))))
     backends = [("sdpa_flash", SDPBackend.FLASH_ATTENTION), ("sdpa_cudnn", SDPBackend.CUDNN_ATTENTION),
                 ("sdpa_efficient", SDPBackend.EFFICIENT_ATTENTION)]
+    times = []
+
+    def timed(label, dname, who, call):
+        if not args.time:
+            return
+        for _ in range(3):
+            call()
+        ms = []
+        for _ in range(11):
+            e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            e0.record()
+            for _ in range(10):
+                call()
+            e1.record()
+            torch.cuda.synchronize()
+            ms.append(e0.elapsed_time(e1) / 10)
+        times.append((label, dname, who, sorted(ms)[len(ms) // 2]))
+
     print("| case | dtype | who | mean signed err | ulp of 3 | rel L2 err |")
     print("|---|---|---|---|---|---|")
     for fn, label, b, h, hkv, sq, sk, d, dname, causal in CASES:
@@ -79,6 +102,7 @@ def main():
                 getattr(lib, fn)(q, k, v, out=out)
                 torch.cuda.synchronize()
                 row(name, out)
+                timed(label, dname, name, lambda: getattr(lib, fn)(q, k, v, out=out))
             except Exception as e:  # noqa: BLE001 (a library without the function)
                 print("| %s | %s | %s | error: %s | | |" % (label, dname, name, e))
         if causal and sq != sk:
@@ -92,6 +116,12 @@ def main():
                         q, kk, vv, is_causal=causal, scale=0.0721)
                 torch.cuda.synchronize()
                 row(name, out)
+
+                def sdpa(be=be):
+                    with sdpa_kernel([be]):
+                        torch.nn.functional.scaled_dot_product_attention(
+                            q, kk, vv, is_causal=causal, scale=0.0721)
+                timed(label, dname, name, sdpa)
             except Exception as e:  # noqa: BLE001 (backend refuses the input)
                 print("| %s | %s | %s | n/a (%s) | | |" % (label, dname, name, str(e).split("\n")[0][:60]))
         if h == 1 and dt != torch.float32:
@@ -104,6 +134,13 @@ def main():
                 row("sdpa_flash x%dH" % args.heads, out[:, :1])
             except Exception as e:  # noqa: BLE001
                 print("| %s | %s | sdpa_flash xH | n/a (%s) | | |" % (label, dname, str(e)[:60]))
+
+    if times:
+        print()
+        print("| case | dtype | who | ms per call (median) |")
+        print("|---|---|---|---|")
+        for label, dname, who, ms in times:
+            print("| %s | %s | %s | %.3f |" % (label, dname, who, ms))
 
 
 if __name__ == "__main__":
