@@ -129,6 +129,7 @@ def calls():
         # Logit soft-capping (#19): the tensor-core or CUDA-core kernel and the decode kernel.
         c.append(attn(lib, "softcap_gqa_causal_f16", 2, 8, 2, 77, 130, 64, F16))
         c.append(attn(lib, "softcap_dec_causal_f16", 2, 8, 2, 3, 3001, 64, F16))
+        c.append(attn(lib, "softcap_huge_f32", 1, 2, 2, 9, 33, 16, F32))
         c.append(attn(lib, "softcap_dec_add_bf16", 3, 8, 2, 1, 700, 128, BF16, mask=(BF16, None)))
         # ... and the tensor-core kernels' cap (tanh.approx; the additive
         # mask takes the form that scales scores before the row max).
