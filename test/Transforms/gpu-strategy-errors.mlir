@@ -60,3 +60,12 @@ func.func @softmax_strategy(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x128x64xf16
   %o = tx.attention %q, %k, %v {tx.gpu_strategy = #tx.softmax_strategy<rows_per_cta = 1, scalar = <vector_width = 1, threads_per_row = 128, block_size = 128, cached = 0, grid_ctas = 0, unroll = 4>>} : tensor<1x2x64x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x2x64x64xf16>
   return %o : tensor<1x2x64x64xf16>
 }
+
+// -----
+
+// STRAT: gpu-strategy-errors.mlir:[[@LINE+3]]:8: error: tx-attention-strategy: tx.gpu_strategy: 'kv_splits' = 2 needs Dv a multiple of 32 (the merge's lanes take Dv / 32 columns each), got Dv = 48 (a strategy already on the op is kept, not replaced)
+// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.gpu_strategy: 'kv_splits' = 2 needs Dv a multiple of 32 (the merge's lanes take Dv / 32 columns each), got Dv = 48
+func.func @mma_splits_dv48(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x1024x64xf16>, %v: tensor<1x2x1024x48xf16>) -> tensor<1x2x64x48xf16> {
+  %o = tx.attention %q, %k, %v {tx.gpu_strategy = #tx.mma_strategy<warps = 4, q_tile = 64, kv_tile = 64, m_tiles = 1, kv_splits = 2>} : tensor<1x2x64x64xf16>, tensor<1x2x1024x64xf16>, tensor<1x2x1024x48xf16> -> tensor<1x2x64x48xf16>
+  return %o : tensor<1x2x64x48xf16>
+}
