@@ -266,6 +266,14 @@ struct AttentionChoices {
   bool fromStrategyAttr = false;
 };
 
+/// Sets cfg.prefillSplits (and cfg.numSms) for a tensor-core prefill
+/// kernel: the forced choice of `c`, else prefillSplitCount's rule at
+/// compile time for static shapes, 0 (at run time) for dynamic ones; 1 on
+/// chips below sm_90, for Dv not a multiple of 32, and for other families
+/// (PrefillSplits.cpp).
+void choosePrefillSplits(FlashConfig &cfg, const AttentionProblem &p,
+                         const AttentionChoices &c, const AttentionTarget &t);
+
 /// Checks the overrides (the pass options); the message names the option.
 /// (A strategy's values are checked by strategyFromAttr first.)
 LogicalResult checkAttentionChoices(const AttentionTarget &target,
