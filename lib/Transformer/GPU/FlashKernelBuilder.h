@@ -238,6 +238,91 @@ private:
   /// widths are rows padded by 16 bytes. col is a multiple of 16 bytes.
   Value decodeSwizzle(Value row, Value col, int64_t width);
 
+  /// One decode call's values (DecodeKernel.cpp): on the host, the split
+  /// geometry and the workspace; inside the kernel, the CTA's ids, its
+  /// shared-memory layout and its chunk of keys. Built step by step by
+  /// emitDecodeCall's pieces, which read what the earlier ones set.
+  struct DecodeCall {
+    // Host (created before the launch; the kernel reads them as captures).
+    Value zero, one, negInf, fzero;
+    Value Hkv, bh, nSplit, keysPerSplit, nRows, blocks;
+    Value oPart, mlPart, counters; // the workspace merge's (else null)
+    bool mergeKernel = false;      // the merge in a second kernel
+    // The CTA (b, K/V head kh, split sp) and the thread's lane and warp.
+    Value lane, warp, sp, bhk, kh, bi;
+    Value shift;           // causal diagonal offset (Sk - Sq or Lk - Lq)
+    Value base, qs, ps;    // dynamic shared memory, Q, the warp's P buffer
+    Value warpBase;        // byte offset of the warp's region
+    Value kBegin, kEnd;    // the split's keys
+    Value nLocal;          // the warp's key tiles: warp, warp + W, ...
+    Value skLast, mb;      // the last key; the mask's batch index
+    Value allLanes;        // i32 -1, the warp barriers' mask
+  };
+  /// The split count (kv-splits, or one wave of CTAs over B * Hkv) and the
+  /// keys per split (a multiple of 32): d.nSplit, d.keysPerSplit.
+  void chooseDecodeSplits(DecodeCall &d);
+  /// The workspace merge's parts (oPart, mlPart) and, for the last CTA's
+  /// merge, its zeroed arrival counters.
+  void allocDecodeWorkspace(DecodeCall &d);
+  /// Inside the kernel: the CTA's ids, shared-memory views and chunk, and
+  /// the first S - 1 key tiles of the warp's cp.async pipeline in flight.
+  void emitDecodeCtaSetup(DecodeCall &d, Value bid);
+  /// A view of the dynamic shared memory at byte offset `off`.
+  Value decodeView(DecodeCall &d, Value off, ArrayRef<int64_t> shape,
+                   Type et);
+  /// Byte offset of the warp's pipeline stage `s` (K, then V).
+  Value decodeStageOff(DecodeCall &d, Value s);
+  Value decodeKView(DecodeCall &d, Value s);
+  Value decodeVView(DecodeCall &d, Value s);
+  /// The first key of the warp's local tile `u`.
+  Value decodeTileStart(DecodeCall &d, Value u);
+  /// cp.async of the warp's local tile `u` (when it exists) into stage
+  /// u % S; rows past the chunk zero-filled. Always one group.
+  Value decodeIssue(DecodeCall &d, Value u);
+  void decodeSyncWarp(DecodeCall &d);
+  /// The warps' key loop on tensor cores (cfg.decodeTC; DecodeWarps.cpp),
+  /// ending with each warp's (m, l, O) in its shared region.
+  void emitDecodeTcWarps(DecodeCall &d);
+  /// The tensor-core form's per-thread values: Q's A fragments, the
+  /// ldmatrix lane offsets, the accumulator type, and the thread's packed
+  /// rows g and g + 8 (their query rows, and whether they are live).
+  struct DecodeTc {
+    SmallVector<Value> qa;
+    Value lane16, laneHi8, t4, col2, kRow8, kCol8x4, accZero;
+    VectorType accTy;
+    Value rowOf[2], qRow[2], rowLive[2];
+  };
+  /// Q (16 rows, zero past P) to shared memory and its A fragments.
+  DecodeTc loadDecodeTcQ(DecodeCall &d);
+  /// One key tile of the tensor-core loop: the carried (m[2], l[2], O) of
+  /// the thread's two rows, updated.
+  SmallVector<Value> emitDecodeTcStep(DecodeCall &d, DecodeTc &t, Value u,
+                                      ValueRange carried);
+  /// The loop's final (m, l, O) to the warp's shared region.
+  void storeDecodeTcState(DecodeCall &d, DecodeTc &t, ValueRange state);
+  /// The same on CUDA cores.
+  void emitDecodeSimtWarps(DecodeCall &d);
+  /// One key tile on CUDA cores: (m[P], l[P], O[P * Cv]) updated.
+  SmallVector<Value> emitDecodeSimtStep(DecodeCall &d, Value u,
+                                        ValueRange carried);
+  /// The scores (exp2 domain, hidden keys -inf) of the lane's key j (tile
+  /// row kk, column part `part`) for every packed row.
+  SmallVector<Value> decodeSimtScores(DecodeCall &d, Value ks, Value kk,
+                                      Value part, Value j);
+  /// O += P V over the tile (P from the warp's buffer); `sel`: hidden keys
+  /// (P == 0) are skipped, whatever V holds.
+  SmallVector<Value> decodeSimtPV(DecodeCall &d, Value vs,
+                                  ArrayRef<Value> oIn, bool sel);
+  /// The CTA's part of each packed row (the warps' states merged): the
+  /// output row for one split, else the part, in the workspace or (cluster
+  /// merge) in shared memory.
+  void emitDecodeCtaPart(DecodeCall &d);
+  /// The cluster merge: the CTAs' parts read through distributed shared
+  /// memory.
+  void emitDecodeClusterMerge(DecodeCall &d);
+  /// The workspace merge by the CTA that arrives last at its counter.
+  void emitDecodeLastCtaMerge(DecodeCall &d);
+
   /// The prefill kernels' launches (not decode): the kernel of the
   /// family over B * H * query tiles, or with split-KV
   /// (FlashConfig::prefillSplits) over key chunks too, then the merge
