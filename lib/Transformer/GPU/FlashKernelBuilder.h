@@ -597,7 +597,69 @@ private:
                             llvm::function_ref<SmallVector<Value>()> then,
                             llvm::function_ref<SmallVector<Value>()> otherwise);
 
+  /// The wgmma kernel's CTA (WgmmaLaunch.cpp): entry point.
   void emitWgmmaLaunch(Value blocks, Value nQT);
+  /// One wgmma CTA's values, set step by step by emitWgmmaLaunch's pieces:
+  /// the CTA, the shared-memory layout (Q, K and V stages from the first
+  /// 1 KiB boundary, then the mbarriers and key flags), who copies, and the
+  /// consumers' loop state.
+  struct WgmmaCta {
+    Cta c;
+    Value zero, one, g, t4;
+    Value addr, pad;           // shared base address, its 1 KiB padding
+    Value qs, ks, vs;          // [rows x 64] views of Q, K and V
+    Value qAddr, kAddr, vAddr; // their shared addresses (i64)
+    int64_t off = 0;           // bytes laid out after pad
+    bool ws = false;           // a producer warpgroup (warp specialization)
+    int64_t consumers = 0, producers = 0; // threads
+    Value barAddr;             // the mbarriers (ws)
+    Value kvLow;               // window: keys below every row's, or null
+    Value copyTid;             // the copying thread (null: tid)
+    int64_t copyThreads = 0;   // the copying threads (0: the consumers)
+    Value groupTok;            // a cp.async group token (the waits count)
+    Value wgIdx, odd, steps, fzero;
+    SmallVector<Value> qDesc;  // the warpgroup's Q descriptors
+    MmaCtx mx;                 // the softmax's rows (mmaSoftmaxStep)
+    SmallVector<Value> init;   // m[2], l[2], O[DT]
+  };
+  /// One step of a consumer loop: its stage, first key, whether it computes
+  /// S(t) and P(t-1) V(t-1), the descriptors, the carried state and the
+  /// role's pending values (P or S).
+  struct WgmmaStep {
+    Value stage, k0, hasS, hasPV;
+    SmallVector<Value> kDesc, vDesc, state, x;
+  };
+  void wgmmaSmemLayout(WgmmaCta &w);
+  /// A [rows x 64] region at w.off: its view and shared address.
+  Value wgmmaRegion(WgmmaCta &w, int64_t rows, Value &view);
+  Value i32cst(int64_t x);
+  Value wgmmaBarPtr(WgmmaCta &w, Value i);
+  void wgmmaWaitBar(WgmmaCta &w, Value i, Value parity);
+  void wgmmaArriveBar(WgmmaCta &w, Value i);
+  /// fence.proxy.async.shared::cta: cp.async writes visible to wgmma.
+  void fenceProxyAsync();
+  /// Key tile u's flag buffer (cfg.keyFlags), else null.
+  Value wgmmaFlagBuf(Value u);
+  /// Key tile u's visibility flags (cfg.keyFlags), when u < nKT.
+  void wgmmaVisibility(WgmmaCta &w, Value u);
+  /// Slot j's copies into stage `stageIdx`: K(j) and V(j - 1).
+  void wgmmaCopySlot(WgmmaCta &w, Value j, Value stageIdx);
+  void wgmmaPrologue(WgmmaCta &w);
+  void wgmmaConsumerState(WgmmaCta &w);
+  void emitWgmmaConsume(WgmmaCta &w);
+  void emitWgmmaProducer(WgmmaCta &w);
+  /// A consumer warpgroup's loop in its role; returns m, l, O.
+  SmallVector<Value> emitWgmmaLoop(WgmmaCta &w, bool oddRole);
+  WgmmaStep wgmmaStepBegin(WgmmaCta &w, Value kt, ValueRange carried);
+  SmallVector<Value> wgmmaGemms(WgmmaCta &w, WgmmaStep &st,
+                                ArrayRef<Value> pRegs,
+                                ArrayRef<Value> sDummy);
+  SmallVector<Value> wgmmaSoftmax(WgmmaCta &w, WgmmaStep &st,
+                                  ArrayRef<Value> s, Value key0);
+  /// The types of st.state and the role's N / 4 P registers.
+  SmallVector<Type> wgmmaStepTypes(WgmmaStep &st);
+  SmallVector<Value> wgmmaOddStep(WgmmaCta &w, WgmmaStep &st);
+  SmallVector<Value> wgmmaEvenStep(WgmmaCta &w, WgmmaStep &st);
 
   OpBuilder &b;
   const AttentionProblem &prob;
