@@ -1,50 +1,25 @@
 //===- FlashKernelBuilder.h - the attention kernels' builder ----*- C++ -*-===//
 //
-// FlashAttention-2 (Dao 2023, "FlashAttention-2: Faster Attention with Better
-// Parallelism and Work Partitioning"), Algorithm 1, mapped onto CUDA cores:
-//
-//   grid   one CTA per (batch b, head h, query tile of q-tile rows)
-//   CTA    `warps` warps; warp w owns rows [w*R, (w+1)*R) of the tile
-//          (R = q-tile / warps), the running max m, sum l and the output
-//          accumulator O of those rows in registers
-//   step   the CTA walks the K/V tiles of kv-tile keys; each tile is staged
-//          once in shared memory (converted to f32) and read by every warp:
-//            S = Q·Kᵀ   lane j computes the scores of keys j, j+32, ...
-//            m_new = max(m, rowmax S)  (one shuffle all-reduce per row)
-//            P = exp(S - m_new), l = l*exp(m - m_new) + rowsum P
-//            O = O*exp(m - m_new) + P·V   lane owns columns lane+32t of O
-//   end    O / l (a row that saw no key gives zeros), cast once to Q's type
-//
-// Q is staged in shared memory once, pre-scaled by scale; exp(x - m) is
-// computed as exp2((x - m) * log2(e)) after the max is subtracted (f32
-// inputs need the subtraction in natural units to stay within 1e-5 for large
-// scores). The tensor-core kernels (f16, bf16) fold log2(e) into the scale. The
-// maximum starts at -inf and is guarded (`m_new == -inf` rescales by 0),
-// never at NaN. Causal attention (aligned
-// bottom-right: key j visible to query i iff j <= i + Sk - Sq) stops each
-// CTA's K/V loop after the last tile its rows can see and evaluates the
-// causal predicate only in tiles that cross the diagonal; key-length tails
-// use the same predicated path. Masks (i1 or additive) are read per tile
-// from global memory. GQA reads K/V head h / (H / Hkv) in place.
-//
-// f16 and bf16 have two tensor-core kernels with the same skeleton, in their
-// sections below: mma.sync m16n8k16 (sm_80+) and wgmma.mma_async (sm_90a).
-//
-// No Sq x Sk buffer exists: shared memory holds q-tile x D, kv-tile x D,
-// kv-tile x Dv and q-tile x kv-tile floats (dynamic shared memory; the tx
-// runtime opts the kernel into more than 48 KiB when needed).
+// The attention kernels' builder: FlashAttention-2 (Dao 2023) on CUDA
+// cores (SimtKernel.cpp, whose header comment gives the algorithm and the
+// choices shared by every family), on mma.sync m16n8k16 (sm_80+) and on
+// wgmma.mma_async (sm_90a), and the split-KV decode kernel.
 //
 // The builder is one class whose methods live in one file per kernel
 // family: AttentionKernels.cpp (entry, sizes, shared helpers),
-// SimtKernel.cpp (CUDA cores), DecodeKernel.cpp (split-KV decode),
-// MmaKernel.cpp (mma.sync, and the tensor-core helpers wgmma shares),
-// WgmmaKernel.cpp (sm_90a warpgroup MMA). Private to lib/Transformer.
+// SimtKernel.cpp (CUDA cores), DecodeKernel.cpp and DecodeWarps.cpp
+// (split-KV decode), SplitKv.cpp (split-KV merges), MmaKernel.cpp (the
+// tensor-core helpers wgmma shares) and MmaLaunch.cpp (mma.sync),
+// WgmmaKernel.cpp and WgmmaLaunch.cpp (sm_90a warpgroup MMA). The values
+// the pieces of one kernel pass each other are in KernelState.h. Private
+// to lib/Transformer.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TRANSFORMER_GPU_FLASHKERNELBUILDER_H
 #define TRANSFORMER_GPU_FLASHKERNELBUILDER_H
 
 #include "GPU/AttentionKernel.h"
+#include "GPU/KernelState.h"
 #include "Transformer/AttentionShapes.h"
 #include "Transformer/Passes.h"
 #include "Transformer/TxOps.h"
@@ -175,19 +150,7 @@ private:
                  int64_t stride, Value factor);
 
   // ---- the kernels ------------------------------------------------------
-  /// What both kernels compute first, inside the launch: the CTA's (batch,
-  /// head, K/V head, first query row), the lane and warp, the dynamic shared
-  /// memory base, the causal shift Sk - Sq, the number of K/V tiles the CTA
-  /// visits (causal CTAs stop after the last visible one) and the mask's
-  /// broadcast indices.
-  struct Cta {
-    Value lane, warp, h, bi, kh, q0, smem, shift, nKT, mb, mh;
-    Value kvEnd; // keys >= kvEnd are hidden from every row of the CTA
-    // Keys < kvStart are hidden from every row of the CTA (window); the CTA
-    // visits key tiles kt0 .. kt0 + nKT - 1, tile t of its loops holding
-    // keys from kvBase + t * kv-tile (kvBase = kt0 * kv-tile).
-    Value kvStart, kvBase;
-  };
+  using Cta = kernel::Cta;
   Cta emitCta(Value blocks, Value nQT);
 
   /// Inside a kernel, for batch `bi`: replaces `Sk` by the batch's key
@@ -198,7 +161,20 @@ private:
   /// i1: query row `i` lies past the batch's q_lengths (null without).
   Value deadRow(Value i);
 
+  /// The family's CTA: wgmma, mma.sync, or the CUDA-core kernel below.
   void emitLaunch(Value blocks, Value nQT);
+  using SimtCta = kernel::SimtCta;
+  /// One key tile: staged K and V, scores, online softmax, O.
+  SmallVector<Value> emitSimtStep(SimtCta &s, Value kt, ValueRange carried);
+  /// S = Q K^T of the lane's keys (soft cap and mask applied).
+  SmallVector<Value> simtScores(SimtCta &s, Value k0);
+  /// Keys past Sk and outside the band (causal, window) to -inf.
+  void simtHideKeys(SimtCta &s, Value k0, SmallVector<Value> &sc);
+  /// O * alpha + P V of the tile.
+  SmallVector<Value> simtPV(SimtCta &s, ValueRange carried,
+                            ArrayRef<Value> alpha);
+  /// O / l (and the LSE) of the warp's rows.
+  void storeSimtOutput(SimtCta &s, ValueRange results);
 
   // ---- split-KV decode kernels --------------------------------------------
   //
@@ -238,26 +214,7 @@ private:
   /// widths are rows padded by 16 bytes. col is a multiple of 16 bytes.
   Value decodeSwizzle(Value row, Value col, int64_t width);
 
-  /// One decode call's values (DecodeKernel.cpp): on the host, the split
-  /// geometry and the workspace; inside the kernel, the CTA's ids, its
-  /// shared-memory layout and its chunk of keys. Built step by step by
-  /// emitDecodeCall's pieces, which read what the earlier ones set.
-  struct DecodeCall {
-    // Host (created before the launch; the kernel reads them as captures).
-    Value zero, one, negInf, fzero;
-    Value Hkv, bh, nSplit, keysPerSplit, nRows, blocks;
-    Value oPart, mlPart, counters; // the workspace merge's (else null)
-    bool mergeKernel = false;      // the merge in a second kernel
-    // The CTA (b, K/V head kh, split sp) and the thread's lane and warp.
-    Value lane, warp, sp, bhk, kh, bi;
-    Value shift;           // causal diagonal offset (Sk - Sq or Lk - Lq)
-    Value base, qs, ps;    // dynamic shared memory, Q, the warp's P buffer
-    Value warpBase;        // byte offset of the warp's region
-    Value kBegin, kEnd;    // the split's keys
-    Value nLocal;          // the warp's key tiles: warp, warp + W, ...
-    Value skLast, mb;      // the last key; the mask's batch index
-    Value allLanes;        // i32 -1, the warp barriers' mask
-  };
+  using DecodeCall = kernel::DecodeCall;
   /// The split count (kv-splits, or one wave of CTAs over B * Hkv) and the
   /// keys per split (a multiple of 32): d.nSplit, d.keysPerSplit.
   void chooseDecodeSplits(DecodeCall &d);
@@ -283,15 +240,7 @@ private:
   /// The warps' key loop on tensor cores (cfg.decodeTC; DecodeWarps.cpp),
   /// ending with each warp's (m, l, O) in its shared region.
   void emitDecodeTcWarps(DecodeCall &d);
-  /// The tensor-core form's per-thread values: Q's A fragments, the
-  /// ldmatrix lane offsets, the accumulator type, and the thread's packed
-  /// rows g and g + 8 (their query rows, and whether they are live).
-  struct DecodeTc {
-    SmallVector<Value> qa;
-    Value lane16, laneHi8, t4, col2, kRow8, kCol8x4, accZero;
-    VectorType accTy;
-    Value rowOf[2], qRow[2], rowLive[2];
-  };
+  using DecodeTc = kernel::DecodeTc;
   /// Q (16 rows, zero past P) to shared memory and its A fragments.
   DecodeTc loadDecodeTcQ(DecodeCall &d);
   /// One key tile of the tensor-core loop: the carried (m[2], l[2], O) of
@@ -332,13 +281,7 @@ private:
   /// After a kernel body: `Sk` and `batchRows` back to the call's.
   void restoreSk();
 
-  /// Split-KV of the prefill tensor-core kernels (FlashConfig::
-  /// prefillSplits, SplitKv.cpp): the chunk count and the keys per chunk (a
-  /// multiple of kv-tile), the query rows B * H * Sq, the parts' workspace,
-  /// and inside the kernel the CTA's chunk. All null without splits.
-  struct PrefillSplit {
-    Value count, keys, rows, oPart, mlPart, index;
-  };
+  using PrefillSplit = kernel::PrefillSplit;
   PrefillSplit split;
   /// Before the launch, prefillSplits = 0: the chunk count of
   /// prefillSplitCount's rule for a grid of `ctas` CTAs (B * H * query
@@ -474,19 +417,8 @@ private:
   /// vector<rows x 2 x t> from 2*rows scalars (row-major).
   Value pack(ArrayRef<Value> xs, Type t);
 
-  /// What the two tensor-core kernels (mma.sync and wgmma) share: both keep
-  /// S and O in the accumulator layout of an m16n8 C fragment per warp and
-  /// 8 columns (thread: rows g and g + 8, columns 2 * (lane % 4) + {0, 1}).
-  struct MmaCtx {
-    int64_t MT, NT, DT;     // m16 tiles per warp, 8-key and 8-column blocks
-    Value col2, rowBase, shift, mb, mh, negInf, fzero;
-    SmallVector<Value> rowG; // the thread's rows: rowG[mt * 2 + hh]
-  };
-  struct MmaStep {
-    SmallVector<Value> next; // m[2 MT], l[2 MT]
-    SmallVector<Value> o;    // O * alpha, o[mt * DT + dt] (vector<2x2xf32>)
-    SmallVector<Value> p;    // P (f32), p[(mt * NT + nt) * 4 + e]
-  };
+  using MmaCtx = kernel::MmaCtx;
+  using MmaStep = kernel::MmaStep;
   /// One K/V tile's softmax on raw scores `s` (keys from k0): the mask
   /// operand, the key tail and the causal diagonal, then the online softmax
   /// of the thread's 2 MT rows (max and sum over the 4 threads of a quad),
@@ -503,32 +435,25 @@ private:
   void storeMmaOutput(const MmaCtx &cx, ValueRange results, Value bi,
                       Value h);
 
+  /// The mma.sync kernel's CTA (MmaLaunch.cpp): entry point.
   void emitMmaLaunch(Value blocks, Value nQT);
+  using MmaCta = kernel::MmaCta;
+  void mmaSetup(MmaCta &m);
+  /// Key tile t's flag buffer (cfg.keyFlags), else null.
+  Value mmaFlagBuf(Value t);
+  /// Key tile t's visibility flags (cfg.keyFlags), when t < nKT.
+  void mmaVisibility(MmaCta &m, Value t);
+  /// Q's A fragments from shared memory.
+  SmallVector<Value> mmaLoadQ(MmaCta &m);
+  /// One key tile: copies, S, online softmax, O += P V; returns the state.
+  SmallVector<Value> emitMmaStep(MmaCta &m, Value kt, ValueRange carried);
+  /// S = Q K^T (raw scores) of the tile in shared memory.
+  SmallVector<Value> mmaScores(MmaCta &m, ArrayRef<Value> qa);
+  /// o += P V of the tile in shared memory.
+  void mmaPV(MmaCta &m, ArrayRef<Value> p, SmallVector<Value> &o);
 
 
-  // ---- sm_90a warpgroup kernel ---------------------------------------------
-  //
-  // FlashAttention-2's loop on Hopper's warpgroup MMA (wgmma.mma_async, PTX
-  // ISA 8.0, sm_90a), issued as FlashAttention-3 (Shah et al. 2024) issues
-  // it (warp specialization optional: FlashConfig::producerWarps, see
-  // emitWgmmaLaunch and Passes.td): warpgroup w (warps 4w..4w+3) owns
-  // query rows [64w, 64w + 64) of the CTA's tile. Per K/V tile:
-  //   S (64 x kv-tile, f32) = Q x K^T, both from shared memory (descriptors);
-  //   the accumulators are laid out as mma.sync's C fragments (warp w of the
-  //   group: rows 16w + g, 16w + g + 8), so the mask and online softmax are
-  //   the mma.sync kernel's (mmaSoftmaxStep);
-  //   P (f16 in registers: two 8-key blocks of S form one k16 A fragment)
-  //   O (64 x Dv, f32 registers) += P x V (V from shared memory, N-major).
-  // Q, K and V tiles live in shared memory in wgmma's 128-byte swizzled
-  // canonical layout: rows of 64 elements (128 bytes), the 16-byte chunk c of
-  // row r stored at chunk c ^ (r % 8), 8-row atoms of 1 KiB aligned to 1 KiB;
-  // a head dim of 128 is two such 64-column blocks. K/V tiles are
-  // double-buffered: cp.async copies tile t+1 while tile t is computed, and
-  // fence.proxy.async makes the copies visible to wgmma's async proxy.
-  // wgmma and its fences are inline PTX (llvm.inline_asm), the form upstream's
-  // NVVM dialect lowers nvvm.wgmma.mma_async to; the register-A form needed
-  // for P x V has no NVVM op, and nvgpu.warpgroup.mma's accumulator cannot be
-  // read element-wise for the softmax.
+  // ---- sm_90a warpgroup kernel (WgmmaKernel.cpp's header comment) ------
 
   Value i64c(int64_t v);
   Value toI64(Value x);
@@ -599,36 +524,8 @@ private:
 
   /// The wgmma kernel's CTA (WgmmaLaunch.cpp): entry point.
   void emitWgmmaLaunch(Value blocks, Value nQT);
-  /// One wgmma CTA's values, set step by step by emitWgmmaLaunch's pieces:
-  /// the CTA, the shared-memory layout (Q, K and V stages from the first
-  /// 1 KiB boundary, then the mbarriers and key flags), who copies, and the
-  /// consumers' loop state.
-  struct WgmmaCta {
-    Cta c;
-    Value zero, one, g, t4;
-    Value addr, pad;           // shared base address, its 1 KiB padding
-    Value qs, ks, vs;          // [rows x 64] views of Q, K and V
-    Value qAddr, kAddr, vAddr; // their shared addresses (i64)
-    int64_t off = 0;           // bytes laid out after pad
-    bool ws = false;           // a producer warpgroup (warp specialization)
-    int64_t consumers = 0, producers = 0; // threads
-    Value barAddr;             // the mbarriers (ws)
-    Value kvLow;               // window: keys below every row's, or null
-    Value copyTid;             // the copying thread (null: tid)
-    int64_t copyThreads = 0;   // the copying threads (0: the consumers)
-    Value groupTok;            // a cp.async group token (the waits count)
-    Value wgIdx, odd, steps, fzero;
-    SmallVector<Value> qDesc;  // the warpgroup's Q descriptors
-    MmaCtx mx;                 // the softmax's rows (mmaSoftmaxStep)
-    SmallVector<Value> init;   // m[2], l[2], O[DT]
-  };
-  /// One step of a consumer loop: its stage, first key, whether it computes
-  /// S(t) and P(t-1) V(t-1), the descriptors, the carried state and the
-  /// role's pending values (P or S).
-  struct WgmmaStep {
-    Value stage, k0, hasS, hasPV;
-    SmallVector<Value> kDesc, vDesc, state, x;
-  };
+  using WgmmaCta = kernel::WgmmaCta;
+  using WgmmaStep = kernel::WgmmaStep;
   void wgmmaSmemLayout(WgmmaCta &w);
   /// A [rows x 64] region at w.off: its view and shared address.
   Value wgmmaRegion(WgmmaCta &w, int64_t rows, Value &view);

@@ -5,6 +5,28 @@
 // PTX for the register-A form; the CTA's body (two warpgroups in
 // ping-pong, optionally a producer warpgroup) is in WgmmaLaunch.cpp.
 //
+// FlashAttention-2's loop on Hopper's warpgroup MMA (wgmma.mma_async, PTX
+// ISA 8.0, sm_90a), issued as FlashAttention-3 (Shah et al. 2024) issues
+// it (warp specialization optional: FlashConfig::producerWarps, see
+// emitWgmmaLaunch and Passes.td): warpgroup w (warps 4w..4w+3) owns
+// query rows [64w, 64w + 64) of the CTA's tile. Per K/V tile:
+//   S (64 x kv-tile, f32) = Q x K^T, both from shared memory (descriptors);
+//   the accumulators are laid out as mma.sync's C fragments (warp w of the
+//   group: rows 16w + g, 16w + g + 8), so the mask and online softmax are
+//   the mma.sync kernel's (mmaSoftmaxStep);
+//   P (f16 in registers: two 8-key blocks of S form one k16 A fragment)
+//   O (64 x Dv, f32 registers) += P x V (V from shared memory, N-major).
+// Q, K and V tiles live in shared memory in wgmma's 128-byte swizzled
+// canonical layout: rows of 64 elements (128 bytes), the 16-byte chunk c of
+// row r stored at chunk c ^ (r % 8), 8-row atoms of 1 KiB aligned to 1 KiB;
+// a head dim of 128 is two such 64-column blocks. K/V tiles are
+// double-buffered: cp.async copies tile t+1 while tile t is computed, and
+// fence.proxy.async makes the copies visible to wgmma's async proxy.
+// wgmma and its fences are inline PTX (llvm.inline_asm), the form upstream's
+// NVVM dialect lowers nvvm.wgmma.mma_async to; the register-A form needed
+// for P x V has no NVVM op, and nvgpu.warpgroup.mma's accumulator cannot be
+// read element-wise for the softmax.
+//
 //===----------------------------------------------------------------------===//
 #include "GPU/FlashKernelBuilder.h"
 
