@@ -274,6 +274,21 @@ struct AttentionChoices {
 void choosePrefillSplits(FlashConfig &cfg, const AttentionProblem &p,
                          const AttentionChoices &c, const AttentionTarget &t);
 
+/// The split-KV decode kernel's products on tensor cores (mma.sync
+/// m16n8k16 with the G * Sq <= 16 packed rows as the M tile) when at least
+/// 4 rows share the K/V head (grouped-query heads or several query rows):
+/// f16 or bf16 (bf16 through nvvm.mma.sync: see mmaSync), D and Dv
+/// multiples of 32 up to 128, 16 keys per warp step, no mask operand and no
+/// softcap (those stay on CUDA cores), sm_80+. With 1-3 rows the CUDA-core
+/// form is faster (15 of the 16 M rows would be idle). H200, same process
+/// (bench/RESULTS.md, session 12): GQA 32/8 rows 1.00-1.18x, Sq = 4 2.4x;
+/// MHA rows (1 row) 0.94-0.97x, hence the threshold. tensor-cores = false
+/// (`allowed`) keeps the CUDA-core form.
+/// (AttentionStrategy.cpp; strategyFromAttr recomputes FlashConfig::decodeTC
+/// with it.)
+bool decodeTensorCores(const FlashConfig &c, const AttentionProblem &p,
+                       const AttentionTarget &t, bool allowed = true);
+
 /// Checks the overrides (the pass options); the message names the option.
 /// (A strategy's values are checked by strategyFromAttr first.)
 LogicalResult checkAttentionChoices(const AttentionTarget &target,

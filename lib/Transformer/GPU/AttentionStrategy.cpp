@@ -9,6 +9,9 @@
 // tx-map-attention-to-gpu builds the kernel from it: a tuner fills this
 // table, nothing else.
 //
+// The option checks are in AttentionChoiceChecks.cpp, the strategy attribute
+// (strategyToAttr, strategyFromAttr) in AttentionStrategyAttr.cpp.
+//
 //===----------------------------------------------------------------------===//
 #include "GPU/AttentionKernel.h"
 
@@ -53,101 +56,12 @@ int64_t AttentionProblem::Dv() const {
 }
 
 //===----------------------------------------------------------------------===//
-// Options
-//===----------------------------------------------------------------------===//
-
-LogicalResult
-mlir::tx::checkAttentionChoices(const AttentionTarget &t,
-                                const AttentionChoices &c,
-                                llvm::function_ref<void(const Twine &)> fail) {
-  auto bad = [&](const Twine &msg) {
-    fail(msg);
-    return failure();
-  };
-  if (t.sm < 50 || t.sm > 130)
-    return bad("sm must be a compute capability in [50, 130] (sm_90 -> "
-               "90), got " +
-               Twine(t.sm));
-  if (t.maxSharedMemory < 1)
-    return bad("max-shared-memory must be positive, got " +
-               Twine(t.maxSharedMemory));
-  if (c.mmaRowTiles < 0 || c.mmaRowTiles > 2)
-    return bad("mma-row-tiles must be 0 (from the head dim), 1 or 2, got " +
-               Twine(c.mmaRowTiles));
-  if (c.warps < 0 || c.warps > 32)
-    return bad("warps must be 0 (from the kernel) or in [1, 32], got " +
-               Twine(c.warps));
-  int64_t w = c.warps ? c.warps : 4;
-  if (t.wgmma && t.sm != 90)
-    return bad("wgmma needs sm = 90 (an sm_90a chip), got sm = " +
-               Twine(t.sm));
-  if (c.decodeMaxRows < 1 || c.decodeMaxRows > 32)
-    return bad("decode-max-rows must be in [1, 32], got " +
-               Twine(c.decodeMaxRows));
-  if (c.kvSplits < 0 || c.kvSplits > 65536)
-    return bad("kv-splits must be 0 (from num-sms) or in [1, 65536], got " +
-               Twine(c.kvSplits));
-  if (c.decodeCluster < -1 || c.decodeCluster > 16)
-    return bad("decode-cluster must be -1 (the strategy's choice), 0 (the "
-               "workspace merge) or in [1, 16], got " +
-               Twine(c.decodeCluster));
-  if (c.decodeCluster > 0 && t.sm < 90)
-    return bad("decode-cluster = " + Twine(c.decodeCluster) +
-               " needs thread-block clusters (sm >= 90), got sm = " +
-               Twine(t.sm));
-  if (c.decodeMergeKernel < -1 || c.decodeMergeKernel > 1)
-    return bad("decode-merge-kernel must be -1 (the strategy's choice), 0 "
-               "(the last CTA merges) or 1 (a merge kernel), got " +
-               Twine(c.decodeMergeKernel));
-  if (c.decodeMergeKernel == 1 && t.sm < 90)
-    return bad("decode-merge-kernel = 1 needs programmatic dependent "
-               "launches (griddepcontrol, sm >= 90), got sm = " +
-               Twine(t.sm));
-  if (c.decodeCluster > 0 && c.kvSplits > c.decodeCluster)
-    return bad("kv-splits = " + Twine(c.kvSplits) +
-               " is more than decode-cluster = " + Twine(c.decodeCluster) +
-               " (the cluster merge takes at most decode-cluster splits; "
-               "decode-cluster = 0 merges any number through a workspace)");
-  if (t.numSms < 1 || t.numSms > 4096)
-    return bad("num-sms must be in [1, 4096], got " + Twine(t.numSms));
-  if (c.decodeTileKeys != 0 && c.decodeTileKeys != 16 &&
-      c.decodeTileKeys != 32)
-    return bad("decode-tile-keys must be 0 (from D), 16 or 32, got " +
-               Twine(c.decodeTileKeys));
-  if (c.producerWarps != -1 && c.producerWarps != 0 && c.producerWarps != 4)
-    return bad("producer-warps must be -1 (the strategy's choice), 0 or 4, "
-               "got " +
-               Twine(c.producerWarps));
-  if (c.stages != 0 && (c.stages < 2 || c.stages > 4))
-    return bad("stages must be 0 (the kernel's default) or in [2, 4], got " +
-               Twine(c.stages));
-  if (c.kvTile != 0 && (c.kvTile < 32 || c.kvTile % 32 != 0 || c.kvTile > 256))
-    return bad("kv-tile must be 0 (from the head dim) or a multiple of 32 "
-               "in [32, 256], got " +
-               Twine(c.kvTile));
-  if (c.qTile != 0 && (c.qTile < w || c.qTile % w != 0 || c.qTile / w > 16))
-    return bad("q-tile must be 0 (8 rows per warp) or a multiple of warps (" +
-               Twine(w) + ") with at most 16 rows per warp, got " +
-               Twine(c.qTile));
-  return success();
-}
-
-//===----------------------------------------------------------------------===//
 // The table
 //===----------------------------------------------------------------------===//
 
-/// The split-KV decode kernel's products on tensor cores (mma.sync
-/// m16n8k16 with the G * Sq <= 16 packed rows as the M tile) when at least
-/// 4 rows share the K/V head (grouped-query heads or several query rows):
-/// f16 or bf16 (bf16 through nvvm.mma.sync: see mmaSync), D and Dv
-/// multiples of 32 up to 128, 16 keys per warp step, no mask operand and no
-/// softcap (those stay on CUDA cores), sm_80+. With 1-3 rows the CUDA-core
-/// form is faster (15 of the 16 M rows would be idle). H200, same process
-/// (bench/RESULTS.md, session 12): GQA 32/8 rows 1.00-1.18x, Sq = 4 2.4x;
-/// MHA rows (1 row) 0.94-0.97x, hence the threshold. tensor-cores = false
-/// (`allowed`) keeps the CUDA-core form.
-static bool decodeTensorCores(const FlashConfig &c, const AttentionProblem &p,
-                              const AttentionTarget &t, bool allowed = true) {
+bool mlir::tx::decodeTensorCores(const FlashConfig &c,
+                                 const AttentionProblem &p,
+                                 const AttentionTarget &t, bool allowed) {
   Type elt = p.elementType();
   return allowed && t.sm >= 80 && (elt.isF16() || elt.isBF16()) && c.D % 32 == 0 &&
          c.Dv % 32 == 0 && c.D <= 128 && c.Dv <= 128 &&
@@ -573,108 +487,4 @@ mlir::tx::chooseAttentionKernel(Operation *op, const AttentionProblem &p,
     return Result();
   choosePrefillSplits(cfg, p, c, t);
   return Result(cfg);
-}
-
-//===----------------------------------------------------------------------===//
-// The attribute
-//===----------------------------------------------------------------------===//
-
-Attribute mlir::tx::strategyToAttr(MLIRContext *ctx, const FlashConfig &c) {
-  if (c.decode)
-    return DecodeStrategyAttr::get(
-        ctx, c.warps, c.kvSplits, c.numSms, c.decodeStages, c.decodeTileKeys,
-        c.decodeTC, c.decodeCluster,
-        c.decodeCluster && c.decodeClusterShortOnly, c.decodeMergeKernel);
-  if (c.wgmma)
-    return WgmmaStrategyAttr::get(ctx, c.warps, c.qTile, c.kvTile, c.stages,
-                                  c.producerWarps, c.prefillSplits,
-                                  c.prefillSplits == 0 ? c.numSms : 0);
-  if (c.mma)
-    return MmaStrategyAttr::get(ctx, c.warps, c.qTile, c.kvTile, c.mTiles,
-                                c.prefillSplits,
-                                c.prefillSplits == 0 ? c.numSms : 0);
-  return SimtStrategyAttr::get(ctx, c.warps, c.qTile, c.kvTile);
-}
-
-/// The decode family's fields of `c` from `a`, checked against `p`.
-static LogicalResult decodeFromAttr(DecodeStrategyAttr a,
-                                    const AttentionProblem &p, FlashConfig &c,
-                                    llvm::function_ref<void(const Twine &)> bad) {
-  auto qTy = cast<RankedTensorType>(p.query.getType());
-  int64_t Hkv = cast<RankedTensorType>(p.key.getType()).getDimSize(1);
-  if (qTy.isDynamicDim(1) || qTy.isDynamicDim(2) ||
-      ShapedType::isDynamic(Hkv) || Hkv < 1) {
-    bad("the decode family needs static H, Hkv and Sq");
-    return failure();
-  }
-  c.decode = true;
-  c.warps = a.getWarps();
-  c.decodeG = qTy.getDimSize(1) / Hkv;
-  c.decodeSq = qTy.getDimSize(2);
-  c.kvSplits = a.getKvSplits();
-  c.numSms = a.getNumSms();
-  c.decodeStages = a.getStages();
-  c.decodeTileKeys = a.getTileKeys();
-  // tensor_cores = true still keeps CUDA cores where the problem does not
-  // allow tensor cores.
-  AttentionTarget t;
-  c.decodeTC = decodeTensorCores(c, p, t, a.getTensorCores());
-  c.decodeCluster = a.getCluster();
-  if (c.decodeCluster > 0 && c.Dv > 128) {
-    bad("'cluster' needs Dv <= 128, got Dv = " + Twine(c.Dv));
-    return failure();
-  }
-  c.decodeClusterShortOnly = a.getClusterShortOnly();
-  c.decodeMergeKernel = a.getMergeKernel();
-  return success();
-}
-
-FailureOr<FlashConfig>
-mlir::tx::strategyFromAttr(AttentionTilingAttr attr, const AttentionProblem &p,
-                           llvm::function_ref<void(const Twine &)> fail) {
-  auto bad = [&](const Twine &msg) {
-    fail(Twine(kGpuStrategyAttr) + ": " + msg);
-  };
-  FlashConfig c;
-  c.D = p.D();
-  c.Dv = p.Dv();
-  c.eltBytes = p.elementType().isF32() ? 4 : 2;
-  if (auto d = dyn_cast<DecodeStrategyAttr>(attr)) {
-    if (failed(decodeFromAttr(d, p, c, bad)))
-      return failure();
-    return c;
-  }
-  if (auto s = dyn_cast<SimtStrategyAttr>(attr)) {
-    c.warps = s.getWarps();
-  } else if (auto m = dyn_cast<MmaStrategyAttr>(attr)) {
-    c.mma = true;
-    c.warps = m.getWarps();
-    c.mTiles = m.getMTiles();
-    c.prefillSplits = m.getKvSplits();
-    if (c.prefillSplits == 0)
-      c.numSms = m.getNumSms();
-  } else {
-    auto w = cast<WgmmaStrategyAttr>(attr);
-    c.mma = c.wgmma = true;
-    c.warps = w.getWarps();
-    c.stages = w.getStages();
-    c.producerWarps = w.getProducerWarps();
-    c.prefillSplits = w.getKvSplits();
-    if (c.prefillSplits == 0)
-      c.numSms = w.getNumSms();
-    if (c.producerWarps && p.mask) {
-      bad("'producer_warps' = 4 does not take a mask operand");
-      return failure();
-    }
-  }
-  c.qTile = attr.getQueryTileRows();
-  c.kvTile = attr.getKeyTileSize();
-  c.keyFlags = c.mma && p.mask;
-  if (c.prefillSplits != 1 && c.Dv % 32 != 0) {
-    bad("'kv_splits' = " + Twine(c.prefillSplits) +
-        " needs Dv a multiple of 32 (the merge's lanes take Dv / 32 "
-        "columns each), got Dv = " + Twine(c.Dv));
-    return failure();
-  }
-  return c;
 }
