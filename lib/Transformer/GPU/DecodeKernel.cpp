@@ -68,7 +68,7 @@ std::pair<Value, Value> FlashKernelBuilder::emitPlainLaunch(Value blocks, int64_
 void FlashKernelBuilder::emitDecode() {
   const int64_t C = cfg.decodeCluster;
   if (C == 0 || !cfg.decodeClusterShortOnly) {
-    emitDecodeCall();
+    emitDecodeCall(C);
     return;
   }
   // The strategy's default on sm_90+: the cluster merge only for calls that
@@ -91,17 +91,21 @@ void FlashKernelBuilder::emitDecode() {
   // form starts from the call's.
   const Value sk = Sk, rows = batchRows, tid0 = tid;
   b.setInsertionPointToStart(ifShort.thenBlock());
-  emitDecodeCall();
+  emitDecodeCall(C);
   Sk = sk, batchRows = rows, tid = tid0;
   b.setInsertionPointToStart(ifShort.elseBlock());
-  cfg.decodeCluster = 0;
-  emitDecodeCall();
-  cfg.decodeCluster = C;
+  emitDecodeCall(0);
   Sk = sk, batchRows = rows, tid = tid0;
 }
 
-void FlashKernelBuilder::emitDecodeCall() {
+void FlashKernelBuilder::emitDecodeCall(int64_t cluster) {
   DecodeCall d;
+  // The form's shared memory: the cluster merge adds the CTA's part.
+  FlashConfig form = cfg;
+  form.decodeCluster = cluster;
+  d.cluster = cluster;
+  d.smemBytes = form.decodeSmemBytes();
+  d.partOffset = form.decodePartOffset();
   d.zero = cst(0), d.one = cst(1);
   d.negInf = fcst(-std::numeric_limits<double>::infinity());
   d.fzero = fcst(0.0);
@@ -109,7 +113,7 @@ void FlashKernelBuilder::emitDecodeCall() {
   d.bh = mul(B, d.Hkv);
   chooseDecodeSplits(d);
   d.nRows = mul(mul(B, H), Sq);
-  const int64_t C = cfg.decodeCluster;
+  const int64_t C = d.cluster;
   d.mergeKernel = C == 0 && cfg.decodeMergeKernel;
   allocDecodeWorkspace(d);
 
@@ -118,7 +122,7 @@ void FlashKernelBuilder::emitDecodeCall() {
   ifThen(cmpi(arith::CmpIPredicate::ugt, d.blocks, d.zero), [&] {
     OpBuilder::InsertionGuard g(b);
     auto [tidV, bid] = emitPlainLaunch(d.blocks, 32 * cfg.warps,
-                                       cfg.decodeSmemBytes(),
+                                       d.smemBytes,
                                        C > 0 ? d.nSplit : Value());
     b.getBlock()->getParentOp()->setAttr(
         kRequiredChipAttr,
@@ -165,7 +169,7 @@ void FlashKernelBuilder::chooseDecodeSplits(DecodeCall &d) {
     nSplit = cst(cfg.kvSplits);
   } else {
     int64_t perSm = std::clamp<int64_t>(
-        cfg.smemPerSm / (cfg.decodeSmemBytes() + 1024), 1, 64 / W);
+        cfg.smemPerSm / (d.smemBytes + 1024), 1, 64 / W);
     // With per-sequence lengths the chunks of the padded Sk hold unequal
     // work (a chunk past a sequence's length returns at once): four waves
     // of finer chunks even it out (H200, 16 sequences of random lengths
@@ -191,7 +195,7 @@ void FlashKernelBuilder::chooseDecodeSplits(DecodeCall &d) {
   // The cluster merge: at most decodeCluster splits (a forced kv-splits is
   // not above it), the CTAs of one (batch, K/V head) one thread-block
   // cluster.
-  const int64_t C = cfg.decodeCluster;
+  const int64_t C = d.cluster;
   if (C > 0 && cfg.kvSplits == 0)
     nSplit = minsi(nSplit, cst(C));
   d.keysPerSplit =
@@ -200,7 +204,7 @@ void FlashKernelBuilder::chooseDecodeSplits(DecodeCall &d) {
 }
 
 void FlashKernelBuilder::allocDecodeWorkspace(DecodeCall &d) {
-  const int64_t C = cfg.decodeCluster, Dv = cfg.Dv;
+  const int64_t C = d.cluster, Dv = cfg.Dv;
   Value one = d.one, nSplit = d.nSplit, nRows = d.nRows;
   // The workspace merge in a second kernel (FlashConfig::decodeMergeKernel):
   // no counters, memset, fence or ticket.
@@ -403,9 +407,9 @@ void FlashKernelBuilder::emitDecodeCtaPart(DecodeCall &d) {
         // Else the CTA's part: in its shared memory for the cluster
         // merge, or in the workspace for the last CTA's.
         b.setInsertionPointToStart(ifOne.elseBlock());
-        if (cfg.decodeCluster > 0) {
+        if (d.cluster > 0) {
           Value part =
-              decodeView(d, cst(cfg.decodePartOffset()), {P * (Dv + 2)}, f32);
+              decodeView(d, cst(d.partOffset), {P * (Dv + 2)}, f32);
           ifThen(cmpi(arith::CmpIPredicate::eq, lane, d.zero), [&] {
             memref::StoreOp::create(b, loc, M, part, add(r, P * Dv));
             memref::StoreOp::create(b, loc, L, part, add(r, P * Dv + P));
@@ -440,7 +444,7 @@ void FlashKernelBuilder::emitDecodeCtaPart(DecodeCall &d) {
 void FlashKernelBuilder::emitDecodeClusterMerge(DecodeCall &d) {
   const int64_t W = cfg.warps, Gs = cfg.decodeG, SqS = cfg.decodeSq;
   const int64_t P = Gs * SqS, Dv = cfg.Dv, Cv = Dv / 32;
-  const int64_t C = cfg.decodeCluster;
+  const int64_t C = d.cluster;
   Value nSplit = d.nSplit, lane = d.lane;
   ifThen(cmpi(arith::CmpIPredicate::ugt, nSplit, d.one), [&] {
     clusterBarrier();
@@ -448,7 +452,7 @@ void FlashKernelBuilder::emitDecodeClusterMerge(DecodeCall &d) {
         b, loc, b.getI32Type(),
         toI64(add(memref::ExtractAlignedPointerAsIndexOp::create(b, loc,
                                                                  d.base),
-                  cst(cfg.decodePartOffset()))));
+                  cst(d.partOffset))));
     scf::ForOp::create(
         b, loc, add(mul(d.sp, W), d.warp), cst(P), mul(nSplit, W),
         ValueRange{},

@@ -202,8 +202,9 @@ private:
   /// (both forms, picked at run time from B, Hkv and Sk, for
   /// decodeClusterShortOnly).
   void emitDecode();
-  /// One form: cfg.decodeCluster > 0 the cluster merge, 0 the workspace.
-  void emitDecodeCall();
+  /// One form: `cluster` > 0 the cluster merge of at most that many
+  /// splits, 0 the workspace merge (cfg stays as the strategy made it).
+  void emitDecodeCall(int64_t cluster);
   /// The decode kernel's shared K/V tiles: the element offset of (row, col)
   /// in a tile of `width`-element rows. Rows of whole 128-byte lines (or 64
   /// bytes; FlashConfig::decodeSwizzled) are stored as the rows' contiguous

@@ -116,6 +116,9 @@ struct WgmmaStep {
 /// shared-memory layout and its chunk of keys. Built step by step by
 /// emitDecodeCall's pieces, which read what the earlier ones set.
 struct DecodeCall {
+  // The form: the cluster merge's most splits (0: the workspace merge), the
+  // dynamic shared memory per CTA, and the cluster part's byte offset.
+  int64_t cluster = 0, smemBytes = 0, partOffset = 0;
   // Host (created before the launch; the kernel reads them as captures).
   Value zero, one, negInf, fzero;
   Value Hkv, bh, nSplit, keysPerSplit, nRows, blocks;
