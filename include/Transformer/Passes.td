@@ -629,6 +629,24 @@ def TxAttentionStrategy : Pass<"tx-attention-strategy", "::mlir::func::FuncOp"> 
     family takes the op, with static head dims in [1, 256]) and
     against the chip and shared memory by `tx-map-attention-to-gpu`; what
     fails either check is an error at the op.
+
+    Every strategy this pass chooses is checked with the rules the mapping
+    applies (the family's element types, head dims, rows and shared memory
+    on this `sm`/`wgmma`/`max-shared-memory`): options that make the table
+    choose a kernel that does not exist (for example `warps=32` on an
+    `mma.sync` op) are an error here that gives the strategy and the rule.
+
+    Tiled IR without a strategy (a user's
+    `transform.structured.tile_using_forall` of `tx.attention`, with or
+    without its key loop, staging and `tx.pipeline_stages`): the `scf.forall`
+    that holds one `tx.online_attention` gets the strategy of the family that
+    runs exactly its tiles (its query tile, or the `H / Hkv` heads and `Sq`
+    rows of the decode family; the key loop's step and pipeline depth),
+    plus the unit attribute `tx.check_shapes` (the mapping then emits the
+    run-time shape checks that `tx-tile-attention` would have). A tiling no
+    family runs is an error naming the tile. Split-KV tilings (nested
+    foralls) and foralls of several tile ops are left to
+    `tx-map-attention-to-gpu`, which refuses them.
   }];
   let options = [
     Option<"warps", "warps", "int64_t", /*default=*/"0",
@@ -761,9 +779,9 @@ def TxMapAttentionToGPU : Pass<"tx-map-attention-to-gpu", "::mlir::func::FuncOp"
     family that the forall's `tx.gpu_strategy` names (CUDA cores, mma.sync,
     wgmma: Q/K/V staging in shared memory, cp.async pipelining, tensor-core
     fragments, online softmax in registers, O and the log-sum-exp written
-    once). A forall without a strategy (a user's tiling) gets one from
-    `chooseAttentionKernel` for its `q_tile`; a query tile no family can run
-    is an error. A forall whose tiles are the `H / Hkv` query heads of one
+    once). The mapping does not choose: a forall without a strategy (a
+    user's tiling) is an error that asks for `tx-attention-strategy`, which
+    gives it the strategy of its tiles. A forall whose tiles are the `H / Hkv` query heads of one
     K/V head and all `Sq` rows (tile sizes `(1, H / Hkv, Sq)`, the
     `decode` strategy's tiling: grouped-query packing) becomes the split-KV
     decode kernel: its key loop (step = keys per warp step) is split over
@@ -789,10 +807,12 @@ def TxMapAttentionToGPU : Pass<"tx-map-attention-to-gpu", "::mlir::func::FuncOp"
     as above, the mask unstaged; a `tx.pipeline_stages` the family runs and
     whose buffers fit; the state starting at (0, -inf, 0); the
     epilogue computing O (and the LSE) from the final state and written at
-    the tile's position; static head dims; a `tx.gpu_strategy` that the
-    strategy table makes for this problem on this chip (`sm`, `wgmma`,
-    `max-shared-memory`: a strategy for another chip or problem is
-    refused). The diagonal (`causal_offset`) and the key loop's bounds are
+    the tile's position; static head dims; a `tx.gpu_strategy` whose family
+    the chip has and whose kernel takes this problem on this chip (`sm`,
+    `wgmma`, `max-shared-memory`; the rules of each family, element type,
+    head dims, the decode family's rows and window, shared memory: a
+    strategy for another chip or problem is refused with the rule it
+    breaks). The diagonal (`causal_offset`) and the key loop's bounds are
     not read: the kernel recomputes them from `causal`, `window` and
     `Sk - Sq`, which is what tiling `tx.attention` produces. An untiled
     `tx.attention` that carries a strategy, a forall with a strategy but no

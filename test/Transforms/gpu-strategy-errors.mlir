@@ -35,7 +35,7 @@ func.func @decode_cluster_dv(%q: tensor<1x8x1x64xf16>, %k: tensor<1x2x128x64xf16
 
 // -----
 
-// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: its tx.gpu_strategy: the tiles need 790528 bytes of shared memory (q_tile = 128, kv_tile = 256, D 256, Dv 256), more than max-shared-memory = 232448
+// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: its tx.gpu_strategy has no kernel for this problem on this chip: the tiles need 790528 bytes of shared memory (q_tile = 128, kv_tile = 256, D 256, Dv 256), more than max-shared-memory = 232448 (remove the tx.gpu_strategy, or change it to what tx-attention-strategy writes for this chip on an op without one)
 func.func @too_big(%q: tensor<1x8x512x256xf32>, %k: tensor<1x8x512x256xf32>, %v: tensor<1x8x512x256xf32>) -> tensor<1x8x512x256xf32> {
   %o = tx.attention %q, %k, %v {tx.gpu_strategy = #tx.simt_strategy<warps = 8, q_tile = 128, kv_tile = 256>} : tensor<1x8x512x256xf32>, tensor<1x8x512x256xf32>, tensor<1x8x512x256xf32> -> tensor<1x8x512x256xf32>
   return %o : tensor<1x8x512x256xf32>
@@ -45,7 +45,7 @@ func.func @too_big(%q: tensor<1x8x512x256xf32>, %k: tensor<1x8x512x256xf32>, %v:
 
 // A well-formed strategy that is no kernel of this op (mma on f32): the
 // strategy step keeps it, so the hint is to remove or change it.
-// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: its tx.gpu_strategy is not a kernel of this problem (element type, head dims, mask, window) on this chip; the strategy makes family simt with these choices (remove the tx.gpu_strategy, or change it to what tx-attention-strategy writes for this chip on an op without one)
+// CHECK: gpu-strategy-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: its tx.gpu_strategy has no kernel for this problem on this chip: the mma family takes f16 or bf16, got f32 (remove the tx.gpu_strategy, or change it to what tx-attention-strategy writes for this chip on an op without one)
 func.func @mma_f32(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x128x64xf32>, %v: tensor<1x2x128x64xf32>) -> tensor<1x2x128x64xf32> {
   %o = tx.attention %q, %k, %v {tx.gpu_strategy = #tx.mma_strategy<warps = 4, q_tile = 64, kv_tile = 64, m_tiles = 1>} : tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32> -> tensor<1x2x128x64xf32>
   return %o : tensor<1x2x128x64xf32>

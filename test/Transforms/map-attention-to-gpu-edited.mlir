@@ -315,4 +315,4 @@ module {
     return %1 : tensor<1x2x64x32xf32>
   }
 }
-// F32MMA: error: tx-map-attention-to-gpu: no kernel takes a query tile of 32 rows with D = 32, Dv = 32 ('f32')
+// F32MMA: map-attention-to-gpu-edited.mlir:207:10: error: tx-map-attention-to-gpu: its tx.gpu_strategy has no kernel for this problem on this chip: the mma family takes f16 or bf16, got f32 (remove the tx.gpu_strategy, or change it to what tx-attention-strategy writes for this chip on an op without one)

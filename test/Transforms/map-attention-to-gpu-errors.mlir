@@ -1,9 +1,10 @@
-// Diagnostics of tx-map-attention-to-gpu on a user's tiling
-// (transform dialect) that no kernel can run. Each names the tile and is
-// reported at the tiled op's location.
-// RUN: not tx-opt %s --split-input-file --transform-interpreter --tx-stage-attention --tx-map-attention-to-gpu="sm=90" -o /dev/null 2>&1 | FileCheck %s
+// Diagnostics of a user's tiling (transform dialect) that no kernel can
+// run: tx-attention-strategy, which gives a user's tiling the strategy of
+// its tiles, refuses it. Each names the tile and is reported at the tiled
+// op's location. (Then the mapping's own diagnostics.)
+// RUN: not tx-opt %s --split-input-file --transform-interpreter --tx-stage-attention --tx-attention-strategy="sm=90" --tx-map-attention-to-gpu="sm=90" -o /dev/null 2>&1 | FileCheck %s
 
-// CHECK: map-attention-to-gpu-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: the kernels take one batch and one head (or, for the split-KV decode kernel, the H / Hkv heads of one K/V head) per CTA: tile sizes [1, 1, q_tile] or [1, H / Hkv, Sq]
+// CHECK: map-attention-to-gpu-errors.mlir:[[@LINE+2]]:8: error: tx-attention-strategy: the kernels take one batch and one head (or, for the split-KV decode kernel, the H / Hkv heads of one K/V head) per CTA: tile sizes [1, 1, q_tile] or [1, H / Hkv, Sq]
 func.func @two_batches(%q: tensor<2x2x64x64xf16>, %k: tensor<2x2x64x64xf16>, %v: tensor<2x2x64x64xf16>) -> tensor<2x2x64x64xf16> {
   %o = tx.attention %q, %k, %v : tensor<2x2x64x64xf16>, tensor<2x2x64x64xf16>, tensor<2x2x64x64xf16> -> tensor<2x2x64x64xf16>
   return %o : tensor<2x2x64x64xf16>
@@ -19,7 +20,7 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
-// CHECK: map-attention-to-gpu-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: the key loop's step 48 has no kernel: the kernels take a multiple of 32 in [32, 256] keys per step
+// CHECK: map-attention-to-gpu-errors.mlir:[[@LINE+2]]:8: error: tx-attention-strategy: the key loop's step 48 has no kernel: the kernels take a multiple of 32 in [32, 256] keys per step
 func.func @odd_key_step(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x96x64xf16>, %v: tensor<1x2x96x64xf16>) -> tensor<1x2x64x64xf16> {
   %o = tx.attention %q, %k, %v : tensor<1x2x64x64xf16>, tensor<1x2x96x64xf16>, tensor<1x2x96x64xf16> -> tensor<1x2x64x64xf16>
   return %o : tensor<1x2x64x64xf16>
@@ -38,7 +39,7 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
-// CHECK: map-attention-to-gpu-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: no kernel takes a query tile of 100 rows
+// CHECK: map-attention-to-gpu-errors.mlir:[[@LINE+2]]:8: error: tx-attention-strategy: no kernel takes a query tile of 100 rows
 func.func @huge_rows(%q: tensor<1x1x200x32xf32>, %k: tensor<1x1x64x32xf32>, %v: tensor<1x1x64x32xf32>) -> tensor<1x1x200x32xf32> {
   %o = tx.attention %q, %k, %v : tensor<1x1x200x32xf32>, tensor<1x1x64x32xf32>, tensor<1x1x64x32xf32> -> tensor<1x1x200x32xf32>
   return %o : tensor<1x1x200x32xf32>
@@ -54,7 +55,7 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
-// CHECK: map-attention-to-gpu-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: a tile of 4 heads needs the split-KV decode kernel: the H / Hkv heads of one K/V head and all Sq rows, with static H, Hkv and Sq and G * Sq <= 16
+// CHECK: map-attention-to-gpu-errors.mlir:[[@LINE+2]]:8: error: tx-attention-strategy: a tile of 4 heads needs the split-KV decode kernel: the H / Hkv heads of one K/V head and all Sq rows, with static H, Hkv and Sq and G * Sq <= 16
 func.func @heads_without_all_rows(%q: tensor<1x8x8x64xf16>, %k: tensor<1x2x64x64xf16>, %v: tensor<1x2x64x64xf16>) -> tensor<1x8x8x64xf16> {
   %o = tx.attention %q, %k, %v : tensor<1x8x8x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16> -> tensor<1x8x8x64xf16>
   return %o : tensor<1x8x8x64xf16>
@@ -118,4 +119,34 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     transform.yield
   }
+}
+
+// -----
+
+// A user's tiling mapped without tx-attention-strategy: the mapping does
+// not choose a kernel, it asks for the strategy step.
+// RUN: not tx-opt %s --split-input-file --transform-interpreter --tx-stage-attention --tx-map-attention-to-gpu="sm=90" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOSTRAT
+// NOSTRAT: map-attention-to-gpu-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: this tiled tx.attention has no tx.gpu_strategy; run tx-attention-strategy (with this mapping's sm, wgmma and max-shared-memory) after the tiling: it gives a user's tiling the kernel of its tiles
+func.func @user_tiling_without_strategy(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x64x64xf16>, %v: tensor<1x2x64x64xf16>) -> tensor<1x2x64x64xf16> {
+  %o = tx.attention %q, %k, %v : tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16> -> tensor<1x2x64x64xf16>
+  return %o : tensor<1x2x64x64xf16>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %a = transform.structured.match ops{["tx.attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %tiled, %forall = transform.structured.tile_using_forall %a tile_sizes [1, 1, 32]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
+// Options whose table choice no kernel takes (32 warps of mma.sync): the
+// strategy step says so, with the strategy and the rule.
+// RUN: not tx-opt %s --split-input-file --tx-attention-strategy="sm=90 warps=32" -o /dev/null 2>&1 | FileCheck %s --check-prefix=W32
+// W32: map-attention-to-gpu-errors.mlir:[[@LINE+2]]:8: error: tx-attention-strategy: the strategy the options give, #tx.mma_strategy<warps = 32, q_tile = 1024, kv_tile = 64, m_tiles = 2, kv_splits = 2>, has no kernel for this op: the mma family takes at most 16 warps, got 'warps' = 32
+func.func @mma_32_warps(%q: tensor<1x2x1024x64xf16>, %k: tensor<1x2x1024x64xf16>, %v: tensor<1x2x1024x64xf16>) -> tensor<1x2x1024x64xf16> {
+  %o = tx.attention %q, %k, %v : tensor<1x2x1024x64xf16>, tensor<1x2x1024x64xf16>, tensor<1x2x1024x64xf16> -> tensor<1x2x1024x64xf16>
+  return %o : tensor<1x2x1024x64xf16>
 }

@@ -4,7 +4,7 @@
 // TilingInterface: tiles of query rows) and tile_using_for on the resulting
 // tx.online_attention (the key loop). The user's sizes reach the kernel:
 // the grid is one CTA per user tile and the CTA's warps are sized for it.
-// RUN: tx-opt %s --split-input-file --transform-interpreter --tx-stage-attention --tx-map-attention-to-gpu="sm=90" --canonicalize | FileCheck %s
+// RUN: tx-opt %s --split-input-file --transform-interpreter --tx-stage-attention --tx-attention-strategy="sm=90" --tx-map-attention-to-gpu="sm=90" --canonicalize | FileCheck %s
 // Without the user's tiling the strategy's tiles are used instead (the
 // mma.sync family's 256 query rows per CTA: one CTA per (batch, head)):
 // RUN: tx-opt %s --split-input-file --tx-attention-to-gpu="sm=90" --canonicalize | FileCheck %s --check-prefix=DEFAULT

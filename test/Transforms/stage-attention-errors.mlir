@@ -1,11 +1,13 @@
 // Diagnostics of the staging and pipelining of tiled tx.attention (what
-// tx-map-attention-to-gpu requires of them), on a user's transform script:
+// tx-map-attention-to-gpu requires of them; the pipeline depth and the
+// grid are already read by tx-attention-strategy, which gives the user's
+// tiling its strategy), on a user's transform script:
 // tile_using_forall [1, 1, 64], tile_using_for [0, 0, 0, 64] and the
 // script's own promote_tensor / annotate. Each is an error with the
 // forall's (staging) or the key loop's (pipeline) location.
-// RUN: not tx-opt %s --split-input-file --transform-interpreter --tx-map-attention-to-gpu="sm=90 wgmma=true" -o /dev/null 2>&1 | FileCheck %s
+// RUN: not tx-opt %s --split-input-file --transform-interpreter --tx-attention-strategy="sm=90 wgmma=true" --tx-map-attention-to-gpu="sm=90 wgmma=true" -o /dev/null 2>&1 | FileCheck %s
 // mma.sync (sm_90 without wgmma) keeps one K and one V buffer:
-// RUN: not tx-opt %s --split-input-file --transform-interpreter --tx-map-attention-to-gpu="sm=90" -o /dev/null 2>&1 | FileCheck %s --check-prefix=MMA
+// RUN: not tx-opt %s --split-input-file --transform-interpreter --tx-attention-strategy="sm=90" --tx-map-attention-to-gpu="sm=90" -o /dev/null 2>&1 | FileCheck %s --check-prefix=MMA
 
 // The Q, K and V tiles must be staged in shared memory (Q first).
 // CHECK: stage-attention-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: the Q tile is not staged in shared memory; every kernel family reads Q from shared memory (run tx-stage-attention, or transform.structured.promote_tensor to #gpu.address_space<workgroup> on it)
@@ -163,7 +165,7 @@ module attributes {transform.with_named_sequence} {
 // -----
 
 // The pipeline depth: an integer in [1, 4] ...
-// CHECK: stage-attention-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.pipeline_stages must be an integer in [1, 4] (K/V tiles resident in shared memory), got 7 : i64
+// CHECK: stage-attention-errors.mlir:[[@LINE+2]]:8: error: tx-attention-strategy: tx.pipeline_stages must be an integer in [1, 4] (K/V tiles resident in shared memory), got 7 : i64
 func.func @stages_7(%q: tensor<2x4x128x64xf16>, %k: tensor<2x4x256x64xf16>, %v: tensor<2x4x256x64xf16>) -> tensor<2x4x128x64xf16> {
   %o = tx.attention %q, %k, %v : tensor<2x4x128x64xf16>, tensor<2x4x256x64xf16>, tensor<2x4x256x64xf16> -> tensor<2x4x128x64xf16>
   return %o : tensor<2x4x128x64xf16>
@@ -190,7 +192,7 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
-// CHECK: stage-attention-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.pipeline_stages must be an integer in [1, 4] (K/V tiles resident in shared memory), got "two"
+// CHECK: stage-attention-errors.mlir:[[@LINE+2]]:8: error: tx-attention-strategy: tx.pipeline_stages must be an integer in [1, 4] (K/V tiles resident in shared memory), got "two"
 func.func @stages_string(%q: tensor<2x4x128x64xf16>, %k: tensor<2x4x256x64xf16>, %v: tensor<2x4x256x64xf16>) -> tensor<2x4x128x64xf16> {
   %o = tx.attention %q, %k, %v : tensor<2x4x128x64xf16>, tensor<2x4x256x64xf16>, tensor<2x4x256x64xf16> -> tensor<2x4x128x64xf16>
   return %o : tensor<2x4x128x64xf16>
@@ -218,7 +220,7 @@ module attributes {transform.with_named_sequence} {
 // -----
 
 // ... that the family can run: wgmma pipelines 2 to 4 tiles ...
-// CHECK: stage-attention-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: the wgmma family pipelines 2 to 4 K/V tiles: tx.pipeline_stages must be in [2, 4], got 1
+// CHECK: stage-attention-errors.mlir:[[@LINE+2]]:8: error: tx-attention-strategy: the wgmma family pipelines 2 to 4 K/V tiles: tx.pipeline_stages must be in [2, 4], got 1
 func.func @wgmma_1(%q: tensor<2x4x128x64xf16>, %k: tensor<2x4x256x64xf16>, %v: tensor<2x4x256x64xf16>) -> tensor<2x4x128x64xf16> {
   %o = tx.attention %q, %k, %v : tensor<2x4x128x64xf16>, tensor<2x4x256x64xf16>, tensor<2x4x256x64xf16> -> tensor<2x4x128x64xf16>
   return %o : tensor<2x4x128x64xf16>
@@ -246,7 +248,7 @@ module attributes {transform.with_named_sequence} {
 // -----
 
 // ... and mma.sync only 1 (one K and one V buffer).
-// MMA: stage-attention-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: the mma family keeps one K and one V tile in shared memory: tx.pipeline_stages must be 1, got 2
+// MMA: stage-attention-errors.mlir:[[@LINE+2]]:8: error: tx-attention-strategy: the mma family keeps one K and one V tile in shared memory: tx.pipeline_stages must be 1, got 2
 func.func @mma_2(%q: tensor<2x4x128x64xf16>, %k: tensor<2x4x256x64xf16>, %v: tensor<2x4x256x64xf16>) -> tensor<2x4x128x64xf16> {
   %o = tx.attention %q, %k, %v : tensor<2x4x128x64xf16>, tensor<2x4x256x64xf16>, tensor<2x4x256x64xf16> -> tensor<2x4x128x64xf16>
   return %o : tensor<2x4x128x64xf16>
@@ -275,7 +277,7 @@ module attributes {transform.with_named_sequence} {
 
 // ... and whose buffers fit: 4 stages of 128-key K/V tiles at D = 128 need
 // 1024 + 2 * (64 * 128 + 4 * 128 * 256) bytes.
-// CHECK: stage-attention-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: tx.pipeline_stages = 4 needs 279552 bytes of shared memory for the wgmma family's tiles, more than max-shared-memory = 232448
+// CHECK: stage-attention-errors.mlir:[[@LINE+2]]:8: error: tx-attention-strategy: tx.pipeline_stages = 4 needs 279552 bytes of shared memory for the wgmma family's tiles, more than max-shared-memory = 232448
 func.func @stages_too_big(%q: tensor<2x4x128x128xf16>, %k: tensor<2x4x256x128xf16>, %v: tensor<2x4x256x128xf16>) -> tensor<2x4x128x128xf16> {
   %o = tx.attention %q, %k, %v : tensor<2x4x128x128xf16>, tensor<2x4x256x128xf16>, tensor<2x4x256x128xf16> -> tensor<2x4x128x128xf16>
   return %o : tensor<2x4x128x128xf16>
@@ -357,7 +359,7 @@ module attributes {transform.with_named_sequence} {
 // -----
 
 // Q staged as a whole before the tiling (a copy on the host).
-// CHECK: stage-attention-errors.mlir:[[@LINE+2]]:8: error: tx-map-attention-to-gpu: the whole Q is staged in shared memory (a copy outside the forall, on the host); stage its tile inside the forall instead
+// CHECK: stage-attention-errors.mlir:[[@LINE+2]]:8: error: tx-attention-strategy: the whole Q is staged in shared memory (a copy outside the forall, on the host); stage its tile inside the forall instead
 func.func @whole_q(%q: tensor<2x4x128x64xf16>, %k: tensor<2x4x256x64xf16>, %v: tensor<2x4x256x64xf16>) -> tensor<2x4x128x64xf16> {
   %o = tx.attention %q, %k, %v : tensor<2x4x128x64xf16>, tensor<2x4x256x64xf16>, tensor<2x4x256x64xf16> -> tensor<2x4x128x64xf16>
   return %o : tensor<2x4x128x64xf16>

@@ -6,7 +6,7 @@
 // pipeline. wgmma, 64 query rows, 64 keys per step, D = Dv = 64, f16: shared
 // memory 1024 + 2 * (64 * 64 + stages * 64 * (64 + 64)) bytes, 58368 for
 // the user's 3 stages (41984 for the strategy's 2).
-// RUN: tx-opt %s --split-input-file --transform-interpreter --tx-map-attention-to-gpu="sm=90 wgmma=true" --canonicalize | FileCheck %s
+// RUN: tx-opt %s --split-input-file --transform-interpreter --tx-attention-strategy="sm=90 wgmma=true" --tx-map-attention-to-gpu="sm=90 wgmma=true" --canonicalize | FileCheck %s
 // Diagnostics: stage-attention-errors.mlir.
 
 // CHECK-LABEL: func.func @user_staged_3_stages

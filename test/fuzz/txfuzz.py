@@ -880,7 +880,12 @@ def make_case(seed, index, seeds):
                     # A user's tiling, then tx's GPU mapping.
                     ([(rng.choice(["tx-stage-attention", "tx-stage-softmax"]), [], True)]
                      if rng.random() < 0.2 else []) +
-                    ([(rng.choice(["tx-map-attention-to-gpu", "tx-map-softmax-to-gpu"]), [], True)]
+                    # (tx-attention-strategy gives a user's tiling its
+                    # strategy; without it the mapping refuses the forall.)
+                    (rng.choice([[("tx-attention-strategy", [], True),
+                                  ("tx-map-attention-to-gpu", [], True)],
+                                 [("tx-map-attention-to-gpu", [], True)],
+                                 [("tx-map-softmax-to-gpu", [], True)]])
                      if rng.random() < 0.3 else []),
                     rng.choice(["tx-opt", "tx-opt", "mlir-opt"]))
     passes = pick_passes(rng, rng.random() < 0.3)

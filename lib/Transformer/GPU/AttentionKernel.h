@@ -247,32 +247,21 @@ struct AttentionChoices {
   /// Decode: the cluster merge's most splits (FlashConfig::decodeCluster);
   /// -1 = choose, 0 = the workspace merge.
   int64_t decodeCluster = -1;
-  /// With decodeCluster > 0: the cluster merge for short calls only.
-  bool decodeClusterShortOnly = false;
   /// Decode, workspace merge: 1 = a second kernel merges the splits
   /// (FlashConfig::decodeMergeKernel; sm_90+), 0 = the last CTA to arrive,
   /// -1 = choose (1 on sm_90+).
   int64_t decodeMergeKernel = -1;
-  /// mma.sync / wgmma: key chunks per query tile
-  /// (FlashConfig::prefillSplits); -1 = choose.
-  int64_t prefillSplits = -1;
   /// Query rows per CTA fixed by tiled IR (a user's scf.forall): every
   /// family must use exactly this tile or is not taken (0 = free).
   int64_t exactQTile = 0;
-  /// The choices are a tx.gpu_strategy's (tx-map-attention-to-gpu checks a
-  /// strategy by forcing its choices): chooseAttentionKernel's messages
-  /// name its keys (kv_tile, tile_keys, ...) and the attribute instead of
-  /// the pass options.
-  bool fromStrategyAttr = false;
 };
 
 /// Sets cfg.prefillSplits (and cfg.numSms) for a tensor-core prefill
-/// kernel: the forced choice of `c`, else prefillSplitCount's rule at
-/// compile time for static shapes, 0 (at run time) for dynamic ones; 1 on
-/// chips below sm_90, for Dv not a multiple of 32, and for other families
-/// (PrefillSplits.cpp).
+/// kernel: prefillSplitCount's rule at compile time for static shapes, 0
+/// (at run time) for dynamic ones; 1 on chips below sm_90, for Dv not a
+/// multiple of 32, and for other families (PrefillSplits.cpp).
 void choosePrefillSplits(FlashConfig &cfg, const AttentionProblem &p,
-                         const AttentionChoices &c, const AttentionTarget &t);
+                         const AttentionTarget &t);
 
 /// The split-KV decode kernel's products on tensor cores (mma.sync
 /// m16n8k16 with the G * Sq <= 16 packed rows as the M tile) when at least
@@ -314,6 +303,18 @@ Attribute strategyToAttr(MLIRContext *ctx, const FlashConfig &cfg);
 FailureOr<FlashConfig> strategyFromAttr(AttentionTilingAttr attr,
                                         const AttentionProblem &p,
                                         llvm::function_ref<void(const Twine &)> fail);
+
+/// Whether the kernel of `cfg` (a strategy read by strategyFromAttr) takes
+/// `p` on `target`: the table's conditions for each family (element type,
+/// head dims, rows of the decode family, a window, the sm_90a chip of wgmma,
+/// shared memory) on choices already made, checked one by one; `fail` gets
+/// the first rule that does not hold (StrategyAdmission.cpp).
+/// tx-map-attention-to-gpu checks the strategy it builds with this, and
+/// tx-attention-strategy every strategy it chooses.
+LogicalResult checkStrategyAdmits(const FlashConfig &cfg,
+                                  const AttentionProblem &p,
+                                  const AttentionTarget &target,
+                                  llvm::function_ref<void(const Twine &)> fail);
 
 /// A tile staged in shared memory (tx-stage-attention, or upstream's
 /// transform.structured.promote_tensor): `materialize_in_destination

@@ -198,7 +198,6 @@ struct Chooser {
     cfg.decodeTC = decodeTensorCores(cfg, p, t, c.tensorCores);
     cfg.decodeStages = c.stages ? c.stages : 3;
     cfg.decodeCluster = c.decodeCluster > 0 ? c.decodeCluster : 0;
-    cfg.decodeClusterShortOnly = c.decodeCluster > 0 && c.decodeClusterShortOnly;
     // The workspace merge as a second kernel, launched as a programmatic
     // dependent (PDL) of the split kernel, by default on sm_90+: no arrival
     // counters, no memset before the launch, no fence and ticket in the
@@ -256,49 +255,27 @@ struct Chooser {
 };
 } // namespace
 
-namespace {
-/// How chooseAttentionKernel's errors name a choice: a tx.gpu_strategy's
-/// choices (tx-map-attention-to-gpu forces them) by the attribute and its
-/// parameters, else by the pass options.
-struct ChoiceNames {
-  bool attr;
-  const char *pfx;
-  explicit ChoiceNames(bool fromAttr)
-      : attr(fromAttr),
-        pfx(fromAttr ? "tx-map-attention-to-gpu: its tx.gpu_strategy: "
-                     : "tx-attention-to-gpu: ") {}
-  std::string nm(StringRef option, StringRef key) const {
-    return attr ? ("'" + key + "'").str() : option.str();
-  }
-  /// "q-tile 64" (an option's value) or "q_tile = 64" (a parameter's).
-  std::string kv(StringRef option, StringRef key, int64_t v) const {
-    return ((attr ? key + " = " : option + " ") + Twine(v)).str();
-  }
-};
-} // namespace
+/// The prefix of chooseAttentionKernel's errors: the option names are
+/// those of tx-attention-to-gpu, which tx-attention-strategy shares.
+static constexpr const char *kPfx = "tx-attention-to-gpu: ";
 
 /// The decode kernel's constraints on the chosen (or forced) choices.
 static LogicalResult checkDecodeConfig(Operation *op, const FlashConfig *dc,
                                        int64_t D, int64_t Dv,
-                                       const AttentionTarget &t,
-                                       const ChoiceNames &n) {
-  const char *pfx = n.pfx;
-  auto nm = [&](StringRef o, StringRef k) { return n.nm(o, k); };
-  auto kv = [&](StringRef o, StringRef k, int64_t v) { return n.kv(o, k, v); };
+                                       const AttentionTarget &t) {
+  const char *pfx = kPfx;
   if (dc->decodeTileKeys == 16 && D % (2 * (16 / dc->eltBytes)) != 0) {
     op->emitError(pfx)
-        << nm("decode-tile-keys", "tile_keys")
-        << " = 16 splits D over two lanes and needs D to be a multiple of "
+        << "decode-tile-keys = 16 splits D over two lanes and needs D to be a multiple of "
         << 2 * (16 / dc->eltBytes) << ", got D = " << D;
     return failure();
   }
   if (dc->decodeCluster > 0 && Dv > 128) {
     op->emitError(pfx)
-        << nm("decode-cluster", "cluster") << " = " << dc->decodeCluster
+        << "decode-cluster = " << dc->decodeCluster
         << " needs Dv <= 128 (the cluster merge holds every split's O row "
            "in registers), got Dv = "
-        << Dv << "; " << nm("decode-cluster", "cluster")
-        << " = 0 merges through a workspace";
+        << Dv << "; decode-cluster = 0 merges through a workspace";
     return failure();
   }
   if (dc->decodeSmemBytes() > t.maxSharedMemory) {
@@ -306,8 +283,7 @@ static LogicalResult checkDecodeConfig(Operation *op, const FlashConfig *dc,
         << "the decode kernel needs " << dc->decodeSmemBytes()
         << " bytes of shared memory (warps " << dc->warps << ", stages "
         << dc->decodeStages << ", "
-        << kv("decode-tile-keys", "tile_keys", dc->decodeTileKeys)
-        << ", G * Sq "
+        << "decode-tile-keys " << dc->decodeTileKeys << ", G * Sq "
         << dc->decodeRows() << ", D " << D << ", Dv " << Dv
         << "), more than max-shared-memory = " << t.maxSharedMemory;
     return failure();
@@ -328,8 +304,7 @@ static LogicalResult applyExactQTile(Operation *op, FlashConfig &cfg,
   if (!c.warps)
     cfg.warps = q % 4 == 0 && q / 4 <= 16 ? 4 : q <= 32 ? q : 0;
   if (!cfg.warps || q % cfg.warps != 0 || q / cfg.warps > 16) {
-    op->emitError("tx-map-attention-to-gpu: no kernel takes a query tile "
-                  "of ")
+    op->emitError("tx-attention-strategy: no kernel takes a query tile of ")
         << q << " rows with D = " << D << ", Dv = " << Dv << " ("
         << elt << "): the CUDA-core kernel needs a multiple of its warps "
         << "with at most 16 rows per warp; the tensor-core kernels (f16/"
@@ -402,9 +377,8 @@ static void tuneWgmma(FlashConfig &cfg, const AttentionProblem &p,
 static FailureOr<bool> fitSharedMemory(Operation *op, FlashConfig &cfg,
                                        const AttentionChoices &c,
                                        const AttentionTarget &t, int64_t D,
-                                       int64_t Dv, const ChoiceNames &n) {
-  const char *pfx = n.pfx;
-  auto kv = [&](StringRef o, StringRef k, int64_t v) { return n.kv(o, k, v); };
+                                       int64_t Dv) {
+  const char *pfx = kPfx;
   // Default tiles that do not fit the chip's shared memory shrink (32
   // keys, then 4 rows per warp on CUDA cores); forced ones are an error.
   // (wgmma: halve 128 -> 64 -> 32 keys.)
@@ -434,10 +408,9 @@ static FailureOr<bool> fitSharedMemory(Operation *op, FlashConfig &cfg,
   if (cfg.smemBytes() > maxSmem) {
     op->emitError(pfx) << "the tiles need " << cfg.smemBytes()
                        << " bytes of shared memory ("
-                       << kv("q-tile", "q_tile", cfg.qTile) << ", "
-                       << kv("kv-tile", "kv_tile", cfg.kvTile) << ", D " << D
-                       << ", Dv " << Dv
-        << (cfg.wgmma ? ", " + kv("stages", "stages", cfg.stages) : "")
+                       << "q-tile " << cfg.qTile << ", kv-tile "
+                       << cfg.kvTile << ", D " << D << ", Dv " << Dv
+        << (cfg.wgmma ? ", stages " + std::to_string(cfg.stages) : "")
         << "), more than max-shared-memory = " << maxSmem;
     return failure();
   }
@@ -450,7 +423,6 @@ mlir::tx::chooseAttentionKernel(Operation *op, const AttentionProblem &p,
                                 const AttentionChoices &c) {
   using Result = std::optional<FlashConfig>;
   int64_t D = p.D(), Dv = p.Dv();
-  ChoiceNames names(c.fromStrategyAttr);
   if (ShapedType::isDynamic(D) || ShapedType::isDynamic(Dv) || D < 1 ||
       Dv < 1 || D > 256 || Dv > 256) {
     op->emitRemark("tx-attention-to-gpu: head dims D and Dv must be static "
@@ -461,7 +433,7 @@ mlir::tx::chooseAttentionKernel(Operation *op, const AttentionProblem &p,
   Chooser ch{t, c};
   Type elt = p.elementType();
   if (std::optional<FlashConfig> dc = ch.decodeConfig(p, elt, D, Dv)) {
-    if (failed(checkDecodeConfig(op, &*dc, D, Dv, t, names)))
+    if (failed(checkDecodeConfig(op, &*dc, D, Dv, t)))
       return failure();
     return Result(*dc);
   }
@@ -469,7 +441,7 @@ mlir::tx::chooseAttentionKernel(Operation *op, const AttentionProblem &p,
   // Checked here, for ops that take the wgmma kernel, not as an option rule:
   // the decode and CUDA-core kernels of the same module take any count.
   if (cfg.wgmma && c.warps % 4 != 0) {
-    op->emitError(names.pfx) << "warps must be a multiple of 4 "
+    op->emitError(kPfx) << "warps must be a multiple of 4 "
                                 "(whole warpgroups) with wgmma, got "
                              << c.warps << " (this op takes the wgmma kernel)";
     return failure();
@@ -480,11 +452,11 @@ mlir::tx::chooseAttentionKernel(Operation *op, const AttentionProblem &p,
   // keys the mask hides from every row of a CTA are never read.
   cfg.keyFlags = cfg.mma && p.mask;
   tuneWgmma(cfg, p, c, t, D, Dv);
-  FailureOr<bool> fits = fitSharedMemory(op, cfg, c, t, D, Dv, names);
+  FailureOr<bool> fits = fitSharedMemory(op, cfg, c, t, D, Dv);
   if (failed(fits))
     return failure();
   if (!*fits)
     return Result();
-  choosePrefillSplits(cfg, p, c, t);
+  choosePrefillSplits(cfg, p, t);
   return Result(cfg);
 }

@@ -157,9 +157,10 @@ struct Matcher {
   TiledAttention &m;
   scf::ForallOp forall;
   OnlineAttentionOp tile;
+  StringRef pass; // the pass that names itself in the errors
 
   LogicalResult fail(const Twine &msg) {
-    forall.emitError("tx-map-attention-to-gpu: ") << msg;
+    forall.emitError(pass) << ": " << msg;
     return failure();
   }
 
@@ -497,7 +498,7 @@ struct Matcher {
     scf::ForOp keyLoop = m.keyLoop;
     int64_t &pipeStages = m.pipelineStages;
     auto failLoop = [&](const Twine &msg) {
-      keyLoop.emitError("tx-map-attention-to-gpu: ") << msg;
+      keyLoop.emitError(pass) << ": " << msg;
       return failure();
     };
     if (keyLoop)
@@ -521,17 +522,18 @@ struct Matcher {
 } // namespace
 
 FailureOr<TiledAttention>
-mlir::tx::matchTiledAttention(scf::ForallOp forall, OnlineAttentionOp tile) {
+mlir::tx::matchTiledAttention(scf::ForallOp forall, OnlineAttentionOp tile,
+                              StringRef pass, bool staged) {
   TiledAttention m(tile.getLoc());
   m.forall = forall;
   m.tile = tile;
-  Matcher x{m, forall, tile};
+  Matcher x{m, forall, tile, pass};
   auto staging = [&](const Twine &msg) { return x.fail(msg); };
   if (failed(x.matchGrid()) || failed(x.matchKeyLoop()) ||
       failed(x.matchOperands()) || failed(x.matchKVTiles()) ||
       failed(x.matchAttributes()) || failed(x.checkInitialState()) ||
       failed(x.matchEpilogues()) || failed(x.checkCoverage()) ||
-      failed(checkStaging(forall, tile, staging)) ||
+      (staged && failed(checkStaging(forall, tile, staging))) ||
       failed(x.readPipelineStages()))
     return failure();
   return m;

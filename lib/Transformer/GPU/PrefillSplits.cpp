@@ -38,17 +38,10 @@ int64_t mlir::tx::prefillSplitCount(int64_t ctas, int64_t sk, int64_t kvTile,
 /// came out about one f16 ulp low (bench/RESULTS.md session 22); chunks
 /// of at most 4096 keys merged in f32 by fma.rn drift 0.04 ulp or less.
 void mlir::tx::choosePrefillSplits(FlashConfig &cfg, const AttentionProblem &p,
-                                const AttentionChoices &c,
-                                const AttentionTarget &t) {
+                                   const AttentionTarget &t) {
   cfg.prefillSplits = 1;
   if (!cfg.mma)
     return;
-  if (c.prefillSplits >= 0) {
-    cfg.prefillSplits = c.prefillSplits;
-    if (cfg.prefillSplits == 0)
-      cfg.numSms = t.numSms;
-    return;
-  }
   if (t.sm < 90 || cfg.Dv % 32 != 0)
     return;
   auto qTy = cast<RankedTensorType>(p.query.getType());

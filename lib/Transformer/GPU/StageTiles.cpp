@@ -153,8 +153,9 @@ struct TxPipelineAttentionPass
       auto forall = tile->getParentOfType<scf::ForallOp>();
       if (!loop || !forall || loop->hasAttr(kPipelineStagesAttr))
         return;
-      // A forall without a strategy (a user's tiling): the mapping
-      // chooses (and reports a strategy of another op there).
+      // A forall without a strategy (a user's tiling before
+      // tx-attention-strategy, which reads a depth the user set) is left
+      // alone; a strategy of another op is reported by the mapping.
       Attribute attr = forall->getAttr(kGpuStrategyAttr);
       int64_t n;
       if (auto w = dyn_cast_or_null<WgmmaStrategyAttr>(attr))

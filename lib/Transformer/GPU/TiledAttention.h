@@ -37,10 +37,40 @@ struct TiledAttention {
   explicit TiledAttention(Location loc) : problem{loc} {}
 };
 
-/// Matches the tiled IR of `tile` inside `forall`; emits the error and
-/// fails when it is not a form the kernels take.
-FailureOr<TiledAttention> matchTiledAttention(scf::ForallOp forall,
-                                              OnlineAttentionOp tile);
+/// Matches the tiled IR of `tile` inside `forall`; emits the error (named
+/// after `pass`) and fails when it is not a form the kernels take. With
+/// `staged` false the staging of Q, K and V in shared memory
+/// (tx-stage-attention) is not required yet.
+FailureOr<TiledAttention>
+matchTiledAttention(scf::ForallOp forall, OnlineAttentionOp tile,
+                    StringRef pass = "tx-map-attention-to-gpu",
+                    bool staged = true);
+
+/// The discardable unit attribute that tx-attention-strategy sets on the
+/// forall of a user's tiling when it gives it a strategy: its shapes were
+/// not checked at run time by tx-tile-attention, so the mapping emits the
+/// checks (AttentionShapes.h) with the kernel.
+inline constexpr llvm::StringLiteral kCheckShapesAttr = "tx.check_shapes";
+
+/// Whether the key loop's pipeline depth (TiledAttention::pipelineStages)
+/// suits the family of `c`: 1 for CUDA cores and mma.sync, 2 to 4 for wgmma
+/// and decode. The error is at the key loop, named after `pass`.
+LogicalResult checkPipelineDepth(const TiledAttention &m,
+                                 const FlashConfig &c, StringRef pass);
+/// Whether `c` with the key loop's pipeline depth fits in
+/// `maxSharedMemory` bytes.
+LogicalResult checkPipelineDepthFits(const TiledAttention &m, FlashConfig c,
+                                     int64_t maxSharedMemory,
+                                     StringRef pass);
+
+/// The strategy of a tiling that has none (a user's transform script): the
+/// table's kernel (chooseAttentionKernel) whose tiles are the forall's and
+/// the key loop's, with the loop's pipeline depth; a tile of several heads
+/// takes the split-KV decode kernel. Errors are at the forall or the key
+/// loop, named after `pass` (TilingStrategy.cpp).
+FailureOr<FlashConfig> strategyForTiling(const TiledAttention &m,
+                                         const AttentionTarget &target,
+                                         StringRef pass);
 
 } // namespace tx
 } // namespace mlir
