@@ -616,7 +616,7 @@ def TxAttentionStrategy : Pass<"tx-attention-strategy", "::mlir::func::FuncOp"> 
     docs/TxAttrs.md.
 
     This is the one place where tile choices live (`chooseAttentionKernel`
-    in `lib/Transformer/GPU/AttentionStrategy.cpp`): the defaults measured
+    in `lib/Transformer/GPU/Strategy/AttentionStrategy.cpp`): the defaults measured
     on the H200 and the overrides are those documented under
     `tx-attention-to-gpu`, whose options this pass shares. Ops with a
     dynamic or too large head dim get a remark and no strategy (the

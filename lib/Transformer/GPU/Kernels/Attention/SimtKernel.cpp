@@ -40,7 +40,7 @@
 // runtime opts the kernel into more than 48 KiB when needed).
 //
 //===----------------------------------------------------------------------===//
-#include "GPU/FlashKernelBuilder.h"
+#include "GPU/Kernels/Attention/FlashKernelBuilder.h"
 
 using namespace mlir;
 using namespace mlir::tx;

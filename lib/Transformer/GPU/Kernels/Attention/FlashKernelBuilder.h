@@ -19,7 +19,7 @@
 #define TRANSFORMER_GPU_FLASHKERNELBUILDER_H
 
 #include "GPU/AttentionKernel.h"
-#include "GPU/KernelState.h"
+#include "GPU/Kernels/Attention/KernelState.h"
 #include "Transformer/AttentionShapes.h"
 #include "Transformer/Passes.h"
 #include "Transformer/TxOps.h"

@@ -8,7 +8,7 @@
 // specialization, with cp.async instead of TMA).
 //
 //===----------------------------------------------------------------------===//
-#include "GPU/FlashKernelBuilder.h"
+#include "GPU/Kernels/Attention/FlashKernelBuilder.h"
 
 using namespace mlir;
 using namespace mlir::tx;

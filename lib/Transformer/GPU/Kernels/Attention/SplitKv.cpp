@@ -10,7 +10,7 @@
 // every row with the log-sum-exp rule.
 //
 //===----------------------------------------------------------------------===//
-#include "GPU/FlashKernelBuilder.h"
+#include "GPU/Kernels/Attention/FlashKernelBuilder.h"
 
 using namespace mlir;
 using namespace mlir::tx;

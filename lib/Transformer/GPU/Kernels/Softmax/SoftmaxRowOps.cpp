@@ -8,7 +8,7 @@
 // warps).
 //
 //===----------------------------------------------------------------------===//
-#include "GPU/SoftmaxKernelBuilder.h"
+#include "GPU/Kernels/Softmax/SoftmaxKernelBuilder.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

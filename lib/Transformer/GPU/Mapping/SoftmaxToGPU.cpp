@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "GPU/AttentionKernel.h"
 #include "GPU/SoftmaxKernel.h"
-#include "GPU/SoftmaxStrategy.h"
+#include "GPU/Strategy/SoftmaxStrategy.h"
 #include "Transformer/GPUTarget.h"
 #include "Transformer/Passes.h"
 #include "Transformer/TilingUtils.h"

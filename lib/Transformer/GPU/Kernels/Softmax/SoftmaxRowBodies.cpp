@@ -7,7 +7,7 @@
 // around aligned vectors, for rows not a multiple of the vector width).
 //
 //===----------------------------------------------------------------------===//
-#include "GPU/SoftmaxKernelBuilder.h"
+#include "GPU/Kernels/Softmax/SoftmaxKernelBuilder.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"

@@ -7,7 +7,7 @@
 // WgmmaKernel.cpp; the algorithm is described in FlashKernelBuilder.h.
 //
 //===----------------------------------------------------------------------===//
-#include "GPU/FlashKernelBuilder.h"
+#include "GPU/Kernels/Attention/FlashKernelBuilder.h"
 
 using namespace mlir;
 using namespace mlir::tx;

@@ -12,7 +12,7 @@
 // SoftmaxBulkRows.cpp (SoftmaxKernelBuilder.h).
 //
 //===----------------------------------------------------------------------===//
-#include "GPU/SoftmaxKernelBuilder.h"
+#include "GPU/Kernels/Softmax/SoftmaxKernelBuilder.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"

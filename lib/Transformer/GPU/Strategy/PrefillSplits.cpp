@@ -2,7 +2,7 @@
 //
 // FlashConfig::prefillSplits (issue #38): how many key chunks a prefill
 // tensor-core call takes, decided by the strategy (chooseAttentionKernel).
-// The kernel side (workspace, chunks, merge) is GPU/SplitKv.cpp.
+// The kernel side (workspace, chunks, merge) is GPU/Kernels/Attention/SplitKv.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "GPU/AttentionKernel.h"

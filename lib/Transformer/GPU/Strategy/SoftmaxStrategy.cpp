@@ -5,7 +5,7 @@
 //                          choices), stored as #tx.softmax_strategy
 //
 //===----------------------------------------------------------------------===//
-#include "GPU/SoftmaxStrategy.h"
+#include "GPU/Strategy/SoftmaxStrategy.h"
 #include "GPU/AttentionKernel.h"
 #include "Transformer/Passes.h"
 

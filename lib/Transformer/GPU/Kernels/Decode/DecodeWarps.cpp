@@ -8,7 +8,7 @@
 // the warp's state in its shared region, which emitDecodeCtaPart merges.
 //
 //===----------------------------------------------------------------------===//
-#include "GPU/FlashKernelBuilder.h"
+#include "GPU/Kernels/Attention/FlashKernelBuilder.h"
 
 using namespace mlir;
 using namespace mlir::tx;
