@@ -291,6 +291,47 @@ def TxMapSoftmaxToGPU : Pass<"tx-map-softmax-to-gpu", "::mlir::func::FuncOp"> {
   ];
 }
 
+// The knobs of tx.attention's strategy (AttentionChoices and
+// AttentionTarget in lib/Transformer/GPU/AttentionKernel.h), declared once:
+// the options of tx-attention-strategy and of tx-attention-to-gpu, which
+// forwards them (lib/Transformer/GPU/Strategy/AttentionKnobs.h).
+defvar TxAttentionKnobs = [
+    Option<"warps", "warps", "int64_t", /*default=*/"0",
+           "Warps per CTA (0 = 4 for the CUDA-core and decode kernels, 8 for the tensor-core kernel (4 when 8 do not fit in shared memory), for wgmma 4 at head dims <= 64 else 8; else 1..32, a multiple of 4 for ops that take the wgmma kernel, an error at the op otherwise)">,
+    Option<"qTile", "q-tile", "int64_t", /*default=*/"0",
+           "CUDA-core kernel: query rows per CTA (0 = 8 per warp, 4 above head dim 128; the tensor-core kernels use 16 * mma-row-tiles * warps (mma.sync) or 16 * warps (wgmma)); else a multiple of warps, at most 16 rows per warp)">,
+    Option<"kvTile", "kv-tile", "int64_t", /*default=*/"0",
+           "Keys per K/V step (0 = 64, or 32 when a head dim exceeds 128 (CUDA cores) or 64 (tensor cores), 128 with wgmma; else a multiple of 32 up to 256)">,
+    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
+           "Use tensor cores: the mma.sync kernel (f16/bf16, D and Dv multiples of 16 up to 128), or the wgmma kernel where wgmma is set, and the split-KV decode kernel's tensor-core form; false forces the CUDA-core kernels">,
+    Option<"sm", "sm", "int64_t", /*default=*/"90",
+           "Target compute capability as a number (sm_80 -> 80); the tensor-core kernel needs >= 80">,
+    Option<"wgmma", "wgmma", "bool", /*default=*/"false",
+           "Use the sm_90a warpgroup-MMA kernel (wgmma.mma_async from shared-memory descriptors, 64 query rows per warpgroup) for f16 and bf16 with D and Dv in {64, 128}; needs sm = 90 and a chip of sm_90a (tx-gpu-pipeline sets it for chip=sm_90a)">,
+    Option<"stages", "stages", "int64_t", /*default=*/"0",
+           "wgmma and decode kernels: K/V pipeline stages in shared memory (per warp for decode), copied that many steps minus one ahead (0 = 2 for wgmma, 3 for wgmma with a producer warpgroup where they fit, 3 for decode; else 2..4); the mma.sync kernel's pipeline is fixed (K and V as separate cp.async groups, one tile ahead)">,
+    Option<"mmaRowTiles", "mma-row-tiles", "int64_t", /*default=*/"0",
+           "Tensor-core kernel: m16 row tiles per warp (0 = 2: each K/V fragment feeds 32 rows; 1 or 2)">,
+    Option<"producerWarps", "producer-warps", "int64_t", /*default=*/"-1",
+           "wgmma kernel: 4 = warp specialization, a producer warpgroup (4 more warps) issues the K/V copies and signals them through mbarriers, the compute warps only compute (setmaxnreg moves registers to them at 8 compute warps); 0 = every warp copies; -1 = the strategy's choice. Not with a mask operand">,
+    Option<"maxSharedMemory", "max-shared-memory", "int64_t", /*default=*/"232448",
+           "Largest dynamic shared memory per CTA in bytes (227 KiB on sm_90)">,
+    Option<"decode", "decode", "bool", /*default=*/"true",
+           "Use the split-KV decode kernel when the query rows that share a K/V head are few: G * Sq <= decode-max-rows with H, Hkv and Sq static, D a multiple of 8 (f16/bf16) or 4 (f32) up to 256, Dv one of 32, 64, 128, 256">,
+    Option<"decodeMaxRows", "decode-max-rows", "int64_t", /*default=*/"16",
+           "Split-KV decode kernel: most packed query rows (G * Sq) per K/V head (1..32)">,
+    Option<"kvSplits", "kv-splits", "int64_t", /*default=*/"0",
+           "Split-KV decode kernel: chunks the keys are split into (0 = from the SM count: one wave of CTAs over B * Hkv * splits, at least 2 tiles per warp per split)">,
+    Option<"decodeTileKeys", "decode-tile-keys", "int64_t", /*default=*/"0",
+           "Split-KV decode kernel: keys per warp step (0 = 16 when D is a multiple of 16 f16/bf16 or 8 f32 elements, else 32; 16 puts two lanes on each key, each with half of D)">,
+    Option<"decodeCluster", "decode-cluster", "int64_t", /*default=*/"-1",
+           "Split-KV decode kernel: merge the splits of each (batch, K/V head) inside a thread-block cluster through distributed shared memory, with at most this many splits, on every call (1..16; sm >= 90); 0 = merge through a global workspace (any number of splits); -1 = the strategy's choice: on sm >= 90 (without per-sequence lengths or a forced kv-splits, Dv <= 128) the cluster merge with at most 8 splits for short calls, B * Hkv * 8 <= num-sms / 2 and Sk <= 2048, decided at run time, the workspace merge for the others; else 0">,
+    Option<"decodeMergeKernel", "decode-merge-kernel", "int64_t", /*default=*/"-1",
+           "Split-KV decode kernel, workspace merge: 1 = a second kernel merges the splits, launched as a programmatic dependent of the split kernel (PDL: griddepcontrol, sm >= 90; no arrival counters, memset, fence or ticket); 0 = the last CTA of each (batch, K/V head) to take a ticket from its arrival counter merges; -1 = the strategy's choice: 1 on sm >= 90, else 0">,
+    Option<"numSms", "num-sms", "int64_t", /*default=*/"132",
+           "Split-KV decode kernel: streaming multiprocessors of the target GPU (132 on the H100/H200 SXM), for the automatic split count">,
+];
+
 def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
   let summary = "tx.attention's GPU path in one pass: tx-attention-strategy, tx-tile-attention, tx-stage-attention, tx-pipeline-attention, tx-map-attention-to-gpu";
   let description = [{
@@ -548,42 +589,7 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     Ops whose D or Dv is dynamic or above 256 are left to the reference
     lowering (`convert-tx-to-linalg`) with a remark.
   }];
-  let options = [
-    Option<"warps", "warps", "int64_t", /*default=*/"0",
-           "Warps per CTA (0 = 4 for the CUDA-core and decode kernels, 8 for the tensor-core kernel (4 when 8 do not fit in shared memory), for wgmma 4 at head dims <= 64 else 8; else 1..32, a multiple of 4 for ops that take the wgmma kernel, an error at the op otherwise)">,
-    Option<"qTile", "q-tile", "int64_t", /*default=*/"0",
-           "CUDA-core kernel: query rows per CTA (0 = 8 per warp, 4 above head dim 128; the tensor-core kernels use 16 * mma-row-tiles * warps (mma.sync) or 16 * warps (wgmma)); else a multiple of warps, at most 16 rows per warp)">,
-    Option<"kvTile", "kv-tile", "int64_t", /*default=*/"0",
-           "Keys per K/V step (0 = 64, or 32 when a head dim exceeds 128 (CUDA cores) or 64 (tensor cores), 128 with wgmma; else a multiple of 32 up to 256)">,
-    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
-           "Use tensor cores: the mma.sync kernel (f16/bf16, D and Dv multiples of 16 up to 128), or the wgmma kernel where wgmma is set, and the split-KV decode kernel's tensor-core form; false forces the CUDA-core kernels">,
-    Option<"sm", "sm", "int64_t", /*default=*/"90",
-           "Target compute capability as a number (sm_80 -> 80); the tensor-core kernel needs >= 80">,
-    Option<"wgmma", "wgmma", "bool", /*default=*/"false",
-           "Use the sm_90a warpgroup-MMA kernel (wgmma.mma_async from shared-memory descriptors, 64 query rows per warpgroup) for f16 and bf16 with D and Dv in {64, 128}; needs sm = 90 and a chip of sm_90a (tx-gpu-pipeline sets it for chip=sm_90a)">,
-    Option<"stages", "stages", "int64_t", /*default=*/"0",
-           "wgmma and decode kernels: K/V pipeline stages in shared memory (per warp for decode), copied that many steps minus one ahead (0 = 2 for wgmma, 3 for wgmma with a producer warpgroup where they fit, 3 for decode; else 2..4); the mma.sync kernel's pipeline is fixed (K and V as separate cp.async groups, one tile ahead)">,
-    Option<"mmaRowTiles", "mma-row-tiles", "int64_t", /*default=*/"0",
-           "Tensor-core kernel: m16 row tiles per warp (0 = 2: each K/V fragment feeds 32 rows; 1 or 2)">,
-    Option<"producerWarps", "producer-warps", "int64_t", /*default=*/"-1",
-           "wgmma kernel: 4 = warp specialization, a producer warpgroup (4 more warps) issues the K/V copies and signals them through mbarriers, the compute warps only compute (setmaxnreg moves registers to them at 8 compute warps); 0 = every warp copies; -1 = the strategy's choice. Not with a mask operand">,
-    Option<"maxSharedMemory", "max-shared-memory", "int64_t", /*default=*/"232448",
-           "Largest dynamic shared memory per CTA in bytes (227 KiB on sm_90)">,
-    Option<"decode", "decode", "bool", /*default=*/"true",
-           "Use the split-KV decode kernel when the query rows that share a K/V head are few: G * Sq <= decode-max-rows with H, Hkv and Sq static, D a multiple of 8 (f16/bf16) or 4 (f32) up to 256, Dv one of 32, 64, 128, 256">,
-    Option<"decodeMaxRows", "decode-max-rows", "int64_t", /*default=*/"16",
-           "Split-KV decode kernel: most packed query rows (G * Sq) per K/V head (1..32)">,
-    Option<"kvSplits", "kv-splits", "int64_t", /*default=*/"0",
-           "Split-KV decode kernel: chunks the keys are split into (0 = from the SM count: one wave of CTAs over B * Hkv * splits, at least 2 tiles per warp per split)">,
-    Option<"decodeTileKeys", "decode-tile-keys", "int64_t", /*default=*/"0",
-           "Split-KV decode kernel: keys per warp step (0 = 16 when D is a multiple of 16 f16/bf16 or 8 f32 elements, else 32; 16 puts two lanes on each key, each with half of D)">,
-    Option<"decodeCluster", "decode-cluster", "int64_t", /*default=*/"-1",
-           "Split-KV decode kernel: merge the splits of each (batch, K/V head) inside a thread-block cluster through distributed shared memory, with at most this many splits, on every call (1..16; sm >= 90); 0 = merge through a global workspace (any number of splits); -1 = the strategy's choice: on sm >= 90 (without per-sequence lengths or a forced kv-splits, Dv <= 128) the cluster merge with at most 8 splits for short calls, B * Hkv * 8 <= num-sms / 2 and Sk <= 2048, decided at run time, the workspace merge for the others; else 0">,
-    Option<"decodeMergeKernel", "decode-merge-kernel", "int64_t", /*default=*/"-1",
-           "Split-KV decode kernel, workspace merge: 1 = a second kernel merges the splits, launched as a programmatic dependent of the split kernel (PDL: griddepcontrol, sm >= 90; no arrival counters, memset, fence or ticket); 0 = the last CTA of each (batch, K/V head) to take a ticket from its arrival counter merges; -1 = the strategy's choice: 1 on sm >= 90, else 0">,
-    Option<"numSms", "num-sms", "int64_t", /*default=*/"132",
-           "Split-KV decode kernel: streaming multiprocessors of the target GPU (132 on the H100/H200 SXM), for the automatic split count">,
-  ];
+  let options = TxAttentionKnobs;
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
     "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
@@ -648,42 +654,7 @@ def TxAttentionStrategy : Pass<"tx-attention-strategy", "::mlir::func::FuncOp"> 
     foralls) and foralls of several tile ops are left to
     `tx-map-attention-to-gpu`, which refuses them.
   }];
-  let options = [
-    Option<"warps", "warps", "int64_t", /*default=*/"0",
-           "Warps per CTA (0 = from the kernel family; see tx-attention-to-gpu)">,
-    Option<"qTile", "q-tile", "int64_t", /*default=*/"0",
-           "CUDA-core kernel: query rows per CTA (0 = from the head dim)">,
-    Option<"kvTile", "kv-tile", "int64_t", /*default=*/"0",
-           "Keys per K/V step (0 = from the family and head dim; else a multiple of 32 up to 256)">,
-    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
-           "Allow the tensor-core families (mma.sync, wgmma)">,
-    Option<"sm", "sm", "int64_t", /*default=*/"90",
-           "Target compute capability as a number (sm_80 -> 80)">,
-    Option<"wgmma", "wgmma", "bool", /*default=*/"false",
-           "Allow the sm_90a warpgroup-MMA family (needs sm = 90 and an sm_90a chip)">,
-    Option<"stages", "stages", "int64_t", /*default=*/"0",
-           "wgmma and decode: K/V pipeline stages (0 = 2 for wgmma, 3 with its producer warpgroup where they fit, 3 for decode; else 2..4)">,
-    Option<"mmaRowTiles", "mma-row-tiles", "int64_t", /*default=*/"0",
-           "mma.sync: m16 row tiles per warp (0 = 2; 1 or 2)">,
-    Option<"producerWarps", "producer-warps", "int64_t", /*default=*/"-1",
-           "wgmma: 4 = a producer warpgroup copies K/V (warp specialization), 0 = every warp copies, -1 = the strategy's choice; not with a mask operand">,
-    Option<"maxSharedMemory", "max-shared-memory", "int64_t", /*default=*/"232448",
-           "Largest dynamic shared memory per CTA in bytes (227 KiB on sm_90)">,
-    Option<"decode", "decode", "bool", /*default=*/"true",
-           "Allow the split-KV decode family (G * Sq <= decode-max-rows, static H, Hkv, Sq)">,
-    Option<"decodeMaxRows", "decode-max-rows", "int64_t", /*default=*/"16",
-           "Split-KV decode: most packed query rows (G * Sq) per K/V head (1..32)">,
-    Option<"kvSplits", "kv-splits", "int64_t", /*default=*/"0",
-           "Split-KV decode: key chunks (0 = from num-sms)">,
-    Option<"decodeTileKeys", "decode-tile-keys", "int64_t", /*default=*/"0",
-           "Split-KV decode: keys per warp step (0 = from D; 16 or 32)">,
-    Option<"decodeCluster", "decode-cluster", "int64_t", /*default=*/"-1",
-           "Split-KV decode: most splits merged in one thread-block cluster through distributed shared memory, every call (1..16, sm >= 90); 0 = a global workspace; -1 = choose (sm >= 90: a cluster of up to 8 for short calls only)">,
-    Option<"decodeMergeKernel", "decode-merge-kernel", "int64_t", /*default=*/"-1",
-           "Split-KV decode, workspace merge: 1 = a merge kernel launched as a programmatic dependent (sm >= 90), 0 = the last CTA to arrive merges, -1 = choose (1 on sm >= 90)">,
-    Option<"numSms", "num-sms", "int64_t", /*default=*/"132",
-           "SMs of the target GPU, for the automatic split count">,
-  ];
+  let options = TxAttentionKnobs;
 }
 
 def TxStageAttention : Pass<"tx-stage-attention", "::mlir::func::FuncOp"> {
@@ -820,9 +791,9 @@ def TxMapAttentionToGPU : Pass<"tx-map-attention-to-gpu", "::mlir::func::FuncOp"
   }];
   let options = [
     Option<"sm", "sm", "int64_t", /*default=*/"90",
-           "Target compute capability (for foralls without a tx.gpu_strategy)">,
+           "Target compute capability (sm_90 -> 90): each forall's tx.gpu_strategy is checked against it">,
     Option<"wgmma", "wgmma", "bool", /*default=*/"false",
-           "Allow the wgmma family (sm_90a) for foralls without a tx.gpu_strategy">,
+           "The target is an sm_90a chip (sm = 90 with wgmma): a wgmma strategy needs it">,
     Option<"maxSharedMemory", "max-shared-memory", "int64_t", /*default=*/"232448",
            "Largest dynamic shared memory per CTA in bytes">,
   ];

@@ -6,6 +6,7 @@
 // chip needs, the CUDA toolkit path) and validates them first.
 //
 //===----------------------------------------------------------------------===//
+#include "GPU/Strategy/AttentionKnobs.h"
 #include "Transformer/GPUTarget.h"
 #include "Transformer/Passes.h"
 
@@ -82,19 +83,9 @@ void mlir::tx::buildTxToBufferizedLinalgPipeline(OpPassManager &pm) {
 static void addAttentionGPUPath(OpPassManager &pm,
                                 const GPUPipelineOptions &options) {
   TxAttentionStrategyOptions at;
-  at.warps = options.attentionWarps;
-  at.qTile = options.attentionQTile;
-  at.kvTile = options.attentionKvTile;
-  at.tensorCores = options.attentionTensorCores;
-  at.mmaRowTiles = options.attentionMmaRowTiles;
-  at.stages = options.attentionStages;
-  at.producerWarps = options.attentionProducerWarps;
-  at.decode = options.attentionDecode;
-  at.decodeMaxRows = options.attentionDecodeMaxRows;
-  at.kvSplits = options.attentionKvSplits;
-  at.decodeTileKeys = options.attentionDecodeTileKeys;
-  at.decodeCluster = options.attentionDecodeCluster;
-  at.decodeMergeKernel = options.attentionDecodeMergeKernel;
+#define TX_COPY(knob, Knob) at.knob = options.attention##Knob;
+  TX_ATTENTION_CHOICE_KNOBS(TX_COPY)
+#undef TX_COPY
   // The chip decides the tensor-core kernel (sm_80+) and the largest
   // dynamic shared memory per CTA (opt-in maximum of each architecture).
   std::optional<GPUTarget> chip = GPUTarget::fromChip(options.chip);

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GPU/AttentionKernel.h"
+#include "GPU/Strategy/AttentionKnobs.h"
 #include "GPU/TiledAttention.h"
 #include "Transformer/GPUTarget.h"
 #include "Transformer/AttentionShapes.h"
@@ -295,23 +296,10 @@ struct TxAttentionToGPUPass
   void runOnOperation() override {
     OpPassManager pm(func::FuncOp::getOperationName());
     TxAttentionStrategyOptions s;
-    s.warps = warps;
-    s.qTile = qTile;
-    s.kvTile = kvTile;
-    s.tensorCores = tensorCores;
-    s.sm = sm;
-    s.wgmma = wgmma;
-    s.stages = stages;
-    s.producerWarps = producerWarps;
-    s.mmaRowTiles = mmaRowTiles;
-    s.maxSharedMemory = maxSharedMemory;
-    s.decode = decode;
-    s.decodeMaxRows = decodeMaxRows;
-    s.kvSplits = kvSplits;
-    s.decodeTileKeys = decodeTileKeys;
-    s.decodeCluster = decodeCluster;
-    s.decodeMergeKernel = decodeMergeKernel;
-    s.numSms = numSms;
+#define TX_COPY(knob, Knob) s.knob = knob;
+    TX_ATTENTION_TARGET_KNOBS(TX_COPY)
+    TX_ATTENTION_CHOICE_KNOBS(TX_COPY)
+#undef TX_COPY
     pm.addPass(createTxAttentionStrategy(s));
     TxTileAttentionOptions t;
     t.fromStrategy = true;

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GPU/AttentionKernel.h"
+#include "GPU/Strategy/AttentionKnobs.h"
 #include "GPU/TiledAttention.h"
 #include "Transformer/Passes.h"
 #include "Transformer/TxOps.h"
@@ -34,36 +35,15 @@ struct TxAttentionStrategyPass
     : public tx::impl::TxAttentionStrategyBase<TxAttentionStrategyPass> {
   using Base::Base;
 
-  AttentionTarget target() const {
-    AttentionTarget t;
-    t.sm = sm;
-    t.wgmma = wgmma;
-    t.maxSharedMemory = maxSharedMemory;
-    t.numSms = numSms;
-    return t;
-  }
-
-  AttentionChoices choices() const {
-    AttentionChoices c;
-    c.warps = warps;
-    c.qTile = qTile;
-    c.kvTile = kvTile;
-    c.stages = stages;
-    c.producerWarps = producerWarps;
-    c.mmaRowTiles = mmaRowTiles;
-    c.tensorCores = tensorCores;
-    c.decode = decode;
-    c.decodeMaxRows = decodeMaxRows;
-    c.kvSplits = kvSplits;
-    c.decodeTileKeys = decodeTileKeys;
-    c.decodeCluster = decodeCluster;
-    c.decodeMergeKernel = decodeMergeKernel;
-    return c;
-  }
-
   void runOnOperation() override {
-    AttentionTarget t = target();
-    AttentionChoices c = choices();
+    AttentionTarget t;
+    AttentionChoices c;
+#define TX_TARGET(knob, Knob) t.knob = knob;
+#define TX_CHOICE(knob, Knob) c.knob = knob;
+    TX_ATTENTION_TARGET_KNOBS(TX_TARGET)
+    TX_ATTENTION_CHOICE_KNOBS(TX_CHOICE)
+#undef TX_TARGET
+#undef TX_CHOICE
     auto fail = [&](const Twine &msg) {
       mlir::emitError(getOperation().getLoc(), "tx-attention-to-gpu: ") << msg;
     };
