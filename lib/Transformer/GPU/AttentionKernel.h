@@ -186,6 +186,11 @@ struct FlashConfig {
   }
 };
 
+/// The family of `c` as diagnostics name it: decode, wgmma, mma or simt.
+inline StringRef familyName(const FlashConfig &c) {
+  return c.decode ? "decode" : c.wgmma ? "wgmma" : c.mma ? "mma" : "simt";
+}
+
 /// One attention problem as the kernels see it: the whole Q/K/V (and mask)
 /// tensors, [B, H, Sq, D], [B, Hkv, Sk, D], [B, Hkv, Sk, Dv], [B|1, H|1, Sq,
 /// Sk] (i1 keep-mask or additive in Q's type), and the op's attributes.

@@ -51,10 +51,6 @@ struct TxMapAttentionToGPUPass
     : public tx::impl::TxMapAttentionToGPUBase<TxMapAttentionToGPUPass> {
   using Base::Base;
 
-  static StringRef familyName(const FlashConfig &c) {
-    return c.decode ? "decode" : c.wgmma ? "wgmma" : c.mma ? "mma" : "simt";
-  }
-
   static LogicalResult failAt(Operation *op, const Twine &msg) {
     op->emitError("tx-map-attention-to-gpu: ") << msg;
     return failure();

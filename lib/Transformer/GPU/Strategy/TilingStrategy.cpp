@@ -12,10 +12,6 @@
 using namespace mlir;
 using namespace mlir::tx;
 
-static StringRef familyName(const FlashConfig &c) {
-  return c.decode ? "decode" : c.wgmma ? "wgmma" : c.mma ? "mma" : "simt";
-}
-
 static LogicalResult failAt(Operation *op, StringRef pass, const Twine &msg) {
   op->emitError(pass) << ": " << msg;
   return failure();
