@@ -37,6 +37,75 @@ using namespace mlir;
 using namespace mlir::tx;
 using utils::IteratorType;
 
+/// The split-KV merge of splitKeys: the S partial states (accAll [S, B,
+/// H, Sq, Dv], mxAll and smAll [S, B, H, Sq]) merged into one (acc, M, sum)
+/// at the builder's insertion point.
+static std::tuple<Value, Value, Value>
+mergeSplits(OpBuilder &b, Location loc, const AttentionSizes &sz,
+            Value accAll, Value mxAll, Value smAll) {
+  MLIRContext *ctx = b.getContext();
+  const double negInfD = -std::numeric_limits<double>::infinity();
+  // M = max over the splits.
+  auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  auto par = IteratorType::parallel, red = IteratorType::reduction;
+  Value mInit = filledF32(b, loc, {sz.B, sz.H, sz.Sq}, negInfD);
+  AffineMap sRow = AffineMap::get(4, 0, {dim(3), dim(0), dim(1), dim(2)}, ctx);
+  AffineMap row = AffineMap::get(4, 0, {dim(0), dim(1), dim(2)}, ctx);
+  Value M = linalg::GenericOp::create(
+                b, loc, mInit.getType(), ValueRange{mxAll}, mInit,
+                ArrayRef<AffineMap>{sRow, row},
+                ArrayRef<IteratorType>{par, par, par, red},
+                [&](OpBuilder &nb, Location nl, ValueRange a) {
+                  linalg::YieldOp::create(
+                      nb, nl,
+                      Value(arith::MaximumFOp::create(nb, nl, a[0], a[1])));
+                })
+                .getResult(0);
+  // w_s = exp(m_s - (M == -inf ? 0 : M)); x += w_s == 0 ? 0 : w_s * x_s.
+  auto weighted = [&](OpBuilder &nb, Location nl, Value m, Value bigM,
+                      Value x, Value accv) -> Value {
+    Value fzero = arith::ConstantOp::create(nb, nl, nb.getF32FloatAttr(0.0));
+    Value ninf = arith::ConstantOp::create(
+        nb, nl, nb.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
+    Value dead =
+        arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ, bigM, ninf);
+    Value mSafe = arith::SelectOp::create(nb, nl, dead, fzero, bigM);
+    Value w = math::ExpOp::create(
+        nb, nl, arith::SubFOp::create(nb, nl, m, mSafe));
+    Value none =
+        arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ, w, fzero);
+    Value upd = math::FmaOp::create(nb, nl, w, x, accv);
+    return arith::SelectOp::create(nb, nl, none, accv, upd);
+  };
+  Value lInit = filledF32(b, loc, {sz.B, sz.H, sz.Sq}, 0.0);
+  Value L = linalg::GenericOp::create(
+                b, loc, lInit.getType(), ValueRange{mxAll, smAll, M}, lInit,
+                ArrayRef<AffineMap>{sRow, sRow, row, row},
+                ArrayRef<IteratorType>{par, par, par, red},
+                [&](OpBuilder &nb, Location nl, ValueRange a) {
+                  linalg::YieldOp::create(
+                      nb, nl, weighted(nb, nl, a[0], a[2], a[1], a[3]));
+                })
+                .getResult(0);
+  Value aInit = filledF32(b, loc, {sz.B, sz.H, sz.Sq, sz.Dv}, 0.0);
+  AffineMap sRow5 =
+      AffineMap::get(5, 0, {dim(4), dim(0), dim(1), dim(2)}, ctx);
+  AffineMap sAcc5 =
+      AffineMap::get(5, 0, {dim(4), dim(0), dim(1), dim(2), dim(3)}, ctx);
+  AffineMap row5 = AffineMap::get(5, 0, {dim(0), dim(1), dim(2)}, ctx);
+  AffineMap acc5 = AffineMap::get(5, 0, {dim(0), dim(1), dim(2), dim(3)}, ctx);
+  Value A = linalg::GenericOp::create(
+                b, loc, aInit.getType(), ValueRange{mxAll, accAll, M}, aInit,
+                ArrayRef<AffineMap>{sRow5, sAcc5, row5, acc5},
+                ArrayRef<IteratorType>{par, par, par, par, red},
+                [&](OpBuilder &nb, Location nl, ValueRange a) {
+                  linalg::YieldOp::create(
+                      nb, nl, weighted(nb, nl, a[0], a[2], a[1], a[3]));
+                })
+                .getResult(0);
+  return {A, M, L};
+}
+
 namespace {
 
 struct TxTileAttentionPass
@@ -163,67 +232,9 @@ struct TxTileAttentionPass
       insert(part.getResult(2), outs[2], {sz.B, sz.H, sz.Sq});
     }
     b.setInsertionPointAfter(forall);
-    Value accAll = forall.getResult(0), mxAll = forall.getResult(1),
-          smAll = forall.getResult(2);
 
-    // M = max over the splits.
-    auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-    auto par = IteratorType::parallel, red = IteratorType::reduction;
-    Value mInit = filledF32(b, loc, {sz.B, sz.H, sz.Sq}, negInfD);
-    AffineMap sRow = AffineMap::get(4, 0, {dim(3), dim(0), dim(1), dim(2)}, ctx);
-    AffineMap row = AffineMap::get(4, 0, {dim(0), dim(1), dim(2)}, ctx);
-    Value M = linalg::GenericOp::create(
-                  b, loc, mInit.getType(), ValueRange{mxAll}, mInit,
-                  ArrayRef<AffineMap>{sRow, row},
-                  ArrayRef<IteratorType>{par, par, par, red},
-                  [&](OpBuilder &nb, Location nl, ValueRange a) {
-                    linalg::YieldOp::create(
-                        nb, nl,
-                        Value(arith::MaximumFOp::create(nb, nl, a[0], a[1])));
-                  })
-                  .getResult(0);
-    // w_s = exp(m_s - (M == -inf ? 0 : M)); x += w_s == 0 ? 0 : w_s * x_s.
-    auto weighted = [&](OpBuilder &nb, Location nl, Value m, Value bigM,
-                        Value x, Value accv) -> Value {
-      Value fzero = arith::ConstantOp::create(nb, nl, nb.getF32FloatAttr(0.0));
-      Value ninf = arith::ConstantOp::create(
-          nb, nl, nb.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
-      Value dead =
-          arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ, bigM, ninf);
-      Value mSafe = arith::SelectOp::create(nb, nl, dead, fzero, bigM);
-      Value w = math::ExpOp::create(
-          nb, nl, arith::SubFOp::create(nb, nl, m, mSafe));
-      Value none =
-          arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ, w, fzero);
-      Value upd = math::FmaOp::create(nb, nl, w, x, accv);
-      return arith::SelectOp::create(nb, nl, none, accv, upd);
-    };
-    Value lInit = filledF32(b, loc, {sz.B, sz.H, sz.Sq}, 0.0);
-    Value L = linalg::GenericOp::create(
-                  b, loc, lInit.getType(), ValueRange{mxAll, smAll, M}, lInit,
-                  ArrayRef<AffineMap>{sRow, sRow, row, row},
-                  ArrayRef<IteratorType>{par, par, par, red},
-                  [&](OpBuilder &nb, Location nl, ValueRange a) {
-                    linalg::YieldOp::create(
-                        nb, nl, weighted(nb, nl, a[0], a[2], a[1], a[3]));
-                  })
-                  .getResult(0);
-    Value aInit = filledF32(b, loc, {sz.B, sz.H, sz.Sq, sz.Dv}, 0.0);
-    AffineMap sRow5 =
-        AffineMap::get(5, 0, {dim(4), dim(0), dim(1), dim(2)}, ctx);
-    AffineMap sAcc5 =
-        AffineMap::get(5, 0, {dim(4), dim(0), dim(1), dim(2), dim(3)}, ctx);
-    AffineMap row5 = AffineMap::get(5, 0, {dim(0), dim(1), dim(2)}, ctx);
-    AffineMap acc5 = AffineMap::get(5, 0, {dim(0), dim(1), dim(2), dim(3)}, ctx);
-    Value A = linalg::GenericOp::create(
-                  b, loc, aInit.getType(), ValueRange{mxAll, accAll, M}, aInit,
-                  ArrayRef<AffineMap>{sRow5, sAcc5, row5, acc5},
-                  ArrayRef<IteratorType>{par, par, par, par, red},
-                  [&](OpBuilder &nb, Location nl, ValueRange a) {
-                    linalg::YieldOp::create(
-                        nb, nl, weighted(nb, nl, a[0], a[2], a[1], a[3]));
-                  })
-                  .getResult(0);
+    auto [A, M, L] = mergeSplits(b, loc, sz, forall.getResult(0),
+                                 forall.getResult(1), forall.getResult(2));
     rewriter.replaceOp(whole, ValueRange{A, M, L});
     return {A, M, L};
   }

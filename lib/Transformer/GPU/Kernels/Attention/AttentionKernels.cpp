@@ -275,6 +275,29 @@ Value FlashKernelBuilder::lanePart(Value x, int64_t e) {
   return vector::ExtractOp::create(b, loc, x, ArrayRef<int64_t>{e});
 }
 
+Value FlashKernelBuilder::copyRowOk(Value gRow, Value r, Value rowLimit,
+                                    Value rowStart, Value flagBuf) {
+  Value ok = cmpi(arith::CmpIPredicate::ult, gRow, rowLimit);
+  if (rowStart) // keys below the window of every row: not read
+    ok = arith::AndIOp::create(
+        b, loc, ok, cmpi(arith::CmpIPredicate::uge, gRow, rowStart));
+  if (flagBuf)
+    ok = arith::AndIOp::create(b, loc, ok, keyVisible(flagBuf, r));
+  return ok;
+}
+
+Value FlashKernelBuilder::applyMaskEntry(
+    Value x, Value mb, Value mh, Value i, Value j, Value negInf,
+    llvm::function_ref<Value(Value, Value)> addEntry) {
+  Value mv = memref::LoadOp::create(b, loc, mask, ValueRange{mb, mh, i, j});
+  if (keepMask)
+    return select(mv, x, negInf);
+  Value mf = toF32(mv);
+  Value hidden =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mf, negInf);
+  return select(hidden, negInf, addEntry(x, mf));
+}
+
 Value FlashKernelBuilder::capScore(Value s) {
   if (!softcap)
     return s;

@@ -94,6 +94,20 @@ private:
   Value loadShared(Value view, Value off, int64_t n);
   Value lanePart(Value x, int64_t e);
 
+  /// Whether a tile copy reads global row `gRow` (tile row `r`): below
+  /// `rowLimit`, at or past `rowStart` (when set: keys below the window of
+  /// every row are not read), and visible to some row by the key flags
+  /// `flagBuf` (when set). Shared by the mma.sync and wgmma copies.
+  Value copyRowOk(Value gRow, Value r, Value rowLimit, Value rowStart,
+                  Value flagBuf);
+  /// The mask operand's entry at (mb, mh, i, j) (indices already clamped
+  /// into range) applied to the score `x`: a false i1 entry or an additive
+  /// -inf gives `negInf` (select, not add: a NaN/Inf score of a hidden key
+  /// stays hidden); another additive entry `mf` (in f32) gives
+  /// `addEntry(x, mf)`. Shared by the CUDA-core and mma.sync kernels.
+  Value applyMaskEntry(Value x, Value mb, Value mh, Value i, Value j,
+                       Value negInf,
+                       llvm::function_ref<Value(Value, Value)> addEntry);
   /// Logit soft-capping of a score in natural units (the CUDA-core and
   /// decode kernels' Q is pre-scaled): c * tanh(s / c) with libdevice's
   /// tanhf (tanh.approx's 2^-11 relative error would show in f32 results);
@@ -234,6 +248,13 @@ private:
   Value decodeVView(DecodeCall &d, Value s);
   /// The first key of the warp's local tile `u`.
   Value decodeTileStart(DecodeCall &d, Value u);
+  /// The start of decode step `u`, shared by both forms: once every lane
+  /// is done with stage (u - 1) % S, issues tile u + S - 1 over it and
+  /// waits for tile u; returns tile u's K and V views and its first key.
+  struct DecodeStepTile {
+    Value ks, vs, j0;
+  };
+  DecodeStepTile decodeStepBegin(DecodeCall &d, Value u);
   /// cp.async of the warp's local tile `u` (when it exists) into stage
   /// u % S; rows past the chunk zero-filled. Always one group.
   Value decodeIssue(DecodeCall &d, Value u);

@@ -133,12 +133,7 @@ void FlashKernelBuilder::asyncTile(Value buf, Value i0, Value i1, Value row0, Va
         Value col = mul(arith::RemUIOp::create(b, loc, c, cst(chunksPerRow)),
                         perCopy);
         Value gRow = add(row0, r);
-        Value ok = cmpi(arith::CmpIPredicate::ult, gRow, rowLimit);
-        if (rowStart) // keys below the window of every row: not read
-          ok = arith::AndIOp::create(
-              b, loc, ok, cmpi(arith::CmpIPredicate::uge, gRow, rowStart));
-        if (flagBuf)
-          ok = arith::AndIOp::create(b, loc, ok, keyVisible(flagBuf, r));
+        Value ok = copyRowOk(gRow, r, rowLimit, rowStart, flagBuf);
         Value srcRow = minsi(gRow, lastRow);
         Value n = select(ok, cst(perCopy), cst(0));
         nvgpu::DeviceAsyncCopyOp::create(
@@ -346,19 +341,10 @@ FlashKernelBuilder::MmaStep FlashKernelBuilder::mmaSoftmaxStep(const MmaCtx &cx,
       for (int64_t e = 0; e < 4; ++e) {
         Value i = minsi(rowG[mt * 2 + e / 2], sqLast);
         Value j = minsi(colOf(nt, e), skLast);
-        Value mv = memref::LoadOp::create(b, loc, mask,
-                                          ValueRange{mb, mh, i, j});
         Value &x = s[(mt * NT + nt) * 4 + e];
-        if (keepMask) {
-          x = select(mv, x, negInf);
-        } else {
-          // An additive -inf hides the key like a false i1 entry: select,
-          // not add (a NaN/Inf score of a hidden key stays hidden).
-          Value mf = toF32(mv);
-          Value hidden = arith::CmpFOp::create(
-              b, loc, arith::CmpFPredicate::OEQ, mf, negInf);
-          x = select(hidden, negInf, fma(mf, invScale, x));
-        }
+        x = applyMaskEntry(x, mb, mh, i, j, negInf, [&](Value y, Value mf) {
+          return fma(mf, invScale, y);
+        });
       }
   }
   Value need = cmpi(arith::CmpIPredicate::ugt, add(k0, N), Sk);

@@ -269,18 +269,10 @@ SmallVector<Value> FlashKernelBuilder::simtScores(SimtCta &s, Value k0) {
     Value i = minsi(add(s.iW, r), sqLast);
     for (int64_t kk = 0; kk < KPL; ++kk) {
       Value j = minsi(add(k0, add(lane, 32 * kk)), skLast);
-      Value mv = memref::LoadOp::create(b, loc, mask,
-                                        ValueRange{c.mb, c.mh, i, j});
       Value &x = sc[r * KPL + kk];
-      if (keepMask) {
-        x = select(mv, x, negInf);
-      } else {
-        // An additive -inf hides the key (select, not add).
-        Value mf = toF32(mv);
-        Value hidden = arith::CmpFOp::create(
-            b, loc, arith::CmpFPredicate::OEQ, mf, negInf);
-        x = select(hidden, negInf, arith::AddFOp::create(b, loc, x, mf));
-      }
+      x = applyMaskEntry(x, c.mb, c.mh, i, j, negInf, [&](Value y, Value mf) {
+        return arith::AddFOp::create(b, loc, y, mf).getResult();
+      });
     }
   }
   return sc;

@@ -122,8 +122,6 @@ void FlashKernelBuilder::mergeDecodeRow(Value row, Value bi, Value h, Value i, V
                     Value nParts, Value nRows, Value oPart, Value mlPart) {
   const int64_t Dv = cfg.Dv, Cv = Dv / 32;
   Value one = cst(1);
-  Value negInf = fcst(-std::numeric_limits<double>::infinity());
-  Value fzero = fcst(0.0);
 
   Value lastPart = sub(nParts, one);
   // Up to 32 parts (the split counts of the short caches on the H200; long

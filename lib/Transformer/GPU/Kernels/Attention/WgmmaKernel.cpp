@@ -61,12 +61,7 @@ void FlashKernelBuilder::asyncTileSwizzled(Value buf, Value i0, Value i1, Value 
   Value lastRow = sub(rowLimit, cst(1));
   auto copy = [&](Value r, Value ch) {
     Value gRow = add(row0, r);
-    Value ok = cmpi(arith::CmpIPredicate::ult, gRow, rowLimit);
-    if (rowStart) // keys below the window of every row: not read
-      ok = arith::AndIOp::create(
-          b, loc, ok, cmpi(arith::CmpIPredicate::uge, gRow, rowStart));
-    if (flagBuf)
-      ok = arith::AndIOp::create(b, loc, ok, keyVisible(flagBuf, r));
+    Value ok = copyRowOk(gRow, r, rowLimit, rowStart, flagBuf);
     Value n = select(ok, cst(8), cst(0));
     Value dRow = add(add(viewRow0, mul(divui(ch, 8), rows)), r);
     Value dCol = mul(arith::XOrIOp::create(b, loc, remui(ch, 8), remui(r, 8)),

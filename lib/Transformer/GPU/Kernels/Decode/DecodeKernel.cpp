@@ -320,6 +320,17 @@ Value FlashKernelBuilder::decodeTileStart(DecodeCall &d, Value u) {
              mul(add(d.warp, mul(u, cfg.warps)), cfg.decodeTileKeys));
 }
 
+FlashKernelBuilder::DecodeStepTile
+FlashKernelBuilder::decodeStepBegin(DecodeCall &d, Value u) {
+  const int64_t S = cfg.decodeStages;
+  decodeSyncWarp(d);
+  asyncWait(decodeIssue(d, add(u, S - 1)), S - 1); // tile u has landed
+  decodeSyncWarp(d);
+  Value s = arith::RemUIOp::create(b, loc, u, cst(S));
+  Value ks = decodeKView(d, s), vs = decodeVView(d, s);
+  return {ks, vs, decodeTileStart(d, u)};
+}
+
 Value FlashKernelBuilder::decodeIssue(DecodeCall &d, Value u) {
   const int64_t TK = cfg.decodeTileKeys, S = cfg.decodeStages;
   const int64_t nv = 16 / cfg.eltBytes; // elements per 16-byte load

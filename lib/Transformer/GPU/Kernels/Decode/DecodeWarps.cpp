@@ -85,15 +85,11 @@ void FlashKernelBuilder::emitDecodeTcWarps(DecodeCall &d) {
 SmallVector<Value> FlashKernelBuilder::emitDecodeTcStep(DecodeCall &d,
                                                         DecodeTc &t, Value u,
                                                         ValueRange carried) {
-  const int64_t S = cfg.decodeStages, D = cfg.D, KD = D / 16;
+  const int64_t D = cfg.D, KD = D / 16;
   const int64_t Dv = cfg.Dv, DT = Dv / 8;
   Value negInf = d.negInf, fzero = d.fzero, accZero = t.accZero;
-  decodeSyncWarp(d);
-  asyncWait(decodeIssue(d, add(u, S - 1)), S - 1); // tile u has landed
-  decodeSyncWarp(d);
-  Value s = arith::RemUIOp::create(b, loc, u, cst(S));
-  Value ks = decodeKView(d, s), vs = decodeVView(d, s);
-  Value j0 = decodeTileStart(d, u);
+  DecodeStepTile tile = decodeStepBegin(d, u);
+  Value ks = tile.ks, vs = tile.vs, j0 = tile.j0;
   // S = Q K^T (raw scores), sv[nt * 4 + e].
   SmallVector<Value> sv(8);
   for (int64_t nt = 0; nt < 2; ++nt) {
@@ -248,16 +244,12 @@ SmallVector<Value> FlashKernelBuilder::emitDecodeSimtStep(DecodeCall &d,
                                                           Value u,
                                                           ValueRange carried) {
   const int64_t P = cfg.decodeG * cfg.decodeSq, Cv = cfg.Dv / 32;
-  const int64_t S = cfg.decodeStages, TK = cfg.decodeTileKeys;
+  const int64_t TK = cfg.decodeTileKeys;
   Value zero = d.zero, negInf = d.negInf, fzero = d.fzero, lane = d.lane;
   // Every lane is done with stage (u - 1) % S (and the P buffer) before
   // tile u + S - 1 is copied over it.
-  decodeSyncWarp(d);
-  asyncWait(decodeIssue(d, add(u, S - 1)), S - 1); // tile u has landed
-  decodeSyncWarp(d);
-  Value s = arith::RemUIOp::create(b, loc, u, cst(S));
-  Value ks = decodeKView(d, s), vs = decodeVView(d, s);
-  Value j0 = decodeTileStart(d, u);
+  DecodeStepTile tile = decodeStepBegin(d, u);
+  Value ks = tile.ks, vs = tile.vs, j0 = tile.j0;
   // Lane: key kk of the tile, columns [part * DL, part * DL + DL).
   Value kk = arith::RemUIOp::create(b, loc, lane, cst(TK));
   Value part = arith::DivUIOp::create(b, loc, lane, cst(TK));
