@@ -96,6 +96,37 @@ KeyBand keyBand(bool causal, DenseI64ArrayAttr window);
 Value applyKeyBand(OpBuilder &b, Location loc, Value x, Value i, Value j,
                    Value off, const KeyBand &band, Value negInf);
 
+/// The clauses of an attention op that act on each score, for the
+/// reference lowerings' linalg.generic bodies (applyScoreRules). The values
+/// are defined outside the generic.
+struct ScoreRules {
+  Value scale;           // f32: the scale of Q K^T
+  FloatAttr softcap;     // null: no soft cap
+  bool keepMask = false; // the mask entry is an i1 keep flag (else additive)
+  KeyBand band;          // causal / window
+  Value sk, sq;          // index: Sk and Sq
+  Value skMinusSq;       // index: Sk - Sq, when band.bounded()
+  Value negInf;          // f32 -inf
+  unsigned iDim = 0, jDim = 0; // the generic's dims of query i and key j
+};
+
+/// The ScoreRules of an attention op's clauses (`scale` and `negInf` f32
+/// values; the band from `causal` and `window`), with Sk, Sq and, for a
+/// band, Sk - Sq created at the builder's insertion point from `sz`.
+ScoreRules makeScoreRules(OpBuilder &b, Location loc, const AttentionSizes &sz,
+                          Value scale, Value negInf, FloatAttr softcap,
+                          bool causal, DenseI64ArrayAttr window,
+                          bool keepMask, unsigned iDim, unsigned jDim);
+
+/// Inside a linalg.generic body: the raw score `raw` (f32 sum of Q K
+/// products) scaled, soft-capped, masked by `maskEntry` (null: no mask),
+/// and -inf where key j is outside the band or past `kvLen` or query i past
+/// `qLen` (i32 entries of kv_lengths / q_lengths, clamped into [0, Sk] /
+/// [0, Sq]; null: none), the band aligned bottom-right per sequence. The
+/// order of the steps is tx.attention's (TxOps.td).
+Value applyScoreRules(OpBuilder &b, Location loc, Value raw, Value maskEntry,
+                      Value kvLen, Value qLen, const ScoreRules &rules);
+
 /// Verifies a `window` attribute: two entries, each -1 or >= 0.
 LogicalResult verifyWindow(Operation *op, DenseI64ArrayAttr window);
 

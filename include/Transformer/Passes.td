@@ -22,6 +22,14 @@ def ConvertTxToLinalg : Pass<"convert-tx-to-linalg"> {
     - `tx.online_attention` (left by `tx-tile-attention{decompose=false}`)
       becomes its decomposition into `linalg.generic` ops (one online-softmax
       step); it needs a static `H / Hkv`.
+    - `tx.softmax_grad` becomes `r = sum(Y * dY)` along the dim and
+      `dX = Y * (dY - r)` (f32, rounded once).
+    - `tx.attention_grad` becomes the formulas of its description per query
+      head (`S`, `P = exp(S - LSE)`, `dP = dO·Vᵀ`, `Δ = rowsum(dO ∘ O)`,
+      `dS = P (dP - Δ)`, `dQ = scale dS·K`, `dK`, `dV` per query head, then
+      summed over the heads of each K/V head), each a `linalg.generic` in
+      f32, K/V read in place with `tensor.extract`; dynamic sizes of O, dO
+      and the LSE are checked at run time.
 
     Dynamic shapes lower to `tensor.dim`-based sizes. The pass fails with a
     diagnostic on the op if it meets a case it cannot lower.

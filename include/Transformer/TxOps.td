@@ -413,4 +413,6 @@ def Tx_OnlineAttentionOp : Tx_Op<"online_attention", [
   }];
 }
 
+include "Transformer/TxGradOps.td"
+
 #endif // TRANSFORMER_TXOPS_TD

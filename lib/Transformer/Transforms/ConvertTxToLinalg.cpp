@@ -13,6 +13,7 @@
 //   O  = collapse_shape(trunc(O)) : [B, H, Sq, Dv]
 //
 //===----------------------------------------------------------------------===//
+#include "Transforms/LinalgBuild.h"
 #include "Transformer/AttentionShapes.h"
 #include "Transformer/Passes.h"
 #include "Transformer/TxOps.h"
@@ -35,45 +36,6 @@ using namespace mlir::tx;
 using utils::IteratorType;
 
 namespace {
-
-/// Sizes of a tensor as OpFoldResults (static sizes as attributes).
-SmallVector<OpFoldResult> sizesOf(OpBuilder &b, Location loc, Value t) {
-  return tensor::getMixedSizes(b, loc, t);
-}
-
-/// `tensor.empty` of the given sizes and element type.
-Value emptyTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
-                  Type elt) {
-  return tensor::EmptyOp::create(b, loc, sizes, elt);
-}
-
-/// `linalg.fill` of a fresh tensor with a float constant.
-Value filledTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
-                   Type elt, double value) {
-  Value empty = emptyTensor(b, loc, sizes, elt);
-  Value cst = arith::ConstantOp::create(
-      b, loc, b.getFloatAttr(elt, value));
-  return linalg::FillOp::create(b, loc, cst, empty).getResult(0);
-}
-
-/// Elementwise conversion of a float tensor to element type `to`.
-Value convertElementType(OpBuilder &b, Location loc, Value input, Type to) {
-  auto ty = cast<RankedTensorType>(input.getType());
-  if (ty.getElementType() == to)
-    return input;
-  Value init = emptyTensor(b, loc, sizesOf(b, loc, input), to);
-  unsigned rank = ty.getRank();
-  SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(rank));
-  SmallVector<IteratorType> iters(rank, IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, loc, init.getType(), input, init, maps, iters,
-      [&](OpBuilder &nb, Location nl, ValueRange args) {
-        Value c = convertScalarToDtype(nb, nl, args[0], to,
-                                       /*isUnsignedCast=*/false);
-        linalg::YieldOp::create(nb, nl, c);
-      });
-  return generic.getResult(0);
-}
 
 struct SoftmaxLowering : OpRewritePattern<SoftmaxOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -265,8 +227,6 @@ private:
   /// The scaled scores with the soft cap, the mask, the causal/window band
   /// and the per-sequence lengths applied (-inf where hidden).
   Value maskedScores(Value s, Value scale) {
-    // Logit soft-capping: s = c * tanh(s / c) after the scale.
-    FloatAttr softcap = op.getSoftcapAttr();
     negInf = arith::ConstantOp::create(
         b, loc, b.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
     Value mask = op.getMask();
@@ -288,61 +248,21 @@ private:
     maps.push_back(full);
     // Causal and window: key j is visible to query i iff it lies in the
     // band around the diagonal i + (Sk - Sq) (Lk - Lq with lengths).
-    KeyBand band = keyBand(op.getCausal(), op.getWindowAttr());
-    bool causal = band.bounded();
-    Value skV = getValueOrCreateConstantIndexOp(b, loc, sz.Sk);
-    Value sqV = getValueOrCreateConstantIndexOp(b, loc, sz.Sq);
-    Value skMinusSq;
-    if (causal)
-      skMinusSq = arith::SubIOp::create(b, loc, skV, sqV);
+    ScoreRules rules = makeScoreRules(
+        b, loc, sz, scale, negInf, op.getSoftcapAttr(), op.getCausal(),
+        op.getWindowAttr(), maskIsKeep, di, dj);
     SmallVector<OpFoldResult> sShape = withHeads({sz.Sq, sz.Sk});
     return linalg::GenericOp::create(
                b, loc, sType, ins, emptyTensor(b, loc, sShape, f32), maps,
                iters(eDims, false),
                [&](OpBuilder &nb_, Location nl, ValueRange a) {
-                 Value x = arith::MulFOp::create(nb_, nl, a[0], scale);
-                 if (softcap)
-                   x = applySoftcap(nb_, nl, x, softcap);
-                 if (mask)
-                   x = applyMask(nb_, nl, x, a[1], maskIsKeep, negInf);
-                 // A length clamped into [0, bound] (the CPU pipeline
-                 // checks the range at run time).
-                 auto length = [&](int idx, Value bound) -> Value {
-                   Value l = arith::IndexCastOp::create(
-                       nb_, nl, nb_.getIndexType(), a[idx]);
-                   l = arith::MaxSIOp::create(
-                       nb_, nl, l, arith::ConstantIndexOp::create(nb_, nl, 0));
-                   return arith::MinSIOp::create(nb_, nl, l, bound);
-                 };
-                 Value kl = kvLenIdx >= 0 ? length(kvLenIdx, skV) : skV;
-                 Value ql = qLenIdx >= 0 ? length(qLenIdx, sqV) : sqV;
-                 if (causal || kvLenIdx >= 0 || qLenIdx >= 0) {
-                   Value i = linalg::IndexOp::create(nb_, nl, di);
-                   Value j = linalg::IndexOp::create(nb_, nl, dj);
-                   if (causal) {
-                     Value off = skMinusSq;
-                     if (kvLenIdx >= 0 || qLenIdx >= 0)
-                       off = arith::SubIOp::create(nb_, nl, kl, ql);
-                     x = applyKeyBand(nb_, nl, x, i, j, off, band, negInf);
-                   }
-                   // Keys past Lk and rows past Lq: hidden.
-                   if (kvLenIdx >= 0)
-                     x = hideUnless(nb_, nl, x, j, kl);
-                   if (qLenIdx >= 0)
-                     x = hideUnless(nb_, nl, x, i, ql);
-                 }
+                 Value x = applyScoreRules(
+                     nb_, nl, a[0], mask ? a[1] : Value(),
+                     kvLenIdx >= 0 ? a[kvLenIdx] : Value(),
+                     qLenIdx >= 0 ? a[qLenIdx] : Value(), rules);
                  linalg::YieldOp::create(nb_, nl, x);
                })
         .getResult(0);
-  }
-
-  /// x where idx < bound, else -inf.
-  Value hideUnless(OpBuilder &nb_, Location nl, Value x, Value idx,
-                   Value bound) {
-    return arith::SelectOp::create(
-        nb_, nl,
-        arith::CmpIOp::create(nb_, nl, arith::CmpIPredicate::slt, idx, bound),
-        x, negInf);
   }
 
   /// The row max m (starts at -inf; an all-masked row stays -inf).
@@ -506,6 +426,7 @@ struct ConvertTxToLinalgPass
     RewritePatternSet patterns(ctx);
     patterns.add<SoftmaxLowering, AttentionLowering, OnlineAttentionLowering>(
         ctx);
+    populateReferenceGradPatterns(patterns);
     ConversionTarget target(*ctx);
     target.addIllegalDialect<TxDialect>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });

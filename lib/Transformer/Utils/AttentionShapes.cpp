@@ -260,3 +260,67 @@ std::pair<Value, Value> mlir::tx::emitAttentionEpilogue(OpBuilder &b,
   lseOp->setAttr(kAttentionEpilogueAttr, b.getStringAttr("lse"));
   return {outOp.getResult(0), lseOp.getResult(0)};
 }
+
+Value mlir::tx::applyScoreRules(OpBuilder &b, Location loc, Value raw,
+                                Value maskEntry, Value kvLen, Value qLen,
+                                const ScoreRules &r) {
+  Value x = arith::MulFOp::create(b, loc, raw, r.scale);
+  if (r.softcap)
+    x = applySoftcap(b, loc, x, r.softcap);
+  if (maskEntry)
+    x = applyMask(b, loc, x, maskEntry, r.keepMask, r.negInf);
+  // A length clamped into [0, bound] (the CPU pipeline checks the range at
+  // run time).
+  auto length = [&](Value len, Value bound) -> Value {
+    Value l = arith::IndexCastOp::create(b, loc, b.getIndexType(), len);
+    l = arith::MaxSIOp::create(b, loc, l,
+                               arith::ConstantIndexOp::create(b, loc, 0));
+    return arith::MinSIOp::create(b, loc, l, bound);
+  };
+  Value kl = kvLen ? length(kvLen, r.sk) : r.sk;
+  Value ql = qLen ? length(qLen, r.sq) : r.sq;
+  bool banded = r.band.bounded();
+  if (!banded && !kvLen && !qLen)
+    return x;
+  Value i = linalg::IndexOp::create(b, loc, r.iDim);
+  Value j = linalg::IndexOp::create(b, loc, r.jDim);
+  auto hideUnless = [&](Value v, Value idx, Value bound) -> Value {
+    return arith::SelectOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, idx, bound),
+        v, r.negInf);
+  };
+  if (banded) {
+    Value off = r.skMinusSq;
+    if (kvLen || qLen)
+      off = arith::SubIOp::create(b, loc, kl, ql);
+    x = applyKeyBand(b, loc, x, i, j, off, r.band, r.negInf);
+  }
+  // Keys past Lk and rows past Lq: hidden.
+  if (kvLen)
+    x = hideUnless(x, j, kl);
+  if (qLen)
+    x = hideUnless(x, i, ql);
+  return x;
+}
+
+ScoreRules mlir::tx::makeScoreRules(OpBuilder &b, Location loc,
+                                    const AttentionSizes &sz, Value scale,
+                                    Value negInf, FloatAttr softcap,
+                                    bool causal, DenseI64ArrayAttr window,
+                                    bool keepMask, unsigned iDim,
+                                    unsigned jDim) {
+  ScoreRules rules;
+  rules.scale = scale;
+  rules.softcap = softcap;
+  rules.keepMask = keepMask;
+  rules.band = keyBand(causal, window);
+  rules.negInf = negInf;
+  rules.sk = getValueOrCreateConstantIndexOp(b, loc, sz.Sk);
+  rules.sq = getValueOrCreateConstantIndexOp(b, loc, sz.Sq);
+  if (rules.band.bounded())
+    rules.skMinusSq = arith::SubIOp::create(b, loc, rules.sk, rules.sq);
+  rules.iDim = iDim;
+  rules.jDim = jDim;
+  return rules;
+}

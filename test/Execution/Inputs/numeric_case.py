@@ -433,7 +433,9 @@ def case_softmax(a, rng):
                        [dense_float(x, a.dtype, shape)], ref, dd)
 
 
-def case_attention(a, rng):
+def draw_attention(a, rng):
+    """Draws the inputs of an attention case (Q, K, V, the mask; NaN/Inf
+    padding with --garbage-padding); returns (q, k, v, mask, mshape, scale)."""
     if a.Hkv is None:
         a.Hkv = a.H
     if a.Dv is None:
@@ -496,10 +498,15 @@ def case_attention(a, rng):
                 for i in range(Lq, Sq):
                     for d in range(D):
                         q[((b * H + h) * Sq + i) * D + d] = NAN
-    lse = [] if a.lse else None
-    ref = attention_ref(a, q, k, v, mask, mshape, scale, lse)
+    return q, k, v, mask, mshape, scale
 
+
+def attention_operands(a, q, k, v, mask, mshape):
+    """The tx.attention operands as (args, consts, clauses): the @tx_case
+    arguments (name, shape, elt, dynamic dims) and their dense constants for
+    Q, K, V, the mask and the lengths, and the clause text after V."""
     dt = a.dtype
+    B, H, Hkv, Sq, Sk, D, Dv = a.B, a.H, a.Hkv, a.Sq, a.Sk, a.D, a.Dv
     qs, ks, vs, os_ = [B, H, Sq, D], [B, Hkv, Sk, D], [B, Hkv, Sk, Dv], [B, H, Sq, Dv]
     # --dynamic: every dim dynamic; with --static-heads the head dims (H, Hkv)
     # stay static.
@@ -532,21 +539,35 @@ def case_attention(a, rng):
     causal_text = " causal" if a.causal else ""
     if a.window is not None:
         causal_text = " window = [%d, %d]%s" % (a.window[0], a.window[1], causal_text)
+    return args, consts, mask_text + scale_text + causal_text
+
+
+def case_attention(a, rng):
+    q, k, v, mask, mshape, scale = draw_attention(a, rng)
+    B, H, Sq, Sk, D, Dv = a.B, a.H, a.Sq, a.Sk, a.D, a.Dv
+    lse = [] if a.lse else None
+    ref = attention_ref(a, q, k, v, mask, mshape, scale, lse)
+    args, consts, clauses = attention_operands(a, q, k, v, mask, mshape)
+    dt = a.dtype
+    qs, ks, vs, os_ = [B, H, Sq, D], [B, a.Hkv, Sk, D], [B, a.Hkv, Sk, Dv], [B, H, Sq, Dv]
+    alld = [True, not a.static_heads, True, True] if a.dynamic else None
     if a.lse:
         # The log-sum-exp result [B, H, Sq] (f32) is the one checked.
         ls = [B, H, Sq]
         ld = alld[:3] if alld else None
-        op = ("tx.attention %%q, %%k, %%v%s%s%s : %s, %s, %s -> %s, %s\n"
+        op = ("tx.attention %%q, %%k, %%v%s : %s, %s, %s -> %s, %s\n"
               "  %%r = tensor.cast %%rr#1 : %s to %s" % (
-                  mask_text, scale_text, causal_text, ttype(qs, dt, alld),
+                  clauses, ttype(qs, dt, alld),
                   ttype(ks, dt, alld), ttype(vs, dt, alld), ttype(os_, dt, alld),
                   ttype(ls, "f32", ld), ttype(ls, "f32", ld), ttype(ls, "f32", ld)))
         op = op.replace("tx.attention", "tx.attention", 1)
         return emit_module(a, args, op, ls, "f32", consts, lse, ld, multi=True)
-    op = "tx.attention %%q, %%k, %%v%s%s%s : %s, %s, %s -> %s" % (
-        mask_text, scale_text, causal_text, ttype(qs, dt, alld), ttype(ks, dt, alld),
+    op = "tx.attention %%q, %%k, %%v%s : %s, %s, %s -> %s" % (
+        clauses, ttype(qs, dt, alld), ttype(ks, dt, alld),
         ttype(vs, dt, alld), ttype(os_, dt, alld))
     return emit_module(a, args, op, os_, dt, consts, ref, alld)
+
+
 
 
 def main():
