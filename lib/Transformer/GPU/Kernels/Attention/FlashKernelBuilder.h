@@ -5,14 +5,11 @@
 // choices shared by every family), on mma.sync m16n8k16 (sm_80+) and on
 // wgmma.mma_async (sm_90a), and the split-KV decode kernel.
 //
-// The builder is one class whose methods live in one file per kernel
-// family: AttentionKernels.cpp (entry, sizes, shared helpers),
-// SimtKernel.cpp (CUDA cores), DecodeKernel.cpp and DecodeWarps.cpp
-// (split-KV decode), SplitKv.cpp (split-KV merges), MmaKernel.cpp (the
-// tensor-core helpers wgmma shares) and MmaLaunch.cpp (mma.sync),
-// WgmmaKernel.cpp and WgmmaLaunch.cpp (sm_90a warpgroup MMA). The values
-// the pieces of one kernel pass each other are in KernelState.h. Private
-// to lib/Transformer.
+// One class, its methods in one file per family: AttentionKernels.cpp
+// (entry, sizes, shared helpers), SimtKernel.cpp, DecodeKernel.cpp and
+// DecodeWarps.cpp, SplitKv.cpp (merges), MmaKernel.cpp (tensor-core helpers
+// wgmma shares), MmaLaunch.cpp, WgmmaKernel.cpp, WgmmaLaunch.cpp. The
+// values one kernel's pieces pass each other: KernelState.h. Private.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TRANSFORMER_GPU_FLASHKERNELBUILDER_H
@@ -94,17 +91,13 @@ private:
   Value loadShared(Value view, Value off, int64_t n);
   Value lanePart(Value x, int64_t e);
 
-  /// Whether a tile copy reads global row `gRow` (tile row `r`): below
-  /// `rowLimit`, at or past `rowStart` (when set: keys below the window of
-  /// every row are not read), and visible to some row by the key flags
-  /// `flagBuf` (when set). Shared by the mma.sync and wgmma copies.
+  /// Whether an mma.sync/wgmma tile copy reads row `gRow` (tile row `r`):
+  /// < rowLimit, >= rowStart (if set), visible by the flags (if set).
   Value copyRowOk(Value gRow, Value r, Value rowLimit, Value rowStart,
                   Value flagBuf);
-  /// The mask operand's entry at (mb, mh, i, j) (indices already clamped
-  /// into range) applied to the score `x`: a false i1 entry or an additive
-  /// -inf gives `negInf` (select, not add: a NaN/Inf score of a hidden key
-  /// stays hidden); another additive entry `mf` (in f32) gives
-  /// `addEntry(x, mf)`. Shared by the CUDA-core and mma.sync kernels.
+  /// The mask entry at (mb, mh, i, j) (clamped) applied to score `x`: a
+  /// false i1 or an additive -inf selects `negInf` (a NaN/Inf score of a
+  /// hidden key stays hidden); another entry gives addEntry(x, mf).
   Value applyMaskEntry(Value x, Value mb, Value mh, Value i, Value j,
                        Value negInf,
                        llvm::function_ref<Value(Value, Value)> addEntry);
@@ -230,6 +223,7 @@ private:
   Value decodeSwizzle(Value row, Value col, int64_t width);
 
   using DecodeCall = kernel::DecodeCall;
+  using DecodeStepTile = kernel::DecodeStepTile;
   /// The split count (kv-splits, or one wave of CTAs over B * Hkv) and the
   /// keys per split (a multiple of 32): d.nSplit, d.keysPerSplit.
   void chooseDecodeSplits(DecodeCall &d);
@@ -248,12 +242,7 @@ private:
   Value decodeVView(DecodeCall &d, Value s);
   /// The first key of the warp's local tile `u`.
   Value decodeTileStart(DecodeCall &d, Value u);
-  /// The start of decode step `u`, shared by both forms: once every lane
-  /// is done with stage (u - 1) % S, issues tile u + S - 1 over it and
-  /// waits for tile u; returns tile u's K and V views and its first key.
-  struct DecodeStepTile {
-    Value ks, vs, j0;
-  };
+  /// Decode step u's start: issue tile u + S - 1, wait for tile u.
   DecodeStepTile decodeStepBegin(DecodeCall &d, Value u);
   /// cp.async of the warp's local tile `u` (when it exists) into stage
   /// u % S; rows past the chunk zero-filled. Always one group.

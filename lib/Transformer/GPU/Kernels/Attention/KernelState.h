@@ -135,6 +135,12 @@ struct DecodeCall {
   Value allLanes;        // i32 -1, the warp barriers' mask
 };
 
+/// Tile u of a decode step (decodeStepBegin): its stage's K and V views
+/// and its first key.
+struct DecodeStepTile {
+  Value ks, vs, j0;
+};
+
 /// The tensor-core form's per-thread values: Q's A fragments, the
 /// ldmatrix lane offsets, the accumulator type, and the thread's packed
 /// rows g and g + 8 (their query rows, and whether they are live).

@@ -320,7 +320,7 @@ Value FlashKernelBuilder::decodeTileStart(DecodeCall &d, Value u) {
              mul(add(d.warp, mul(u, cfg.warps)), cfg.decodeTileKeys));
 }
 
-FlashKernelBuilder::DecodeStepTile
+kernel::DecodeStepTile
 FlashKernelBuilder::decodeStepBegin(DecodeCall &d, Value u) {
   const int64_t S = cfg.decodeStages;
   decodeSyncWarp(d);
