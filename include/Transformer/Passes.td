@@ -1114,21 +1114,32 @@ def TxEmitManifest : Pass<"tx-emit-manifest", "::mlir::ModuleOp"> {
     - `name` and the C `symbols` (`sync`: `_mlir_ciface_<name>`,
       `on_stream`: `_mlir_ciface_<name>_on_stream`);
     - `arguments` and `results` (results are the out-parameters after the
-      arguments): `name` (the SSA name in the source when the input file is
-      readable, else from the tx operand the argument feeds: `q`, `k`, `v`,
-      `mask`, `x`; else `arg<i>`), `role` (`query`, `key`, `value`, `mask`,
-      `input` or null), MLIR `type`, `element_type` (`f16`, `bf16`, `f32`,
+      arguments): `name` (the argument's `tx.name` attribute, else the SSA
+      name in the source when the input file is readable, else from the tx
+      operand the argument feeds: `q`, `k`, `v`, `mask`, `x`, `out`; else
+      `arg<i>`), `role` (`query`, `key`, `value`, `mask`, `kv_lengths`,
+      `q_lengths`, `input`, and for the backward ops `output`,
+      `grad_output`, `lse`; or null), MLIR `type`, `element_type` (`f16`, `bf16`, `f32`,
       `i1`, ...), `rank`, `shape` (null for a dynamic size); results also
       get `shape_from`, one entry per dimension: its static size, `{"arg": i,
       "dim": d}` when it equals dimension `d` of argument `i` (the result of
       `tx.softmax` has its input's shape, that of `tx.attention`
-      `[B, H, Sq, Dv]`), or null when it cannot be derived from the
-      arguments (the caller then passes the result buffer);
+      `[B, H, Sq, Dv]`, its LSE `[B, H, Sq]`; the gradients of
+      `tx.attention_grad` / `tx.softmax_grad` have the shapes of the
+      operands they are the gradients of), or null when it cannot be derived
+      from the arguments (the caller then passes the result buffer);
     - `ops`: every `tx.softmax` (`dim`, normalized to `[0, rank)`) and
       `tx.attention` (`causal`, `scale`: null for the default `1/sqrt(D)`,
       `mask`: `none`, `i1` or `additive`) with `operands` (the argument index
       of each operand, null when it is not a function argument), `results`
-      (which function results return this op's value) and `loc`.
+      (which function results return this op's value) and `loc`; likewise
+      `tx.softmax_grad` and `tx.attention_grad` (operands also `output`,
+      `grad_output`, `lse`);
+    - `gradient`: what `tx-derive-gradients` recorded, null when it did not
+      run: `{"forward": "<f>__tx_fwd", "backward": "<f>__tx_bwd",
+      "arguments": [i, ...]}` (the differentiable arguments), `{"none":
+      "<why>"}`, or `{"derived": "forward" | "backward"}` on the derived
+      functions.
 
     `path` = `-` writes to standard output.
   }];
@@ -1140,6 +1151,41 @@ def TxEmitManifest : Pass<"tx-emit-manifest", "::mlir::ModuleOp"> {
     Option<"pipeline", "pipeline", "std::string", /*default=*/"\"\"",
            "tx-gpu-pipeline options the library was built with (recorded as is)">,
   ];
+}
+
+def TxDeriveGradients : Pass<"tx-derive-gradients", "::mlir::ModuleOp"> {
+  let summary = "Add forward-with-LSE and backward entry points to each differentiable function";
+  let description = [{
+    For each public `func.func` whose results are all computed by
+    `tx.attention` (its output) or `tx.softmax` directly from the function's
+    arguments, adds two public functions:
+
+    - `@<f>__tx_fwd(args) -> (results..., lses...)`: `@<f>` with each
+      returned `tx.attention` also returning its log-sum-exp (`[B, H, Sq]`,
+      `f32`), one per attention result, in result order;
+    - `@<f>__tx_bwd(args..., output..., lse..., grad_output...) -> grads...`:
+      from `@<f>`'s arguments, its results (`output`), the forward's LSEs and
+      the gradients of the results (`grad_output`), the gradient of each
+      differentiable argument (Q, K, V and an additive mask of a
+      `tx.attention`; the input of a `tx.softmax`), in argument order, by one
+      `tx.attention_grad` (with the forward's clauses) or `tx.softmax_grad`
+      per result. The added arguments carry `tx.name` (`output`, `lse`,
+      `grad_output`, suffixed by the result number when `@<f>` has several
+      results).
+
+    `@<f>` gets `tx.gradient = {forward = @<f>__tx_fwd, backward =
+    @<f>__tx_bwd, arguments = array<i64: ...>}` (the differentiable
+    arguments); a function it cannot derive gets `tx.no_gradient = "<why>"`
+    instead: a result that is not a `tx.attention` output or `tx.softmax`
+    (an LSE result included), an operand that is not a function argument,
+    an argument that feeds two differentiated operands, or a taken name.
+    The derived functions carry `tx.derived` (`"forward"` / `"backward"`);
+    functions that already carry one of these attributes are left alone, so
+    the pass is idempotent. `scripts/tx-compile.sh` runs it before
+    `tx-emit-manifest`, which records the result for `python/tx`'s autograd
+    (docs/Python.md).
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::tx::TxDialect"];
 }
 
 def TxCheckDims : Pass<"tx-check-dims"> {

@@ -743,6 +743,7 @@ def cpu_options(rng, chaos):
 PASS_OPTIONS = {
     "convert-tx-to-linalg": [],
     "tx-decompose-softmax": [],
+    "tx-derive-gradients": [],
     "tx-emit-c-interface": [],
     "tx-softmax-to-gpu": ["block-size", "threads-per-row", "vector-width", "max-cached-vectors",
                           "grid-ctas", "prefetch"],
@@ -821,7 +822,8 @@ def pick_passes(rng, chaos):
     prefix = []
     if r < 0.58 and rng.random() < 0.15:
         first = rng.choice(["tx-tile-attention", "tx-tile-softmax", "tx-attention-to-gpu",
-                            "tx-softmax-to-gpu", "convert-tx-to-linalg", "tx-decompose-softmax"])
+                            "tx-softmax-to-gpu", "convert-tx-to-linalg", "tx-decompose-softmax",
+                            "tx-derive-gradients"])
         prefix = [(first, pass_options(rng, first, chaos), first in FUNC_PASSES)]
     if r < 0.36:
         name, o = gpu_options(rng, chaos)

@@ -129,6 +129,15 @@ SmallVector<DimSource> dimSources(Value v, func::FuncOp func, int depth = 0) {
       } else if (q.size() == 4 && ty.getRank() == 3) {
         dims = {q[0], q[1], q[2]};
       }
+    } else if (auto g = v.getDefiningOp<SoftmaxGradOp>()) {
+      dims = dimSources(g.getOutput(), func, depth + 1);
+    } else if (auto g = v.getDefiningOp<AttentionGradOp>()) {
+      // dQ, dK, dV, dMask: the shapes of Q, K, V, the mask.
+      Value of[] = {g.getQuery(), g.getKey(), g.getValue(), g.getMask()};
+      SmallVector<DimSource> src =
+          dimSources(of[cast<OpResult>(v).getResultNumber()], func, depth + 1);
+      if (src.size() == dims.size())
+        dims = src;
     } else if (auto cast = v.getDefiningOp<tensor::CastOp>()) {
       SmallVector<DimSource> src = dimSources(cast.getSource(), func, depth + 1);
       if (src.size() == dims.size())
@@ -191,7 +200,7 @@ struct TxEmitManifestPass
     // The tx ops and, for each argument, the first tx operand it feeds.
     SmallVector<Operation *> ops;
     func.walk([&](Operation *op) {
-      if (isa<SoftmaxOp, AttentionOp>(op))
+      if (isa<SoftmaxOp, AttentionOp, SoftmaxGradOp, AttentionGradOp>(op))
         ops.push_back(op);
     });
     SmallVector<std::string> roles(nArgs);
@@ -206,31 +215,24 @@ struct TxEmitManifestPass
         roles[*i] = role.str();
     };
     for (Operation *op : ops) {
-      if (auto sm = dyn_cast<SoftmaxOp>(op)) {
-        noteRole(sm.getInput(), "input");
-      } else if (auto att = dyn_cast<AttentionOp>(op)) {
-        noteRole(att.getQuery(), "query");
-        noteRole(att.getKey(), "key");
-        noteRole(att.getValue(), "value");
-        if (att.getMask())
-          noteRole(att.getMask(), "mask");
-        if (att.getKvLengths())
-          noteRole(att.getKvLengths(), "kv_lengths");
-        if (att.getQLengths())
-          noteRole(att.getQLengths(), "q_lengths");
-      }
+      for (auto [role, v] : opOperands(op))
+        if (v)
+          noteRole(v, role);
     }
 
     // Argument names: the source's, else from the role, else arg<i>.
     SmallVector<std::string> names(nArgs);
     llvm::StringMap<unsigned> used;
     for (unsigned i = 0; i < nArgs; ++i) {
-      if (auto n = sourceNames.lookup(entry.getArgument(i).getLoc()))
+      if (auto n = func.getArgAttrOfType<StringAttr>(i, "tx.name"))
+        names[i] = n.str();
+      else if (auto n = sourceNames.lookup(entry.getArgument(i).getLoc()))
         names[i] = *n;
       else if (!roles[i].empty())
         names[i] = llvm::StringSwitch<std::string>(roles[i])
                        .Case("query", "q").Case("key", "k").Case("value", "v")
-                       .Case("input", "x").Default(roles[i]);
+                       .Case("input", "x").Case("output", "out")
+                       .Default(roles[i]);
       if (names[i].empty() || ++used[names[i]] > 1)
         names[i] = "arg" + std::to_string(i);
     }
@@ -305,7 +307,55 @@ struct TxEmitManifestPass
         for (Operation *op : ops)
           emitOp(j, op, argIndex, returned);
       });
+      emitGradient(j, func);
     });
+  }
+
+  /// `gradient`: what tx-derive-gradients recorded (null when it did not
+  /// run): the derived functions and the differentiable arguments, or why
+  /// there are none, or which derived entry point this function is.
+  static void emitGradient(llvm::json::OStream &j, func::FuncOp func) {
+    auto grad = func->getAttrOfType<DictionaryAttr>("tx.gradient");
+    auto none = func->getAttrOfType<StringAttr>("tx.no_gradient");
+    auto derived = func->getAttrOfType<StringAttr>("tx.derived");
+    if (!grad && !none && !derived)
+      return j.attribute("gradient", nullptr);
+    j.attributeObject("gradient", [&] {
+      if (derived)
+        return j.attribute("derived", derived.getValue());
+      if (none)
+        return j.attribute("none", none.getValue());
+      auto sym = [&](StringRef key) {
+        auto ref = grad.getAs<FlatSymbolRefAttr>(key);
+        return ref ? llvm::json::Value(ref.getValue()) : llvm::json::Value(nullptr);
+      };
+      j.attribute("forward", sym("forward"));
+      j.attribute("backward", sym("backward"));
+      llvm::json::Array args;
+      if (auto a = grad.getAs<DenseI64ArrayAttr>("arguments"))
+        for (int64_t i : a.asArrayRef())
+          args.push_back(i);
+      inlineArray(j, "arguments", std::move(args));
+    });
+  }
+
+  /// The operands of a tx op by role (the manifest's `operands` keys),
+  /// null where the op has none.
+  static SmallVector<std::pair<StringRef, Value>> opOperands(Operation *op) {
+    if (auto sm = dyn_cast<SoftmaxOp>(op))
+      return {{"input", sm.getInput()}};
+    if (auto g = dyn_cast<SoftmaxGradOp>(op))
+      return {{"output", g.getOutput()}, {"grad_output", g.getGradOutput()}};
+    if (auto att = dyn_cast<AttentionOp>(op))
+      return {{"query", att.getQuery()},        {"key", att.getKey()},
+              {"value", att.getValue()},        {"mask", att.getMask()},
+              {"kv_lengths", att.getKvLengths()}, {"q_lengths", att.getQLengths()}};
+    auto g = cast<AttentionGradOp>(op);
+    return {{"query", g.getQuery()},         {"key", g.getKey()},
+            {"value", g.getValue()},         {"mask", g.getMask()},
+            {"kv_lengths", g.getKvLengths()}, {"q_lengths", g.getQLengths()},
+            {"output", g.getOutput()},       {"grad_output", g.getGradOutput()},
+            {"lse", g.getLse()}};
   }
 
   template <typename ArgIndexFn>
@@ -318,43 +368,51 @@ struct TxEmitManifestPass
     j.object([&] {
       j.attribute("op", op->getName().getStringRef());
       j.attribute("loc", locString(op->getLoc()));
-      if (auto sm = dyn_cast<SoftmaxOp>(op)) {
+      if (auto sm = dyn_cast<SoftmaxOp>(op))
         j.attribute("dim", sm.getNormalizedDim());
-        j.attributeObject("operands", [&] { operand("input", sm.getInput()); });
-      } else if (auto att = dyn_cast<AttentionOp>(op)) {
-        j.attribute("causal", att.getCausal());
-        if (auto scale = att.getScaleAttr())
-          j.attribute("scale", scale.getValueAsDouble());
-        else
-          j.attribute("scale", nullptr);
-        if (auto softcap = att.getSoftcapAttr())
-          j.attribute("softcap", softcap.getValueAsDouble());
-        if (DenseI64ArrayAttr w = att.getWindowAttr(); w && w.size() == 2)
-          j.attributeArray("window", [&] {
-            j.value(w[0]);
-            j.value(w[1]);
-          });
-        StringRef mask = "none";
-        if (Value m = att.getMask())
-          mask = cast<ShapedType>(m.getType()).getElementType().isInteger(1)
-                     ? "i1"
-                     : "additive";
-        j.attribute("mask", mask);
-        j.attributeObject("operands", [&] {
-          operand("query", att.getQuery());
-          operand("key", att.getKey());
-          operand("value", att.getValue());
-          operand("mask", att.getMask());
-          operand("kv_lengths", att.getKvLengths());
-          operand("q_lengths", att.getQLengths());
-        });
-      }
+      else if (auto g = dyn_cast<SoftmaxGradOp>(op))
+        j.attribute("dim", g.getNormalizedDim());
+      else
+        emitAttentionClauses(j, op);
+      j.attributeObject("operands", [&] {
+        for (auto [role, v] : opOperands(op))
+          operand(role, v);
+      });
       llvm::json::Array results;
       for (auto [r, v] : llvm::enumerate(returned))
         if (v.getDefiningOp() == op)
           results.push_back(int64_t(r));
       inlineArray(j, "results", std::move(results));
     });
+  }
+
+  /// causal, scale, softcap, window and the mask kind of a tx.attention or
+  /// tx.attention_grad.
+  static void emitAttentionClauses(llvm::json::OStream &j, Operation *op) {
+    auto emit = [&](auto att) {
+      j.attribute("causal", att.getCausal());
+      if (auto scale = att.getScaleAttr())
+        j.attribute("scale", scale.getValueAsDouble());
+      else
+        j.attribute("scale", nullptr);
+      if (auto softcap = att.getSoftcapAttr())
+        j.attribute("softcap", softcap.getValueAsDouble());
+      if (DenseI64ArrayAttr w = att.getWindowAttr(); w && w.size() == 2)
+        j.attributeArray("window", [&] {
+          j.value(w[0]);
+          j.value(w[1]);
+        });
+      StringRef mask = "none";
+      if (Value m = att.getMask())
+        mask = cast<ShapedType>(m.getType()).getElementType().isInteger(1)
+                   ? "i1"
+                   : "additive";
+      j.attribute("mask", mask);
+    };
+    if (auto att = dyn_cast<AttentionOp>(op))
+      emit(att);
+    else
+      emit(cast<AttentionGradOp>(op));
   }
 
   SourceNames sourceNames;

@@ -208,6 +208,54 @@ def emit(a, args, consts, op_text, results):
     return "\n".join(lines) + "\n"
 
 
+def emit_derived(a, args, consts, clauses, do_arg, do_const, results):
+    """--derived: @tx_case is the forward tx.attention; tx-derive-gradients
+    (run by the test) adds @tx_case__tx_fwd and @tx_case__tx_bwd, and @main
+    runs the first (O and the LSE as tx computes them), feeds its results
+    and dO to the second, and checks the gradients it returns."""
+    dt = a.dtype
+    t = lambda x: nc.ttype(x[1], x[2], x[3])
+    B, H, Sq, Dv = a.B, a.H, a.Sq, a.Dv
+    otype = t(do_arg)
+    ltype = nc.ttype([B, H, Sq], "f32", do_arg[3][:3] if do_arg[3] else None)
+    sig = ", ".join("%%%s: %s" % (x[0], t(x)) for x in args)
+    op = "tx.attention %%q, %%k%s : %s -> %s" % (
+        ", %v" + clauses, ", ".join(t(x) for x in args[:3]), otype)
+    types = ", ".join(t(x) for x in args)
+    rtypes = [nc.ttype(s, e, dd) for _, s, e, dd, _ in results]
+    # Declared so that @main verifies; the pass replaces the declarations.
+    lines = ["func.func @tx_case(%s) -> %s {" % (sig, otype), "  %o = " + op,
+             "  return %%o : %s" % otype, "}", "",
+             "func.func private @tx_case__tx_fwd(%s) -> (%s, %s)" % (types, otype, ltype),
+             "func.func private @tx_case__tx_bwd(%s, %s, %s, %s) -> (%s)" % (
+                 types, otype, ltype, otype, ", ".join(rtypes)),
+             "", "func.func @main() {"]
+    call = []
+    for x, c in zip(args + [do_arg], consts + [do_const]):
+        n, dd = x[0], x[3]
+        lines.append("  %%%s_s = arith.constant %s" % (n, c))
+        if dd and any(dd):
+            lines.append("  %%%s_d = tensor.cast %%%s_s : %s to %s" %
+                         (n, n, nc.ttype(x[1], x[2]), t(x)))
+            call.append("%%%s_d" % n)
+        else:
+            call.append("%%%s_s" % n)
+    lines.append("  %%o, %%lse = call @tx_case__tx_fwd(%s) : (%s) -> (%s, %s)" % (
+        ", ".join(call[:-1]), types, otype, ltype))
+    outs = ", ".join("%%out%d" % i for i in range(len(results)))
+    lines.append("  %s = call @tx_case__tx_bwd(%s, %%o, %%lse, %s) : (%s, %s, %s, %s) -> (%s)" % (
+        outs, ", ".join(call[:-1]), call[-1], types, otype, ltype, otype, ", ".join(rtypes)))
+    for i, (suffix, shape, elt, dd, ref) in enumerate(results):
+        val = "%%out%d" % i
+        if dd and any(dd):
+            lines.append("  %%outs%d = tensor.cast %s : %s to %s" % (
+                i, val, rtypes[i], nc.ttype(shape, elt)))
+            val = "%%outs%d" % i
+        lines += check_lines(a, "%s/%s" % (a.name, suffix), val, shape, elt, ref, suffix)
+    lines += ["  return", "}"]
+    return "\n".join(lines) + "\n"
+
+
 def case_softmax_grad(a, rng):
     shape = nc.parse_shape(a.shape)
     rank = len(shape)
@@ -246,6 +294,13 @@ def case_attention_grad(a, rng):
     args, consts, clauses = nc.attention_operands(a, q, k, v, mask, mshape)
     alld = [True, not a.static_heads, True, True] if a.dynamic else None
     qs, ks, vs, os_ = [B, H, Sq, D], [B, Hkv, Sk, D], [B, Hkv, Sk, Dv], [B, H, Sq, Dv]
+    if a.derived:
+        results = [("dq", qs, dt, alld, dq), ("dk", ks, dt, alld, dk),
+                   ("dv", vs, dt, alld, dv)]
+        if a.mask == "add":
+            results.insert(3, ("dmask", mshape, dt, args[3][3], dm))
+        return emit_derived(a, args, consts, clauses, ("do", os_, dt, alld),
+                            nc.dense_float(do, dt, os_), results)
     fwd = [("o", os_, dt, alld), ("do", os_, dt, alld),
            ("lse", [B, H, Sq], "f32", alld[:3] if alld else None)]
     args = args[:3] + fwd + args[3:]
@@ -351,6 +406,9 @@ def main():
                    help="also request and check the additive mask's gradient")
     t.add_argument("--fd-check", action="store_true",
                    help="check the float64 formulas against finite differences")
+    t.add_argument("--derived", action="store_true",
+                   help="emit the forward tx.attention and check the gradients of the "
+                        "entry points tx-derive-gradients adds (run with it)")
     a = p.parse_args()
     a.lse, a.corrupt_ref = False, None
     rng = random.Random(a.seed)
