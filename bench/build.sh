@@ -33,6 +33,7 @@ variants=(
 )
 for v in "${variants[@]}"; do
   name=${v%%:*}; opts=${v#*:}
-  bash "$root/scripts/tx-compile.sh" "$src" "$out/softmax_$name" $opts &
+  # Forward benchmarks: no derived backward entry points (TX_GRADIENTS=0).
+  TX_GRADIENTS=0 bash "$root/scripts/tx-compile.sh" "$src" "$out/softmax_$name" $opts &
 done
 wait

@@ -13,6 +13,12 @@
 # resource usage of every kernel, with PTX in ptx/, when ptxas is installed).
 # Default target: sm_90 cubin (format=bin).
 #
+# Each function whose results are tx.attention / tx.softmax of its arguments
+# also gets its forward-with-LSE and backward entry points (<name>__tx_fwd,
+# <name>__tx_bwd: tx-opt --tx-derive-gradients), which python/tx's autograd
+# calls; TX_GRADIENTS=0 leaves them out (a smaller, faster-to-build library
+# without backward).
+#
 # Prints one line for the library (entry points, kernels, registers, spills)
 # and each distinct remark once with the functions it concerns
 # (scripts/compile_report.py). TX_VERBOSE=1 adds a line per kernel and
@@ -85,7 +91,9 @@ opts="$extra format=$format toolkit=$toolkit"
 # manifest (with the options as the user gave them); its diagnostics
 # (remarks such as the ops left to the reference lowering, without the op
 # dumps) go to $remarks.
-if ! "$build/bin/tx-opt" "$in" --mlir-print-op-on-diagnostic=false \
+derive=--tx-derive-gradients
+[ "${TX_GRADIENTS:-1}" = 0 ] && derive=
+if ! "$build/bin/tx-opt" "$in" --mlir-print-op-on-diagnostic=false $derive \
      --tx-emit-manifest="path='$manifest.tmp' library=lib$stem.so pipeline='format=$format toolkit=$cuda $extra'" \
      --tx-gpu-pipeline="$opts" -o "$out/$stem.host.mlir" 2> "$remarks"; then
   fail "tx-opt failed on $in"

@@ -27,9 +27,13 @@ class RealManifest(unittest.TestCase):
         self.assertEqual(m.library, "libpkg.so")
         self.assertTrue(m.source.endswith("pkg.mlir"), m.source)
         self.assertIn("format=", m.pipeline)
+        # Each differentiable function is followed by its derived entry
+        # points (tx-derive-gradients).
+        grad = lambda n: [n, n + "__tx_fwd", n + "__tx_bwd"]
         self.assertEqual(list(m.functions),
-                         ["attn", "attn_mask", "attn_bias", "softmax", "softmax_dyn", "pair",
-                          "attn_lse", "zeros_like", "attn_lengths"])
+                         grad("attn") + grad("attn_mask") + grad("attn_bias") + grad("softmax")
+                         + grad("softmax_dyn") + grad("pair") + ["attn_lse", "zeros_like"]
+                         + grad("attn_lengths"))
         op = m.functions["attn_lengths"].ops[0]
         self.assertEqual(op.operands, {"query": 0, "key": 1, "value": 2, "mask": None,
                                        "kv_lengths": 3, "q_lengths": 4})

@@ -405,9 +405,17 @@ class Errors(unittest.TestCase):
         with self.assertRaisesRegex(tx.TxError, r"libnope\.so: no such library"):
             tx.load(os.path.join(LIB_DIR, "libnope.so"))
 
-    def test_missing_argument_is_python_error(self):
-        with self.assertRaisesRegex(TypeError, "missing 1 required positional argument: 'v'"):
-            self.lib.attn(rnd(1), rnd(1))
+    def test_missing_argument_is_an_argument_error(self):
+        # Named, and also a TypeError (as Python's own missing-argument error).
+        q, k = rnd(1, 8, 16, 64, dtype=torch.float16), rnd(1, 2, 16, 64, dtype=torch.float16)
+        with self.assertRaisesRegex(tx.ArgumentTypeError,
+                                    r"^attn: argument 'v' \(value\): is missing "
+                                    r"\(f16\[1, 2, 16, 64\]\)$") as cm:
+            self.lib.attn(q, k)
+        self.assertIsInstance(cm.exception, TypeError)
+        self.assertEqual(cm.exception.argument, "v")
+        with self.assertRaisesRegex(TypeError, "unexpected keyword argument 'w'"):
+            self.lib.attn(q, k, w=k)
 
 
 class OddNames(unittest.TestCase):
@@ -540,8 +548,12 @@ class RealLibraryOnStubDriver(unittest.TestCase):
         self.assertTrue(line, p.stdout + p.stderr)
         r = json.loads(line[0][len("RESULT "):])
         self.assertEqual(r["unsupported"], {})
-        self.assertEqual(sorted(r["modes"]), ["attn", "attn_bias", "attn_lengths", "attn_lse", "attn_mask", "pair",
-                                              "softmax", "softmax_dyn", "zeros_like"])
+        names = ["attn", "attn_bias", "attn_lengths", "attn_lse", "attn_mask", "pair",
+                 "softmax", "softmax_dyn", "zeros_like"]
+        # Each differentiable function also has its derived entry points.
+        derived = [n + s for n in names if n not in ("attn_lse", "zeros_like")
+                   for s in ("__tx_bwd", "__tx_fwd")]
+        self.assertEqual(sorted(r["modes"]), sorted(names + derived))
         self.assertTrue(set(r["modes"].values()) <= {"stream", "sync"}, r["modes"])
         self.assertEqual(r["argtypes"]["attn_mask"], 5 + (r["modes"]["attn_mask"] == "stream"))
         self.assertIn("dimension 1 is 64, expected 128", r["shape_error"])

@@ -15,9 +15,12 @@ points ``torch.library`` custom ops (torch >= 2.4) usable inside
 ``torch.compile``. The package imports without torch (manifests can be read
 anywhere); loading a library needs torch with CUDA, except
 ``tx.load(path, device="meta")``, which runs the argument checks on any
-machine and returns meta tensors. Entry points have no backward: a call on
-tensors that require grad raises :class:`UnsupportedError`. See
-docs/Python.md.
+machine and returns meta tensors. A function whose results are
+``tx.attention`` / ``tx.softmax`` of its arguments is differentiable: on
+tensors that require grad it returns results with a ``grad_fn`` (the
+library holds its forward-with-LSE and backward entry points,
+``<name>__tx_fwd`` / ``<name>__tx_bwd``); other functions raise
+:class:`UnsupportedError` on such tensors. See docs/Python.md.
 """
 import os
 
@@ -112,7 +115,9 @@ def _bind_library(path, manifest, cdll, runtime, torch, device_index, device,
     """Builds the Library from a manifest and a symbol binder (shared by
     ``load`` and the CPU tests, which bind fake C functions)."""
     from ._entry import build_entry
+    from ._autograd import gradients
     functions, unsupported = {}, {}
+    grads = gradients(manifest, functions, torch)
     for name, fn in manifest.functions.items():
         why = fn.unsupported
         if why is None:
@@ -124,7 +129,7 @@ def _bind_library(path, manifest, cdll, runtime, torch, device_index, device,
             continue
         functions[name] = build_entry(fn, cfunc, mode, torch=torch, device_index=device_index,
                                       device=device, stream=stream, runtime=runtime,
-                                      device_label=device_label)
+                                      device_label=device_label, autograd=grads.get(name))
     return Library(path, manifest, functions, unsupported, runtime, cdll, device=device)
 
 
@@ -179,9 +184,14 @@ def _check_only_library(path, manifest, torch):
     """The Library of ``tx.load(path, device="meta")``: entry points that
     check their arguments and return meta tensors (nothing is loaded)."""
     from ._entry import build_check_entry
+    from ._autograd import gradients
     meta = torch.device("meta")
-    functions = {name: build_check_entry(fn, torch=torch, device=meta)
-                 for name, fn in manifest.functions.items() if fn.unsupported is None}
+    functions = {}
+    grads = gradients(manifest, functions, torch)
+    for name, fn in manifest.functions.items():
+        if fn.unsupported is None:
+            functions[name] = build_check_entry(fn, torch=torch, device=meta,
+                                                autograd=grads.get(name))
     unsupported = {name: fn.unsupported for name, fn in manifest.functions.items()
                    if fn.unsupported is not None}
     return Library(path, manifest, functions, unsupported, None, None, device=meta)

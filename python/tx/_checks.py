@@ -35,20 +35,29 @@ def op_rules(fn):
     (lib/Transformer/Transforms/AttentionShapes.cpp), plus the default-scale rule."""
     rules = []
     for op in fn.ops:
-        if op.op != "tx.attention":
-            continue  # tx.softmax: any shape of its type.
         o = op.operands
         q, k, v, m = o.get("query"), o.get("key"), o.get("value"), o.get("mask")
+        keys = (("$q", q), ("$k", k), ("$v", v), ("$m", m), ("$o", o.get("output")),
+                ("$g", o.get("grad_output")), ("$l", o.get("lse")))
 
         def add(blame, needs, expr, message):
-            # $q/$k/$v/$m: the operands' argument indices; the message is a
-            # str.format template over S (shapes) and A (argument names).
+            # $q/$k/$v/$m/$o/$g/$l: the operands' argument indices (blame and
+            # needs may name them too); the message is a str.format template
+            # over S (shapes) and A (argument names).
+            idx = dict(keys)
+            blame = idx.get(blame, blame)
+            needs = tuple(idx.get(i, i) for i in needs)
             if blame is None or any(i is None for i in needs):
                 return
-            for key, idx in (("$q", q), ("$k", k), ("$v", v), ("$m", m)):
-                expr = expr.replace(key, str(idx))
-                message = message.replace(key, str(idx))
+            for key, i in keys:
+                expr = expr.replace(key, str(i))
+                message = message.replace(key, str(i))
             rules.append(Rule(blame, expr, message))
+
+        if op.op in ("tx.softmax_grad", "tx.attention_grad"):
+            _grad_rules(op, add)
+        if op.op not in ("tx.attention", "tx.attention_grad"):
+            continue  # tx.softmax: any shape of its type.
 
         add(k, (q,), "S[$k][0] == S[$q][0]",
             "batch size B = {S[$k][0]} differs from {A[$q]}'s {S[$q][0]}")
@@ -92,6 +101,39 @@ def op_rules(fn):
                 "head dim D is 0, but the default scale 1/sqrt(D) needs D > 0 "
                 "(the function has no explicit scale)")
     return rules
+
+
+class _Missing:
+    """The default of every entry-point parameter: an argument not passed."""
+
+    def __repr__(self):
+        return "<required>"
+
+
+MISSING = _Missing()
+
+
+def _grad_rules(op, add):
+    """The shape rules tying a backward op's forward operands (O, the LSE)
+    and gradient (dO) to its other operands: O is [B, H, Sq, Dv] (Q's B, H,
+    Sq; V's Dv), dO has O's shape, the LSE is [B, H, Sq]; a softmax's dY has
+    Y's shape."""
+    if op.op == "tx.softmax_grad":
+        add("$g", ("$o",), "S[$g] == S[$o]",
+            "shape {S[$g]} differs from {A[$o]}'s {S[$o]} (the gradient of a result has "
+            "the result's shape)")
+        return
+    for d, what in enumerate(("batch size B", "head count H", "query length Sq")):
+        add("$o", ("$q",), "S[$o][%d] == S[$q][%d]" % (d, d),
+            "%s = {S[$o][%d]} differs from {A[$q]}'s {S[$q][%d]} (O is the forward's "
+            "output, [B, H, Sq, Dv])" % (what, d, d))
+        add("$l", ("$q",), "S[$l][%d] == S[$q][%d]" % (d, d),
+            "%s = {S[$l][%d]} differs from {A[$q]}'s {S[$q][%d]} (the LSE is the "
+            "forward's, [B, H, Sq])" % (what, d, d))
+    add("$o", ("$v",), "S[$o][3] == S[$v][3]",
+        "value head dim Dv = {S[$o][3]} differs from {A[$v]}'s {S[$v][3]}")
+    add("$g", ("$o",), "S[$g] == S[$o]",
+        "shape {S[$g]} differs from {A[$o]}'s {S[$o]} (the gradient of O has O's shape)")
 
 
 def _shape_str(shape):
@@ -159,6 +201,9 @@ class Checker:
         for i, (a, t) in enumerate(zip(fn.arguments, args)):
             p = self._prefix(i)
             want = self.arg_dtypes[i]
+            if t is MISSING:
+                return ArgumentTypeError(p + "is missing (%s)" % a.describe(), fn.name,
+                                         a.pyname)
             if not isinstance(t, torch.Tensor):
                 return ArgumentTypeError(p + "expected a torch.Tensor (%s), got %s"
                                          % (a.describe(), type(t).__name__), fn.name, a.pyname)
@@ -200,10 +245,10 @@ class Checker:
             if isinstance(t, torch.Tensor) and t.requires_grad:
                 name = self.names[i]
                 return UnsupportedError(
-                    self._prefix(i) + "requires grad, but tx functions have no backward "
-                    "(autograd) yet: the result would carry no gradient. Call %s under "
-                    "torch.no_grad() or torch.inference_mode(), or pass %s.detach()"
-                    % (fn.name, name), fn.name, name)
+                    self._prefix(i) + "requires grad, but %s has no backward (%s): the "
+                    "result would carry no gradient. Call %s under torch.no_grad() or "
+                    "torch.inference_mode(), or pass %s.detach()"
+                    % (fn.name, fn.no_gradient, fn.name, name), fn.name, name)
         n = len(fn.results)
         outs = [out] if isinstance(out, torch.Tensor) else (
             list(out) if isinstance(out, (list, tuple)) else [])
@@ -211,9 +256,8 @@ class Checker:
             if isinstance(t, torch.Tensor) and t.requires_grad:
                 name = "out" if n == 1 else "out[%d]" % j
                 return UnsupportedError(
-                    "%s: %s requires grad, but tx functions have no backward (autograd) "
-                    "yet: writing into it would bypass autograd. Pass a tensor that does "
-                    "not require grad, or call %s under torch.no_grad()"
+                    "%s: %s requires grad, but writing into it would bypass autograd. Pass "
+                    "a tensor that does not require grad, or call %s under torch.no_grad()"
                     % (fn.name, name, fn.name), fn.name, name)
         return None
 

@@ -13,7 +13,7 @@ the current stream.
 import threading
 
 from ._abi import ThreadBuffers
-from ._checks import Checker
+from ._checks import MISSING, Checker
 from ._errors import ArgumentError, TxRuntimeError
 from ._manifest import ELEMENT_BYTES
 
@@ -79,7 +79,7 @@ def _length_checker(fn, torch):
     names = [a.pyname for a in fn.arguments]
     checks = []
     for op in fn.ops:
-        if op.op != "tx.attention":
+        if op.op not in ("tx.attention", "tx.attention_grad"):
             continue
         for key, src, bound in (("kv_lengths", "key", "Sk"), ("q_lengths", "query", "Sq")):
             i, j = op.operands.get(key), op.operands.get(src)
@@ -108,7 +108,10 @@ def _length_checker(fn, torch):
 def _define(fn, env, body):
     """Compiles ``def <fn.name>(<arguments>, *, out=None)`` with the lines
     ``body`` in ``env``; returns the function and its source."""
-    params = ", ".join(a.pyname for a in fn.arguments)
+    # Each parameter defaults to MISSING, which the checks report as a
+    # missing argument (an ArgumentTypeError naming it).
+    params = ", ".join(a.pyname + "=_MISSING" for a in fn.arguments)
+    env["_MISSING"] = MISSING
     # Defined as _entry (a function name may be a Python keyword) and renamed.
     src = "def _entry(%s%sout=None):\n" % (params, ", *, " if params else "*, ")
     src += "\n".join(body) + "\n"
@@ -118,7 +121,7 @@ def _define(fn, env, body):
     return f, src
 
 
-def build_check_entry(fn, *, torch, device):
+def build_check_entry(fn, *, torch, device, autograd=None):
     """The callable of manifest function ``fn`` in a check-only library
     (``tx.load(path, device="meta")``): every check of :func:`build_entry`
     but the device (tensors on any device are accepted; per-sequence
@@ -132,6 +135,9 @@ def build_check_entry(fn, *, torch, device):
 
     def run(args, out):
         e = chk.argument_error(args)
+        if (e is None and autograd is not None and torch.is_grad_enabled()
+                and any(t.requires_grad for t in args)):
+            return autograd(args, out)
         if e is None and torch.is_grad_enabled():
             e = chk.grad_error(args, out)
         if e is not None:
@@ -151,15 +157,16 @@ def build_check_entry(fn, *, torch, device):
 
     args = "(%s)" % "".join(a.pyname + ", " for a in fn.arguments)
     f, src = _define(fn, {"_run": run}, ["    return _run(%s, out)" % args])
-    f.__doc__ = docstring(fn, "check", str(device))
+    f.__doc__ = docstring(fn, "check", str(device), autograd is not None)
     f.info, f.mode, f.checker, f.source = fn, "check", chk, src
     return f
 
 
-def _check_lines(fn, chk, has_lengths):
+def _check_lines(fn, chk, has_lengths, autograd=False):
     """The generated code's argument checks: one boolean expression (the
     readable :meth:`Checker.diagnose` only when it fails), tensors that
-    require grad, per-sequence lengths."""
+    require grad (``autograd``: the call then goes through ``_autograd``,
+    else it is refused), per-sequence lengths."""
     names = [a.pyname for a in fn.arguments]
     nargs = len(names)
     t = lambda i: names[i]
@@ -176,12 +183,15 @@ def _check_lines(fn, chk, has_lengths):
     w("        _ok = False")
     w("    if not _ok:")
     w("        _diagnose(%s)" % args_tuple)
-    # No backward yet: a tensor that requires grad (in grad mode) is refused
+    # A tensor that requires grad (in grad mode): autograd, or refused
     # rather than given a result without grad_fn (UnsupportedError).
     if nargs:
         w("    if (%s) and _grad_on():" % " or ".join("%s.requires_grad" % t(i)
                                                      for i in range(nargs)))
-        w("        _no_grad(%s)" % args_tuple)
+        if autograd:
+            w("        return _autograd(%s, out)" % args_tuple)
+        else:
+            w("        _no_grad(%s)" % args_tuple)
     if has_lengths:
         w("    _check_lengths(%s)" % args_tuple)
     return L
@@ -306,7 +316,7 @@ def _call_lines(fn, mode):
 
 
 def build_entry(fn, cfunc, mode, *, torch, device_index, device, stream, runtime,
-                device_label=None):
+                device_label=None, autograd=None):
     """The callable of manifest function ``fn``.
 
     ``cfunc``: the C function (ctypes; ``mode`` ``"stream"``: returns int32 and
@@ -314,7 +324,9 @@ def build_entry(fn, cfunc, mode, *, torch, device_index, device, stream, runtime
     current stream through ``txRuntimeSetStream``); ``device_index``: what
     ``Tensor.get_device()`` must return; ``device``: the torch device results
     are allocated on; ``stream(device_index)``: the raw current stream;
-    ``runtime``: the tx Runtime (error messages)."""
+    ``runtime``: the tx Runtime (error messages); ``autograd``: the
+    function's :class:`tx._autograd.Gradient` (None: no backward, a call on
+    tensors that require grad raises :class:`UnsupportedError`)."""
     label = device_label or str(device)
     chk = Checker(fn, torch, device_index, label)
     nargs, nres = len(fn.arguments), len(fn.results)
@@ -342,6 +354,7 @@ def build_entry(fn, cfunc, mode, *, torch, device_index, device, stream, runtime
         "_fn": cfunc, "_stream": stream, "_fail": fail, "_fail_sync": fail_sync,
         "_need_out": need_out, "_len": len, "_Exception": Exception,
         "_grad_on": torch.is_grad_enabled, "_no_grad": chk.no_grad,
+        "_autograd": autograd,
     }
     if mode == "sync":
         env["_LOCK"] = _SYNC_LOCK
@@ -352,10 +365,11 @@ def build_entry(fn, cfunc, mode, *, torch, device_index, device, stream, runtime
     for j in range(nres):
         env["_RD%d" % j] = chk.result_dtypes[j]
 
-    L = (_check_lines(fn, chk, bool(length_checks)) + _result_lines(fn, chk)
+    L = (_check_lines(fn, chk, bool(length_checks), autograd is not None)
+         + _result_lines(fn, chk)
          + _call_lines(fn, mode))
     f, src = _define(fn, env, L)
-    f.__doc__ = docstring(fn, mode, label)
+    f.__doc__ = docstring(fn, mode, label, autograd is not None)
     f.info = fn
     f.mode = mode
     f.checker = chk
@@ -363,9 +377,9 @@ def build_entry(fn, cfunc, mode, *, torch, device_index, device, stream, runtime
     return f
 
 
-def docstring(fn, mode, device_label):
+def docstring(fn, mode, device_label, autograd=False):
     """What ``help(lib.<fn>)`` shows: the signature with dtypes and static
-    sizes, the op, how results are sized, and the errors."""
+    sizes, the op, how results are sized, gradients, and the errors."""
     lines = [fn.signature(), ""]
     op = fn.op
     if op is not None and op.op == "tx.attention":
@@ -402,9 +416,17 @@ def docstring(fn, mode, device_label):
                   "Runs on torch.cuda.current_stream()%s." % (
                       "" if mode == "stream" else
                       " and waits for it (the library predates the stream-ordered ABI)")]
+    if autograd:
+        fwd, bwd, args = fn.gradient_entries
+        lines += ["Differentiable: on tensors that require grad (grad mode on) it runs %s "
+                  "and returns results with a grad_fn; backward runs %s, giving gradients "
+                  "to %s." % (fwd, bwd, ", ".join(fn.arguments[i].pyname for i in args))]
+        refused = "out= on tensors that require grad"
+    else:
+        refused = "tensors that require grad while grad mode is on (no backward: %s; use " \
+                  "torch.no_grad() or .detach())" % fn.no_gradient
     lines += ["Raises tx.ArgumentTypeError / tx.ShapeError / tx.ArgumentError (naming the "
-              "argument)%s, tx.UnsupportedError for tensors that require grad while grad "
-              "mode is on (no backward yet: use torch.no_grad() or .detach())%s." % (
-                  ("", "") if mode == "check" else
-                  (" before calling the library", ", tx.TxRuntimeError when the library fails"))]
+              "argument)%s, tx.UnsupportedError for %s%s." % (
+                  " before calling the library" if mode != "check" else "", refused,
+                  "" if mode == "check" else ", tx.TxRuntimeError when the library fails")]
     return "\n".join(lines)

@@ -111,9 +111,29 @@ class OpInfo:
         return "<%s %s>" % (self.op, attrs)
 
 
+def _gradient(g, where, nargs):
+    """The manifest's ``gradient`` entry of a function, checked: None (not
+    derived), ``{"none": why}``, ``{"derived": "forward" | "backward"}`` or
+    ``{"forward": name, "backward": name, "arguments": [i, ...]}``."""
+    if g is None:
+        return None
+    if not isinstance(g, dict):
+        raise ManifestError("%s: malformed gradient entry %r" % (where, g))
+    if "none" in g or "derived" in g:
+        return dict(g)
+    args = g.get("arguments")
+    if (not isinstance(g.get("forward"), str) or not isinstance(g.get("backward"), str)
+            or not isinstance(args, list)
+            or not all(isinstance(i, int) and 0 <= i < nargs for i in args)):
+        raise ManifestError("%s: malformed gradient entry %r" % (where, g))
+    return dict(g)
+
+
 class FunctionInfo:
     """One public function: ``name``, ``symbols`` (``sync``, ``on_stream``),
-    ``arguments`` and ``results`` (TensorInfo), ``ops`` (OpInfo), ``loc``."""
+    ``arguments`` and ``results`` (TensorInfo), ``ops`` (OpInfo), ``loc``,
+    ``gradient`` (what ``tx-derive-gradients`` recorded, or None: see
+    :attr:`gradient_entries` and :attr:`no_gradient`)."""
 
     def __init__(self, d, where):
         try:
@@ -126,6 +146,7 @@ class FunctionInfo:
             self.results = tuple(TensorInfo(r, "%s, result %d" % (where, i), True)
                                  for i, r in enumerate(d["results"]))
             self.ops = tuple(OpInfo(o, where) for o in d.get("ops") or ())
+            self.gradient = _gradient(d.get("gradient"), where, len(self.arguments))
         except (KeyError, TypeError) as e:
             raise ManifestError("%s: malformed function (%s: %s)" % (where, type(e).__name__, e))
         seen = set()
@@ -142,6 +163,33 @@ class FunctionInfo:
                 return "%s %s has type %s (only ranked tensors of %s are supported)" % (
                     "result" if t in self.results else "argument", t.name, t.type,
                     ", ".join(sorted(ELEMENT_BYTES)))
+        return None
+
+    @property
+    def gradient_entries(self):
+        """``(forward, backward, arguments)`` of a differentiable function:
+        the names of its derived entry points (``<name>__tx_fwd``: the
+        results and each attention's LSE; ``<name>__tx_bwd``: the gradients)
+        and the indices of the arguments that get a gradient; None
+        otherwise."""
+        g = self.gradient
+        if g is None or "forward" not in g:
+            return None
+        return g["forward"], g["backward"], tuple(g["arguments"])
+
+    @property
+    def no_gradient(self):
+        """Why this function has no backward (a sentence), or None when it
+        has one."""
+        g = self.gradient
+        if g is None:
+            return ("the library was built without tx-derive-gradients (scripts/tx-compile.sh "
+                    "runs it unless TX_GRADIENTS=0)")
+        if "derived" in g:
+            return ("it is the derived %s entry point of a differentiable function "
+                    "(no double backward)" % g["derived"])
+        if "none" in g:
+            return str(g["none"])
         return None
 
     @property

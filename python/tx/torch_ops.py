@@ -9,9 +9,19 @@ Each op is functional (returns new tensors; no ``out=``), and has a fake
 implementation that checks dtypes, ranks, static sizes and the op's shape
 rules and returns empty tensors of the result shapes, which the manifest's
 ``shape_from`` gives. Functions whose result sizes do not follow from their
-arguments cannot be registered. The ops have no backward: a call on
-tensors that require grad (in grad mode) raises :class:`tx.UnsupportedError`,
-as a direct call does. Needs torch >= 2.4 (``torch.library.custom_op``).
+arguments cannot be registered. Needs torch >= 2.4
+(``torch.library.custom_op``).
+
+Gradients: a differentiable function ``f`` (``FunctionInfo.gradient_entries``)
+is registered as three ops: ``f__tx_fwd`` (a custom op returning the results
+and the LSEs, with ``torch.library.register_autograd``: its backward is the
+custom op ``f__tx_bwd``; the LSE outputs are not differentiable) and ``f``
+itself, a ``CompositeImplicitAutograd`` op that returns ``f__tx_fwd``'s
+results, so that autograd and ``torch.compile(fullgraph=True)`` see the
+forward and backward custom ops without a graph break. Other ops (and the
+backward ops themselves: no double backward) raise
+:class:`tx.UnsupportedError` on tensors that require grad (in grad mode), as a
+direct call does.
 """
 from ._errors import TxError, UnsupportedError
 
@@ -58,6 +68,7 @@ def register(lib, namespace="tx", names=None, prefix=""):
     if names is None:
         names = list(lib.functions)
     ops = {}
+    qual = lambda n: "%s::%s%s" % (namespace, prefix, n)
     for name in names:
         if name not in lib.functions:
             raise TxError("tx: %s has no callable function %s%s" % (
@@ -69,15 +80,77 @@ def register(lib, namespace="tx", names=None, prefix=""):
                 raise TxError("tx: %s cannot be a custom op: the sizes of its results do not "
                               "follow from its arguments (call it with out= instead)" % name)
             continue
-        ops[name] = _register_one(torch, entry, "%s::%s%s" % (namespace, prefix, name))
+        grad = fn.gradient_entries
+        if grad is not None and all(n in lib.functions for n in grad[:2]):
+            # The derived entry points first (registered once).
+            for n in grad[:2]:
+                if n not in ops:
+                    ops[n] = _register_one(torch, lib.functions[n], qual(n),
+                                           no_backward=n != grad[0])
+            ops[name] = _register_differentiable(torch, fn, ops[grad[0]], ops[grad[1]],
+                                                 namespace, prefix + name)
+        elif name not in ops:
+            ops[name] = _register_one(torch, entry, qual(name))
     return ops
+
+
+#: torch.library.Library fragments holding the differentiable ops (kept
+#: alive: a fragment's definitions go away with it).
+_FRAGMENTS = []
+
+
+def _register_differentiable(torch, fn, fwd, bwd, namespace, name):
+    """Registers ``<namespace>::<name>``, the op of differentiable function
+    ``fn``: a ``CompositeImplicitAutograd`` op over the forward custom op
+    ``fwd``, whose autograd (``register_autograd``) runs ``bwd``."""
+    qualname = "%s::%s" % (namespace, name)
+    if qualname in _REGISTERED:
+        raise TxError("tx: cannot register %s: already registered for %s (pass another "
+                      "namespace= or prefix=)" % (qualname, _REGISTERED[qualname]))
+    nargs, nres = len(fn.arguments), len(fn.results)
+    grad_args = fn.gradient_entries[2]
+
+    def setup_context(ctx, inputs, output):
+        outs = output if isinstance(output, (tuple, list)) else (output,)
+        ctx.save_for_backward(*inputs, *outs)
+        ctx.mark_non_differentiable(*outs[nres:])
+
+    def backward(ctx, *grads):
+        saved = ctx.saved_tensors
+        results = saved[nargs:nargs + nres]
+        gs = [torch.zeros_like(r) if g is None else g.contiguous()
+              for g, r in zip(grads[:nres], results)]
+        d = bwd(*saved, *gs)
+        d = d if isinstance(d, (tuple, list)) else (d,)
+        out = [None] * nargs
+        for i, x in zip(grad_args, d):
+            if ctx.needs_input_grad[i]:
+                out[i] = x
+        return tuple(out)
+
+    fwd.register_autograd(backward, setup_context=setup_context)
+    try:
+        frag = torch.library.Library(namespace, "FRAGMENT")
+        frag.define(name + schema(fn))
+    except (RuntimeError, ValueError) as e:
+        raise TxError("tx: cannot register %s: %s (pass another namespace= or prefix=)"
+                      % (qualname, e))
+
+    def composite(*args):
+        outs = fwd(*args)
+        return outs[0] if nres == 1 else tuple(outs[:nres])
+
+    frag.impl(name, composite, "CompositeImplicitAutograd")
+    _FRAGMENTS.append(frag)
+    _REGISTERED[qualname] = fn.name
+    return getattr(getattr(torch.ops, namespace), name)
 
 
 #: qualname -> the entry point registered under it by this process.
 _REGISTERED = {}
 
 
-def _register_one(torch, entry, qualname):
+def _register_one(torch, entry, qualname, no_backward=True):
     fn = entry.info
     chk = entry.checker
     if qualname in _REGISTERED:
@@ -105,12 +178,13 @@ def _register_one(torch, entry, qualname):
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     op.register_fake(fake)
-    _register_no_backward(torch, op, chk)
+    if no_backward:
+        _register_no_backward(torch, op, chk)
     return op
 
 
 def _register_no_backward(torch, op, chk):
-    """tx ops have no backward yet: the op's autograd kernel raises
+    """An op without backward: its autograd kernel raises
     :class:`UnsupportedError` when it is called on tensors that require
     grad in grad mode (torch runs ``setup_context`` only then), like a
     direct call, instead of returning a result that drops the gradient (or
@@ -120,11 +194,10 @@ def _register_no_backward(torch, op, chk):
     def setup_context(ctx, inputs, output):
         e = chk.grad_error(inputs)
         raise e if e is not None else UnsupportedError(
-            "%s: tx functions have no backward (autograd) yet; call it under "
-            "torch.no_grad() or pass detached tensors" % fn.name, fn.name)
+            "%s has no backward (%s); call it under torch.no_grad() or pass detached "
+            "tensors" % (fn.name, fn.no_gradient), fn.name)
 
     def backward(ctx, *grads):
-        raise UnsupportedError("%s: tx functions have no backward (autograd) yet" % fn.name,
-                               fn.name)
+        raise UnsupportedError("%s has no backward (%s)" % (fn.name, fn.no_gradient), fn.name)
 
     op.register_autograd(backward, setup_context=setup_context)
