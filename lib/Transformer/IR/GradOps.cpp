@@ -50,12 +50,7 @@ LogicalResult SoftmaxGradOp::reifyResultShapes(
 //===----------------------------------------------------------------------===//
 
 std::optional<double> AttentionGradOp::getStaticScale() {
-  if (auto scale = getScaleAttr())
-    return scale.getValueAsDouble();
-  int64_t d = getQuery().getType().getDimSize(3);
-  if (ShapedType::isDynamic(d))
-    return std::nullopt;
-  return 1.0 / std::sqrt(static_cast<double>(d));
+  return staticScale(getScaleAttr(), getQuery().getType());
 }
 
 /// Each gradient has the type of the operand it is the gradient of.

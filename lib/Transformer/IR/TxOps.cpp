@@ -61,12 +61,7 @@ SoftmaxOp::reifyResultShapes(OpBuilder &builder,
 //===----------------------------------------------------------------------===//
 
 std::optional<double> AttentionOp::getStaticScale() {
-  if (auto scale = getScaleAttr())
-    return scale.getValueAsDouble();
-  int64_t d = getQuery().getType().getDimSize(3);
-  if (ShapedType::isDynamic(d))
-    return std::nullopt;
-  return 1.0 / std::sqrt(static_cast<double>(d));
+  return staticScale(getScaleAttr(), getQuery().getType());
 }
 
 LogicalResult AttentionOp::verify() {

@@ -84,6 +84,15 @@ bool compatible(int64_t a, int64_t b) {
   return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
 }
 
+std::optional<double> staticScale(FloatAttr scale, RankedTensorType q) {
+  if (scale)
+    return scale.getValueAsDouble();
+  int64_t d = q.getDimSize(3);
+  if (ShapedType::isDynamic(d))
+    return std::nullopt;
+  return 1.0 / std::sqrt(static_cast<double>(d));
+}
+
 /// The mask rules shared by tx.attention and tx.online_attention: rank 4,
 /// element type i1 (keep-mask) or the query's (additive), shape
 /// [B|1, H|1, rows, keys] = `want` (dimensions named `names`). With

@@ -27,6 +27,10 @@ std::string shapeStr(ArrayRef<int64_t> shape);
 std::string floatStr(double x);
 /// True when two sizes may be equal (either is dynamic, or both are equal).
 bool compatible(int64_t a, int64_t b);
+/// The scale applied to Q·Kᵀ by tx.attention and tx.attention_grad: `scale`
+/// when given, else 1/sqrt(D) of the query type `q` ([B, H, Sq, D]);
+/// std::nullopt when D is dynamic (the lowering computes it).
+std::optional<double> staticScale(FloatAttr scale, RankedTensorType q);
 
 /// Attributes without a dialect prefix that are not the op's own (`own`):
 /// an error naming the nearest own attribute.
