@@ -143,3 +143,17 @@ func.func private @user(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %y = call @declared__tx_fwd(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
 }
+
+// An LSE computed but not returned is the forward's LSE too.
+// CHECK-LABEL: func.func @unused_lse(
+// CHECK-SAME: tx.gradient
+// CHECK:      func.func @unused_lse__tx_fwd(
+// CHECK:        %[[O:.*]], %[[L:.*]] = tx.attention
+// CHECK:        tensor.dim %[[L]]
+// CHECK:        return %[[O]], %[[L]]
+func.func @unused_lse(%q: tensor<1x1x4x8xf32>, %k: tensor<1x1x4x8xf32>, %v: tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32> {
+  %o, %l = tx.attention %q, %k, %v : tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32> -> tensor<1x1x4x8xf32>, tensor<1x1x4xf32>
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %l, %c0 : tensor<1x1x4xf32>
+  return %o : tensor<1x1x4x8xf32>
+}

@@ -159,6 +159,9 @@ func::FuncOp buildForward(func::FuncOp f, StringRef name) {
         att.getScaleAttr(), att.getCausalAttr(), att.getSoftcapAttr(),
         att.getWindowAttr());
     att.getResult().replaceAllUsesWith(op.getResult());
+    // An LSE the function computes but does not return.
+    if (Value lse = att.getLse())
+      lse.replaceAllUsesWith(op.getLse());
     att.erase();
     v = op.getResult();
     lses.push_back(op.getLse());
