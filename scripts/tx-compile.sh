@@ -17,7 +17,8 @@
 # also gets its forward-with-LSE and backward entry points (<name>__tx_fwd,
 # <name>__tx_bwd: tx-opt --tx-derive-gradients), which python/tx's autograd
 # calls; TX_GRADIENTS=0 leaves them out (a smaller, faster-to-build library
-# without backward).
+# without backward). When they do not compile (a form the backward's GPU
+# lowering lacks), the library is built without them and a warning says so.
 #
 # Prints one line for the library (entry points, kernels, registers, spills)
 # and each distinct remark once with the functions it concerns
@@ -91,12 +92,24 @@ opts="$extra format=$format toolkit=$toolkit"
 # manifest (with the options as the user gave them); its diagnostics
 # (remarks such as the ops left to the reference lowering, without the op
 # dumps) go to $remarks.
-derive=--tx-derive-gradients
-[ "${TX_GRADIENTS:-1}" = 0 ] && derive=
-if ! "$build/bin/tx-opt" "$in" --mlir-print-op-on-diagnostic=false $derive \
-     --tx-emit-manifest="path='$manifest.tmp' library=lib$stem.so pipeline='format=$format toolkit=$cuda $extra'" \
-     --tx-gpu-pipeline="$opts" -o "$out/$stem.host.mlir" 2> "$remarks"; then
-  fail "tx-opt failed on $in"
+compile() { # compile [--tx-derive-gradients]
+  "$build/bin/tx-opt" "$in" --mlir-print-op-on-diagnostic=false "$@" \
+    --tx-emit-manifest="path='$manifest.tmp' library=lib$stem.so pipeline='format=$format toolkit=$cuda $extra'" \
+    --tx-gpu-pipeline="$opts" -o "$out/$stem.host.mlir" 2> "$remarks"
+}
+if [ "${TX_GRADIENTS:-1}" = 0 ]; then
+  compile || fail "tx-opt failed on $in"
+elif ! compile --tx-derive-gradients; then
+  # The backward entry points must not cost the forward its library: when
+  # the compile with them fails and the one without succeeds, the library
+  # has no backward and a warning says why.
+  mv -f "$remarks" "$remarks.grad"
+  compile || { rm -f "$remarks.grad"; fail "tx-opt failed on $in"; }
+  why=$(grep -m1 'error:' "$remarks.grad" | sed 's/^.*error: //')
+  rm -f "$remarks.grad"
+  echo "tx-compile: warning: $in: the derived backward entry points do not compile" \
+       "($why); the library has none (python/tx refuses autograd on its functions;" \
+       "TX_GRADIENTS=0 skips the attempt)" >&2
 fi
 "$llvm/mlir-translate" --mlir-to-llvmir "$out/$stem.host.mlir" -o "$out/$stem.ll" \
   || fail "mlir-translate failed on $out/$stem.host.mlir"

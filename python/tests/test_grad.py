@@ -154,6 +154,16 @@ class DirectCalls(unittest.TestCase):
         name, descs, _, _ = self.f.calls[1]
         self.assertEqual([d["aligned"] for d in descs[3:5]], [kl.data_ptr(), ql.data_ptr()])
 
+    def test_length_errors_name_the_function(self):
+        q = torch.randn(2, 4, 5, 32, dtype=torch.float16, requires_grad=True)
+        k, v = (torch.randn(2, 2, 7, 32, dtype=torch.float16) for _ in range(2))
+        kl = torch.tensor([7, 9], dtype=torch.int32)
+        ql = torch.tensor([5, 0], dtype=torch.int32)
+        with self.assertRaisesRegex(tx.ArgumentError, r"^attn_lengths: argument 'kv_len' "
+                                                      r"\(kv_lengths\): entry 1 is 9"):
+            self.lib.attn_lengths(q, k, v, kl, ql)
+        self.assertEqual(self.f.calls, [])
+
     def test_two_results_one_used(self):
         a = torch.randn(3, 5, requires_grad=True)
         b = torch.randn(2, 8).half().requires_grad_()
@@ -195,7 +205,10 @@ class DirectCalls(unittest.TestCase):
             self.lib.attn(q.detach(), k.detach(), v.detach(), out=o)
         # Double backward: the backward entry point has no gradient.
         lse = torch.randn(1, 8, 16)
-        with self.assertRaisesRegex(tx.UnsupportedError, "no double backward"):
+        with self.assertRaisesRegex(tx.UnsupportedError,
+                                    r"^attn__tx_bwd: argument 'q' \(query\): requires grad, but "
+                                    r"attn__tx_bwd computes gradients and has none itself: no "
+                                    r"double backward"):
             self.lib.attn__tx_bwd(q, k, v, o.detach(), lse, o.detach())
         self.assertEqual(self.f.calls, [])
 
@@ -269,6 +282,13 @@ class CheckOnly(unittest.TestCase):
             lib.zeros_like(torch.empty(3, 3, device="meta", requires_grad=True))
         with torch.no_grad():
             self.assertEqual(tuple(lib.attn(q, k, v).shape), (1, 8, 16, 64))
+        # CPU tensors that require grad: meta gradients would not fit them.
+        x = torch.randn(4, 128, requires_grad=True)
+        with self.assertRaisesRegex(tx.UnsupportedError,
+                                    r"^softmax: argument 'x' requires grad and is on cpu, but a "
+                                    r"check-only library \(device=\"meta\"\) differentiates "
+                                    r"meta tensors only"):
+            lib.softmax(x)
 
 
 class CustomOps(unittest.TestCase):

@@ -213,9 +213,11 @@ def load(path, manifest=None, device=None):
 
     ``device="meta"`` (or ``torch.device("meta")``) needs no GPU and loads
     nothing: the callables run every argument check of a real call except
-    the device (meta tensors are the usual arguments; on CPU tensors the
-    per-sequence lengths are also checked by value) and return new empty
-    meta tensors of the result shapes and dtypes, or ``out=`` untouched.
+    the device and the overlap of ``out=`` with the arguments (meta tensors
+    are the usual arguments; on CPU tensors the per-sequence lengths are
+    also checked by value) and return new empty meta tensors of the result
+    shapes and dtypes, or ``out=`` untouched; autograd on meta tensors
+    gives meta gradients.
 
     Raises :class:`ManifestError` (no or bad manifest) or :class:`TxError`
     (no such library, no CUDA, a bad device, the library cannot be opened)."""

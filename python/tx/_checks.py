@@ -244,6 +244,11 @@ class Checker:
         for i, t in enumerate(args):
             if isinstance(t, torch.Tensor) and t.requires_grad:
                 name = self.names[i]
+                if (fn.gradient or {}).get("derived") == "backward":
+                    return UnsupportedError(
+                        self._prefix(i) + "requires grad, but %s computes gradients and has "
+                        "none itself: no double backward (create_graph=True, higher-order "
+                        "gradients)" % fn.name, fn.name, name)
                 return UnsupportedError(
                     self._prefix(i) + "requires grad, but %s has no backward (%s): the "
                     "result would carry no gradient. Call %s under torch.no_grad() or "

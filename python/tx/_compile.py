@@ -49,7 +49,8 @@ def compile_library(source_or_path, chip="sm_90a", *, name=None, out_dir=None,
     ``softmax="simple"``; booleans as True/False). ``name``: the library stem
     (default: the file's stem, or ``module``). ``out_dir``: where to build
     (default: a cache directory under ``$TX_CACHE_DIR`` or ``~/.cache/tx``,
-    keyed by the source, the options and the compiler; a cached library is
+    keyed by the source, the options, ``TX_GRADIENTS`` and the compiler; a
+    cached library is
     reused unless ``force``). ``build_dir``: the tx build (default
     ``$TX_BUILD_DIR`` or ``<checkout>/build``). Raises :class:`CompileError`
     with the tools' messages."""
@@ -88,7 +89,9 @@ def compile_library(source_or_path, chip="sm_90a", *, name=None, out_dir=None,
 
     if out_dir is None:
         key = hashlib.sha256("\0".join(
-            [text, name] + words + [_stamp(tx_opt), _stamp(script),
+            # TX_GRADIENTS changes what tx-compile.sh builds.
+            [text, name, "grad=" + os.environ.get("TX_GRADIENTS", "1")] + words
+            + [_stamp(tx_opt), _stamp(script),
                                     _stamp(os.path.join(build, "lib", "libtx_cuda_runtime.so"))]
         ).encode()).hexdigest()[:16]
         cache = os.environ.get("TX_CACHE_DIR") or os.path.join(

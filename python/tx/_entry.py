@@ -14,7 +14,7 @@ import threading
 
 from ._abi import ThreadBuffers
 from ._checks import MISSING, Checker
-from ._errors import ArgumentError, TxRuntimeError
+from ._errors import ArgumentError, TxRuntimeError, UnsupportedError
 from ._manifest import ELEMENT_BYTES
 
 
@@ -137,6 +137,14 @@ def build_check_entry(fn, *, torch, device, autograd=None):
         e = chk.argument_error(args)
         if (e is None and autograd is not None and torch.is_grad_enabled()
                 and any(t.requires_grad for t in args)):
+            check_lengths(args)
+            for a, t in zip(fn.arguments, args):
+                if t.requires_grad and not t.is_meta:
+                    raise UnsupportedError(
+                        "%s: argument '%s' requires grad and is on %s, but a check-only "
+                        "library (device=\"meta\") differentiates meta tensors only: pass "
+                        "meta tensors, or call it under torch.no_grad()"
+                        % (fn.name, a.pyname, t.device), fn.name, a.pyname)
             return autograd(args, out)
         if e is None and torch.is_grad_enabled():
             e = chk.grad_error(args, out)
@@ -189,6 +197,9 @@ def _check_lines(fn, chk, has_lengths, autograd=False):
         w("    if (%s) and _grad_on():" % " or ".join("%s.requires_grad" % t(i)
                                                      for i in range(nargs)))
         if autograd:
+            # The lengths first: their errors name this function.
+            if has_lengths:
+                w("        _check_lengths(%s)" % args_tuple)
             w("        return _autograd(%s, out)" % args_tuple)
         else:
             w("        _no_grad(%s)" % args_tuple)

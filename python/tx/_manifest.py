@@ -184,7 +184,8 @@ class FunctionInfo:
         g = self.gradient
         if g is None:
             return ("the library was built without tx-derive-gradients (scripts/tx-compile.sh "
-                    "runs it unless TX_GRADIENTS=0)")
+                    "runs it unless TX_GRADIENTS=0, and leaves the backward out, with a warning, "
+                    "when it does not compile)")
         if "derived" in g:
             return ("it is the derived %s entry point of a differentiable function "
                     "(no double backward)" % g["derived"])

@@ -161,7 +161,50 @@ struct TxEmitManifestPass
     : public tx::impl::TxEmitManifestBase<TxEmitManifestPass> {
   using Base::Base;
 
+  /// The gradient attributes of `func` (tx-derive-gradients') are what
+  /// the manifest's readers expect; an error at the function otherwise.
+  static LogicalResult verifyGradientAttrs(func::FuncOp func) {
+    auto bad = [&](StringRef what) {
+      return func.emitError("tx-emit-manifest: ") << what;
+    };
+    Attribute none = func->getAttr("tx.no_gradient");
+    if (none && !isa<StringAttr>(none))
+      return bad("'tx.no_gradient' must be a string (why the function has "
+                 "no backward)");
+    auto derived = func->getAttrOfType<StringAttr>("tx.derived");
+    if (func->getAttr("tx.derived") &&
+        (!derived || (derived.getValue() != "forward" &&
+                      derived.getValue() != "backward")))
+      return bad("'tx.derived' must be \"forward\" or \"backward\"");
+    Attribute g = func->getAttr("tx.gradient");
+    if (!g)
+      return success();
+    auto dict = dyn_cast<DictionaryAttr>(g);
+    auto args = dict ? dict.getAs<DenseI64ArrayAttr>("arguments") : nullptr;
+    bool ok = dict && args && dict.size() == 3;
+    for (StringRef key : {"forward", "backward"}) {
+      auto ref = dict ? dict.getAs<FlatSymbolRefAttr>(key) : nullptr;
+      auto target = ref ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+                              func, ref.getAttr())
+                        : nullptr;
+      ok &= target && target.isPublic() && !target.isExternal();
+    }
+    int64_t prev = -1;
+    for (int64_t i : args ? args.asArrayRef() : ArrayRef<int64_t>())
+      ok &= i > prev && i < int64_t(func.getNumArguments()), prev = i;
+    if (!ok)
+      return bad("'tx.gradient' must be {forward = @f, backward = @g, "
+                 "arguments = array<i64: ...>} naming public functions of "
+                 "this module and, in increasing order, arguments of this "
+                 "function (tx-derive-gradients writes it)");
+    return success();
+  }
+
   void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (func.isPublic() && !func.isExternal() &&
+          failed(verifyGradientAttrs(func)))
+        return signalPassFailure();
     std::string error;
     auto file = openOutputFile(path, &error);
     if (!file) {
