@@ -1264,7 +1264,10 @@ def TxCheckGPUTarget : Pass<"tx-check-gpu-target", "::mlir::ModuleOp"> {
     `nvvm.setmaxregister` or `nvvm.wgmma.*` below sm_90a, `nvvm.cp.async.bulk.*`
     or `nvvm.mbarrier.try_wait.parity` below sm_90, a TMA load with
     `isCTAOnly` below PTX 8.6: upstream's `RequiresSMInterface` plus tx's
-    table in `CheckGPUTarget.cpp`); the op's diagnostic names what it needs.
+    table in `CheckGPUTarget.cpp`); the op's diagnostic names what it needs;
+    or a public function that returns one value as two results (each result
+    of an entry point is written into its own caller buffer, docs/ABI.md;
+    upstream's buffer-results-to-out-params would crash on it).
     `tx-gpu-pipeline` runs it first so that a bad option is reported before
     any lowering.
   }];

@@ -142,8 +142,31 @@ struct TxCheckGPUTargetPass
     // Without +ptxNN, LLVM emits the chip's minimum PTX version.
     int effectivePtx = ptx ? ptx : target->minPtx;
     if (failed(checkRequiredChips(*target)) ||
-        failed(checkNVVMOps(*target, effectivePtx)))
+        failed(checkNVVMOps(*target, effectivePtx)) || failed(checkReturns()))
       signalPassFailure();
+  }
+
+  /// No public function returns one value twice: each result of an entry
+  /// point is written into its own caller buffer (docs/ABI.md), and
+  /// upstream's buffer-results-to-out-params crashes on such a return.
+  LogicalResult checkReturns() {
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (!func.isPublic() || func.isExternal())
+        continue;
+      auto ret = dyn_cast<func::ReturnOp>(func.getBody().back().getTerminator());
+      if (!ret)
+        continue;
+      for (unsigned j = 0; j < ret.getNumOperands(); ++j)
+        for (unsigned i = 0; i < j; ++i)
+          if (ret.getOperand(i) == ret.getOperand(j))
+            return ret.emitError("tx-gpu-pipeline: @")
+                   << func.getSymName() << " returns one value as results "
+                   << i << " and " << j
+                   << "; each result of an entry point is written into its "
+                      "own buffer of the caller (docs/ABI.md): return it "
+                      "once, or return a copy";
+    }
+    return success();
   }
 
   /// The options; reported at the module's location, without the op
