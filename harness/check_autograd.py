@@ -28,7 +28,7 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import tx  # noqa: E402
-from check_grads import attention64, relerr  # noqa: E402
+from check_grads import attention64, relerr, visibility  # noqa: E402
 
 dev = "cuda"
 f64 = torch.float64
@@ -46,22 +46,6 @@ CASES = {
     "attn_f32": (F32, 64, dict(causal=True)),
 }
 HEADS = [(4, 4), (8, 2), (32, 8), (8, 1), (2, 1)]
-
-
-def visibility(B, H, Sq, Sk, causal, window, lens, keep):
-    """bool [B, H, Sq, Sk]: the keys each query sees (bottom-right causal)."""
-    Lk = lens.long() if lens is not None else torch.full((B,), Sk, device=dev)
-    off = (Lk - Sq).view(B, 1, 1, 1)
-    i = torch.arange(Sq, device=dev).view(1, 1, Sq, 1)
-    j = torch.arange(Sk, device=dev).view(1, 1, 1, Sk)
-    vis = (j < Lk.view(B, 1, 1, 1)).expand(B, H, Sq, Sk)
-    if causal:
-        vis = vis & (j <= i + off)
-    if window is not None:
-        vis = vis & (j >= i + off - window[0]) & (j <= i + off + window[1])
-    if keep is not None:
-        vis = vis & keep
-    return vis
 
 
 def pytorch_lowp_grads(q, k, v, bias, do, scale, c, lens, keep):

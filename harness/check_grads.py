@@ -25,17 +25,10 @@ dev = "cuda"
 f64 = torch.float64
 
 
-def attention64(q, k, v, mask, scale, causal, window, softcap, kv_lengths):
-    """O and the LSE in float64 (bottom-right causal/window, per-sequence
-    key lengths), differentiable in q, k, v and mask."""
-    B, H, Sq, _ = q.shape
-    Sk, G = k.shape[2], H // k.shape[1]
-    kk, vv = k.repeat_interleave(G, 1), v.repeat_interleave(G, 1)
-    s = scale * q @ kk.transpose(-1, -2)
-    if softcap:
-        s = softcap * torch.tanh(s / softcap)
-    if mask is not None:
-        s = s + mask
+def visibility(B, H, Sq, Sk, causal, window, kv_lengths, keep=None):
+    """bool [B, H, Sq, Sk]: the keys each query sees (per-sequence key
+    lengths, bottom-right causal, window sides < 0 unbounded, an i1
+    keep-mask)."""
     Lk = kv_lengths.to(dev).long() if kv_lengths is not None else torch.full((B,), Sk, device=dev)
     off = (Lk - Sq).view(B, 1, 1, 1)
     i = torch.arange(Sq, device=dev).view(1, 1, Sq, 1)
@@ -48,6 +41,23 @@ def attention64(q, k, v, mask, scale, causal, window, softcap, kv_lengths):
             vis = vis & (j >= i + off - window[0])
         if window[1] >= 0:
             vis = vis & (j <= i + off + window[1])
+    if keep is not None:
+        vis = vis & keep
+    return vis
+
+
+def attention64(q, k, v, mask, scale, causal, window, softcap, kv_lengths):
+    """O and the LSE in float64 (bottom-right causal/window, per-sequence
+    key lengths), differentiable in q, k, v and mask."""
+    B, H, Sq, _ = q.shape
+    Sk, G = k.shape[2], H // k.shape[1]
+    kk, vv = k.repeat_interleave(G, 1), v.repeat_interleave(G, 1)
+    s = scale * q @ kk.transpose(-1, -2)
+    if softcap:
+        s = softcap * torch.tanh(s / softcap)
+    if mask is not None:
+        s = s + mask
+    vis = visibility(B, H, Sq, Sk, causal, window, kv_lengths)
     if mask is not None:
         vis = vis & (mask != -math.inf)
     any_row = vis.any(-1, keepdim=True)

@@ -173,6 +173,21 @@ def check_lines(a, name, value, shape, dtype, ref, suffix):
                    else m.group(0) + "_" + suffix, ln) for ln in lines]
 
 
+def finish_main(a, lines, results, rtypes):
+    """@main's end: each result %out<i> (cast to its static type) checked,
+    then the return; the whole text."""
+    for i, (suffix, shape, elt, dd, ref) in enumerate(results):
+        val = "%%out%d" % i
+        if dd and any(dd):
+            lines.append("  %%outs%d = tensor.cast %s : %s to %s" % (
+                i, val, rtypes[i], nc.ttype(shape, elt)))
+            val = "%%outs%d" % i
+        lines += check_lines(a, "%s/%s" % (a.name, suffix), val, shape, elt,
+                             ref, suffix)
+    lines += ["  return", "}"]
+    return "\n".join(lines) + "\n"
+
+
 def emit(a, args, consts, op_text, results):
     """@tx_case(args) -> the op's results; @main checks each result.
     results: (suffix, shape, elt, dynamic dims, reference)."""
@@ -196,16 +211,7 @@ def emit(a, args, consts, op_text, results):
     lines.append("  %s = call @tx_case(%s) : (%s) -> (%s)" % (
         outs, ", ".join(c for c, _ in call), ", ".join(t for _, t in call),
         ", ".join(rtypes)))
-    for i, (suffix, shape, elt, dd, ref) in enumerate(results):
-        val = "%%out%d" % i
-        if dd and any(dd):
-            lines.append("  %%outs%d = tensor.cast %s : %s to %s" % (
-                i, val, rtypes[i], nc.ttype(shape, elt)))
-            val = "%%outs%d" % i
-        lines += check_lines(a, "%s/%s" % (a.name, suffix), val, shape, elt,
-                             ref, suffix)
-    lines += ["  return", "}"]
-    return "\n".join(lines) + "\n"
+    return finish_main(a, lines, results, rtypes)
 
 
 def emit_derived(a, args, consts, clauses, do_arg, do_const, results):
@@ -245,15 +251,7 @@ def emit_derived(a, args, consts, clauses, do_arg, do_const, results):
     outs = ", ".join("%%out%d" % i for i in range(len(results)))
     lines.append("  %s = call @tx_case__tx_bwd(%s, %%o, %%lse, %s) : (%s, %s, %s, %s) -> (%s)" % (
         outs, ", ".join(call[:-1]), call[-1], types, otype, ltype, otype, ", ".join(rtypes)))
-    for i, (suffix, shape, elt, dd, ref) in enumerate(results):
-        val = "%%out%d" % i
-        if dd and any(dd):
-            lines.append("  %%outs%d = tensor.cast %s : %s to %s" % (
-                i, val, rtypes[i], nc.ttype(shape, elt)))
-            val = "%%outs%d" % i
-        lines += check_lines(a, "%s/%s" % (a.name, suffix), val, shape, elt, ref, suffix)
-    lines += ["  return", "}"]
-    return "\n".join(lines) + "\n"
+    return finish_main(a, lines, results, rtypes)
 
 
 def case_softmax_grad(a, rng):
