@@ -1335,6 +1335,60 @@ def TxTileSoftmax : Pass<"tx-tile-softmax", "::mlir::func::FuncOp"> {
   ];
 }
 
+def TxTileAttentionGrad : Pass<"tx-tile-attention-grad", "::mlir::func::FuncOp"> {
+  let summary = "Tile tx.attention_grad into FlashAttention-2's backward loops (target-independent)";
+  let description = [{
+    The tiled backward of FlashAttention-2 (Tri Dao, 2023, Algorithm 2), on
+    tensors, without atomics and so deterministic: every `tx.attention_grad`
+    without a `grad_mask` result becomes
+
+    1. the run-time shape checks of the reference lowering;
+    2. `Δ = rowsum(dO ∘ O)` (f32 `[B, H, Sq]`), one `linalg.generic`;
+    3. dK, dV: an `scf.forall` over `(B, Hkv, key tiles of kv-tile)`; each
+       iteration is one `tx.attention_dkdv` (the tile of a whole-problem op,
+       through its `TilingInterface`) over the key tile and all query rows
+       of the K/V head's `H / Hkv` query heads, tiled again by
+       `scf::tileUsingSCF` along the queries: an `scf.for` of step `q-tile`
+       with dK, dV (f32) in `iter_args`;
+    4. dQ: an `scf.forall` over `(B, H, query tiles of q-tile)`; each
+       iteration one `tx.attention_dq` over the query tile and all keys,
+       tiled along the keys: an `scf.for` of step `kv-tile` with dQ in
+       `iter_args`;
+    5. causal and sliding windows: each `scf.for` visits only the tiles
+       that some row (key) of its tile sees; per-sequence lengths become
+       the ops' `row_limit` / `key_limit` and the diagonal `causal_offset =
+       Lk - Lq + first row - first key` per batch;
+    6. the f32 gradients rounded once to the operands' element types (dQ
+       times `rsqrt(D)` when the scale is the default of a dynamic D: the
+       tiles then read Q pre-scaled, as `tx-tile-attention`'s);
+    7. `decompose=true` (default): each step's block op becomes
+       `linalg.generic` ops (`AggregatedOpInterface`).
+
+    Each query row's probabilities are recomputed twice (once per pass),
+    as FlashAttention-2 does without atomics; no `Sq x Sk` tensor exists
+    at any size. A `tx.attention_grad` that asks for `grad_mask`, or whose
+    sizes are statically empty, is left to the reference lowering
+    (`convert-tx-to-linalg`).
+
+    `tx-cpu-pipeline="attention=tiled"` runs this pass with its attention
+    tile sizes.
+  }];
+  let options = [
+    Option<"qTile", "q-tile", "int64_t", /*default=*/"64",
+           "Query rows per tile (>= 1; default 64)">,
+    Option<"kvTile", "kv-tile", "int64_t", /*default=*/"64",
+           "Keys per tile (>= 1; default 64)">,
+    Option<"decompose", "decompose", "bool", /*default=*/"true",
+           "Decompose each tiled block op into linalg.generic ops (default true)">,
+  ];
+  let dependentDialects = [
+    "::mlir::tx::TxDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect", "::mlir::scf::SCFDialect",
+    "::mlir::affine::AffineDialect", "::mlir::cf::ControlFlowDialect"
+  ];
+}
+
 def TxTileAttention : Pass<"tx-tile-attention", "::mlir::func::FuncOp"> {
   let summary = "Tile tx.attention into FlashAttention-2 loops over tx.online_attention (target-independent)";
   let description = [{

@@ -176,4 +176,161 @@ def Tx_AttentionGradOp : Tx_Op<"attention_grad", [
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// tx.attention_dkdv and tx.attention_dq: the tiled backward's block steps
+//===----------------------------------------------------------------------===//
+
+// What the two block ops share: operands, clauses and assembly. `inits` are
+// the op's destination operands (DestinationStyleOpInterface).
+class Tx_AttentionGradBlockOp<string mnemonic, string summaryText,
+                              dag inits, dag outs, string initsFormat,
+                              string resultTypes, list<Trait> initTraits>
+    : Tx_Op<mnemonic, !listconcat(initTraits, [
+        Pure, AttrSizedOperandSegments, DestinationStyleOpInterface,
+        AllTypesMatch<["lse", "delta"]>,
+        // The results have the inits' types (not AllTypesMatch: ODS's
+        // inferred builder ignores the optional operands' segments).
+        DeclareOpInterfaceMethods<InferTypeOpInterface>,
+        DeclareOpInterfaceMethods<TilingInterface, [
+            "getLoopIteratorTypes", "getIterationDomain",
+            "getTiledImplementation", "getResultTilePosition"]>,
+        DeclareOpInterfaceMethods<AggregatedOpInterface,
+                                  ["decomposeOperation"]>])> {
+  let summary = summaryText;
+  let arguments = !con(
+      (ins Tx_FloatTensor:$query, Tx_FloatTensor:$key, Tx_FloatTensor:$value,
+           Tx_FloatTensor:$grad_output, Tx_F32Tensor:$lse,
+           Tx_F32Tensor:$delta,
+           Optional<RankedTensorOf<[I1, F16, BF16, F32]>>:$mask,
+           Optional<Index>:$causal_offset, Optional<Index>:$row_limit,
+           Optional<Index>:$key_limit),
+      inits,
+      (ins F32Attr:$scale, UnitAttr:$causal, OptionalAttr<F32Attr>:$softcap,
+           OptionalAttr<DenseI64ArrayAttr>:$window));
+  let results = outs;
+  let assemblyFormat = !strconcat([{
+    $query `,` $key `,` $value `,` $grad_output `,` $lse `,` $delta
+    (`mask` `(` $mask^ `:` type($mask) `)`)?
+    `scale` `=` $scale (`softcap` `=` $softcap^)?
+    (`window` `=` $window^)? (`causal` $causal^)?
+    (`causal_offset` `(` $causal_offset^ `)`)?
+    (`row_limit` `(` $row_limit^ `)`)?
+    (`key_limit` `(` $key_limit^ `)`)?
+    `outs` `(` }], initsFormat, [{ `)` attr-dict
+    `:` type($query) `,` type($key) `,` type($value) `,` type($grad_output)
+    `,` type($lse) `->` }], resultTypes);
+  let hasVerifier = 1;
+  code commonDescription = [{
+    One block of FlashAttention-2's backward (Tri Dao, 2023, Algorithm 2):
+    for a block of queries `[B, H, M]` and a block of keys `[B, Hkv, N]`,
+    it recomputes the probabilities from the forward's log-sum-exp and
+    *adds* the block's contribution to the gradients it carries. Starting
+    from zeros and applying it to every (query block, key block) pair gives
+    the gradients of `tx.attention_grad`; `tx-tile-attention-grad` builds
+    that loop.
+
+    | operand | shape | element type |
+    |---------|-------|--------------|
+    | `query` (Q) | `[B, H, M, D]` | `f16`, `bf16` or `f32` |
+    | `key` (K) | `[B, Hkv, N, D]` | Q's |
+    | `value` (V) | `[B, Hkv, N, Dv]` | Q's |
+    | `grad_output` (dO) | `[B, H, M, Dv]` | Q's |
+    | `lse`, `delta` (Δ = rowsum(dO ∘ O)) | `[B, H, M]` | `f32` |
+    | `mask` (optional) | `[B or 1, H or 1, M, N]` | `i1` (keep) or Q's (additive) |
+    | `causal_offset`, `row_limit`, `key_limit` (optional) | `index` | |
+
+    For every `(b, h, i, j)` of the block (query head `h` reads K/V head
+    `kh = h / (H / Hkv)`), in `f32`:
+
+    ```
+    s0     = sum_d Q[b,h,i,d] * K[b,kh,j,d]
+    S      = scale * s0, then softcap * tanh(S / softcap) (with softcap),
+             + mask / -inf where the i1 mask is false,
+             -inf outside the causal/window band around i + causal_offset
+             (as tx.online_attention), where i >= row_limit or j >= key_limit
+    P      = exp(S - LSE[b,h,i])            (0 where S or LSE is -inf)
+    dP     = sum_e dO[b,h,i,e] * V[b,kh,j,e]
+    dT     = P * (dP - Δ[b,h,i])            (* (1 - tanh²(scale s0 / softcap)))
+    ```
+
+    A hidden key or row (`P == 0`) adds nothing, whatever Q, K, V or dO hold
+    there (NaN included). `scale` is required, positive and finite.
+  }];
+}
+
+def Tx_AttentionDkDvOp : Tx_AttentionGradBlockOp<"attention_dkdv",
+    "one block of FlashAttention-2's backward: adds a query block's share of dK, dV",
+    (ins Tx_F32Tensor:$grad_key_init, Tx_F32Tensor:$grad_value_init),
+    (outs Tx_F32Tensor:$grad_key, Tx_F32Tensor:$grad_value),
+    "$grad_key_init `,` $grad_value_init",
+    "type($grad_key_init) `,` type($grad_value_init)", []> {
+  let description = !strconcat(commonDescription, [{
+
+    Results (the inits, `f32`, plus the block's share):
+
+    ```
+    dK[b,kh,j,d] = dK_init[b,kh,j,d] + scale * sum_{h of kh} sum_i dT[b,h,i,j] * Q[b,h,i,d]
+    dV[b,kh,j,e] = dV_init[b,kh,j,e] + sum_{h of kh} sum_i P[b,h,i,j] * dO[b,h,i,e]
+    ```
+
+    with `dK_init` `[B, Hkv, N, D]` and `dV_init` `[B, Hkv, N, Dv]`.
+
+    **Tiling** (`TilingInterface`): iteration domain `(B, Hkv, N, M)`,
+    iterators `parallel, parallel, parallel, reduction`; a tile of K/V heads
+    `[kh0, kh0 + n)` reads the query heads `[kh0 G, (kh0 + n) G)`
+    (`G = H / Hkv`). Tiling `M` with `scf::tileUsingSCF` gives the loop over
+    query blocks with dK, dV in `iter_args`. **Decomposition**: `linalg.generic`
+    ops; it needs `H == Hkv` or one K/V head (a tile of 1).
+
+    ```mlir
+    %dk, %dv = tx.attention_dkdv %q, %k, %v, %do, %lse, %delta scale = 0.125
+        causal causal_offset(%c) outs(%dk0, %dv0)
+        : tensor<1x4x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>,
+          tensor<1x4x64x64xf16>, tensor<1x4x64xf32>
+        -> tensor<1x1x64x64xf32>, tensor<1x1x64x64xf32>
+    ```
+  }]);
+  let extraClassDeclaration = [{
+    ::mlir::MutableOperandRange getDpsInitsMutable() {
+      unsigned n = getOperation()->getNumOperands();
+      return ::mlir::MutableOperandRange(getOperation(), n - 2, 2);
+    }
+  }];
+}
+
+def Tx_AttentionDqOp : Tx_AttentionGradBlockOp<"attention_dq",
+    "one block of FlashAttention-2's backward: adds a key block's share of dQ",
+    (ins Tx_F32Tensor:$grad_query_init),
+    (outs Tx_F32Tensor:$grad_query),
+    "$grad_query_init", "type($grad_query_init)", []> {
+  let description = !strconcat(commonDescription, [{
+
+    Result (the init, `f32` `[B, H, M, D]`, plus the block's share):
+
+    ```
+    dQ[b,h,i,d] = dQ_init[b,h,i,d] + scale * sum_j dT[b,h,i,j] * K[b,kh,j,d]
+    ```
+
+    **Tiling** (`TilingInterface`): iteration domain `(B, H, M, N)`,
+    iterators `parallel, parallel, parallel, reduction`, head tiles as
+    `tx.online_attention`'s. Tiling `N` with `scf::tileUsingSCF` gives the
+    loop over key blocks with dQ in `iter_args`. **Decomposition**:
+    `linalg.generic` ops; it needs a static `H / Hkv` (1 after head tiling).
+
+    ```mlir
+    %dq = tx.attention_dq %q, %k, %v, %do, %lse, %delta scale = 0.125
+        outs(%dq0)
+        : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>,
+          tensor<1x1x64x64xf16>, tensor<1x1x64xf32>
+        -> tensor<1x1x64x64xf32>
+    ```
+  }]);
+  let extraClassDeclaration = [{
+    ::mlir::MutableOperandRange getDpsInitsMutable() {
+      unsigned n = getOperation()->getNumOperands();
+      return ::mlir::MutableOperandRange(getOperation(), n - 1, 1);
+    }
+  }];
+}
+
 #endif // TRANSFORMER_TXGRADOPS_TD

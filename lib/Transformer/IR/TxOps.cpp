@@ -188,17 +188,9 @@ LogicalResult OnlineAttentionOp::verify() {
 
   if (failed(verifyWindow(*this, getWindowAttr())))
     return failure();
-  bool banded = getCausal() || getWindowAttr();
-  if (getCausal() && !getCausalOffset())
-    return emitOpError("is causal but has no causal_offset operand (key j is "
-                       "visible to query i iff j <= i + causal_offset)");
-  if (getWindowAttr() && !getCausalOffset())
-    return emitOpError("has a window but no causal_offset operand (key j is "
-                       "visible to query i iff i + causal_offset - left <= j "
-                       "<= i + causal_offset + right)");
-  if (!banded && getCausalOffset())
-    return emitOpError("has a causal_offset operand but is neither causal nor "
-                       "windowed");
+  if (failed(verifyBandOperands(*this, getCausal(), getWindowAttr(),
+                                getCausalOffset())))
+    return failure();
 
   if (failed(verifyPositiveFinite(*this, "scale",
                                   getScale().convertToDouble())))

@@ -251,5 +251,22 @@ LogicalResult verifyAttentionClauses(Operation *op, RankedTensorType qTy,
   return verifyWindow(op, window);
 }
 
+LogicalResult verifyBandOperands(Operation *op, bool causal,
+                                 DenseI64ArrayAttr window,
+                                 Value causalOffset) {
+  if (causal && !causalOffset)
+    return op->emitOpError("is causal but has no causal_offset operand (key "
+                           "j is visible to query i iff j <= i + "
+                           "causal_offset)");
+  if (window && !causalOffset)
+    return op->emitOpError("has a window but no causal_offset operand (key j "
+                           "is visible to query i iff i + causal_offset - "
+                           "left <= j <= i + causal_offset + right)");
+  if (!causal && !window && causalOffset)
+    return op->emitOpError("has a causal_offset operand but is neither "
+                           "causal nor windowed");
+  return success();
+}
+
 } // namespace tx
 } // namespace mlir

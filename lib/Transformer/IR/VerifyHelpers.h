@@ -82,6 +82,12 @@ LogicalResult verifyAttentionClauses(Operation *op, RankedTensorType qTy,
                                      FloatAttr scale, FloatAttr softcap,
                                      DenseI64ArrayAttr window);
 
+/// The diagonal operand of the tiled ops (tx.online_attention and the
+/// backward's block ops): `causal_offset` is present iff the op is causal
+/// or has a window.
+LogicalResult verifyBandOperands(Operation *op, bool causal,
+                                 DenseI64ArrayAttr window, Value causalOffset);
+
 } // namespace tx
 } // namespace mlir
 

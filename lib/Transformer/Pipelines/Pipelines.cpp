@@ -306,6 +306,10 @@ void mlir::tx::buildTxCPUPipeline(OpPassManager &pm,
     tile.kvTile = options.attentionKvTile;
     tile.kvSplits = options.attentionKvSplits;
     pm.addNestedPass<func::FuncOp>(createTxTileAttention(tile));
+    TxTileAttentionGradOptions grad;
+    grad.qTile = options.attentionQTile;
+    grad.kvTile = options.attentionKvTile;
+    pm.addNestedPass<func::FuncOp>(createTxTileAttentionGrad(grad));
   }
   if (tiledSoftmax) {
     TxTileSoftmaxOptions tile;

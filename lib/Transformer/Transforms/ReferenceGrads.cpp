@@ -15,6 +15,7 @@
 // each a linalg.generic in f32, rounded once to the result's type.
 //
 //===----------------------------------------------------------------------===//
+#include "Transforms/GradBuild.h"
 #include "Transforms/LinalgBuild.h"
 #include "Transformer/AttentionShapes.h"
 #include "Transformer/RunTimeChecks.h"
@@ -117,7 +118,7 @@ public:
                                        op.getValue(), op.getMask(),
                                        /*checks=*/true, op.getKvLengths(),
                                        op.getQLengths())) {
-    checkForwardSizes();
+    emitGradOperandChecks(b, op, sz);
     gIdx = getValueOrCreateConstantIndexOp(b, loc, sz.G);
     negInf = arith::ConstantOp::create(
         b, loc, b.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
@@ -130,14 +131,14 @@ public:
     Value s0 = contractKV(op.getQuery(), op.getKey());
     Value p = probabilities(scored(s0));
     Value dp = contractKV(op.getGradOutput(), op.getValue());
-    Value ds = scoreGradient(p, dp, rowDot(op.getGradOutput(), op.getOutput()));
+    Value ds = scoreGradient(p, dp, emitRowDot(b, loc, op.getGradOutput(), op.getOutput()));
     Value dt = op.getSoftcapAttr() ? uncapped(ds, s0) : ds;
     Value dq = rowsTimesKV(dt, op.getKey(), sz.D);
     Value dk = groupSum(keysTimesRows(dt, op.getQuery(), sz.D), sz.D);
     Value dv = groupSum(keysTimesRows(p, op.getGradOutput(), sz.Dv), sz.Dv);
-    SmallVector<Value> r = {finish(dq, scale, op.getGradQuery().getType()),
-                            finish(dk, scale, op.getGradKey().getType()),
-                            finish(dv, Value(), op.getGradValue().getType())};
+    SmallVector<Value> r = {emitRounded(b, loc, dq, scale, op.getGradQuery().getType()),
+                            emitRounded(b, loc, dk, scale, op.getGradKey().getType()),
+                            emitRounded(b, loc, dv, Value(), op.getGradValue().getType())};
     if (op.getGradMask())
       r.push_back(maskGradient(ds));
     return r;
@@ -162,30 +163,6 @@ private:
   /// [B, H, rows, cols] as sizes.
   SmallVector<OpFoldResult> perHead(OpFoldResult rows, OpFoldResult cols) {
     return {sz.B, sz.H, rows, cols};
-  }
-
-  /// O and dO are [B, H, Sq, Dv] and the LSE [B, H, Sq] where the verifier
-  /// could not tell (dynamic sizes): a violation aborts with its message.
-  void checkForwardSizes() {
-    OpFoldResult want[4] = {sz.B, sz.H, sz.Sq, sz.Dv};
-    const char *names[4] = {"B", "H", "Sq", "Dv"};
-    auto check = [&](Value t, StringRef what, unsigned rank) {
-      SmallVector<OpFoldResult> got = sizesOf(b, loc, t);
-      for (unsigned i = 0; i < rank; ++i) {
-        if (getConstantIntValue(got[i]) && getConstantIntValue(want[i]))
-          continue;
-        emitFormattedCheck(
-            b, loc, arith::CmpIPredicate::eq,
-            getValueOrCreateConstantIndexOp(b, loc, got[i]),
-            getValueOrCreateConstantIndexOp(b, loc, want[i]),
-            ("tx.attention_grad: " + what + " dimension " + Twine(i) +
-             " differs from " + names[i] + ": %lld vs %lld")
-                .str());
-      }
-    };
-    check(op.getOutput(), "output", 4);
-    check(op.getGradOutput(), "grad_output", 4);
-    check(op.getLse(), "lse", 3);
   }
 
   /// The scale (1/sqrt(D) by default, computed at run time for a dynamic D).
@@ -295,19 +272,6 @@ private:
         .getResult(0);
   }
 
-  /// Δ [B, H, Sq] = sum_e x[b, h, i, e] * y[b, h, i, e] (dO and O).
-  Value rowDot(Value x, Value y) {
-    Value init = filledTensor(b, loc, {sz.B, sz.H, sz.Sq}, f32, 0.0);
-    AffineMap id = map(4, {0, 1, 2, 3});
-    return linalg::GenericOp::create(
-               b, loc, init.getType(), ValueRange{x, y}, init,
-               {id, id, map(4, {0, 1, 2})}, iterators(3, 1),
-               [&](OpBuilder &nb, Location nl, ValueRange a) {
-                 yieldMulAdd(nb, nl, a[2], a[0], a[1]);
-               })
-        .getResult(0);
-  }
-
   /// dS = P (dP - Δ), exactly 0 where P is 0 (dP may be NaN there).
   Value scoreGradient(Value p, Value dp, Value delta) {
     AffineMap id = map(4, {0, 1, 2, 3});
@@ -405,27 +369,6 @@ private:
         .getResult(0);
   }
 
-  /// t * factor (when given), rounded once to `ty`'s element type, as `ty`.
-  Value finish(Value t, Value factor, Type ty) {
-    auto rt = cast<RankedTensorType>(ty);
-    Type et = rt.getElementType();
-    unsigned rank = rt.getRank();
-    AffineMap id = b.getMultiDimIdentityMap(rank);
-    Value init = emptyTensor(b, loc, sizesOf(b, loc, t), et);
-    Value r = linalg::GenericOp::create(
-                  b, loc, init.getType(), t, init, {id, id}, iterators(rank),
-                  [&](OpBuilder &nb, Location nl, ValueRange a) {
-                    Value x = a[0];
-                    if (factor)
-                      x = arith::MulFOp::create(nb, nl, x, factor);
-                    if (et != f32)
-                      x = arith::TruncFOp::create(nb, nl, et, x);
-                    linalg::YieldOp::create(nb, nl, x);
-                  })
-                  .getResult(0);
-    return castTo(b, loc, r, ty);
-  }
-
   /// The additive mask's gradient: dS summed over the mask's broadcast
   /// dimensions (a static 1 in dims 0 and 1), in the mask's type.
   Value maskGradient(Value ds) {
@@ -478,7 +421,7 @@ private:
       sum = tensor::ExpandShapeOp::create(
           b, loc, RankedTensorType::get(shape, f32), sum, re, outSizes);
     }
-    return finish(sum, Value(), op.getGradMask().getType());
+    return emitRounded(b, loc, sum, Value(), op.getGradMask().getType());
   }
 };
 
@@ -493,6 +436,74 @@ struct AttentionGradLowering : OpRewritePattern<AttentionGradOp> {
 };
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Shared with tx-tile-attention-grad (GradBuild.h)
+//===----------------------------------------------------------------------===//
+
+void mlir::tx::emitGradOperandChecks(OpBuilder &b, AttentionGradOp op,
+                                     const AttentionSizes &sz) {
+  Location loc = op.getLoc();
+  OpFoldResult want[4] = {sz.B, sz.H, sz.Sq, sz.Dv};
+  const char *names[4] = {"B", "H", "Sq", "Dv"};
+  auto check = [&](Value t, StringRef what, unsigned rank) {
+    SmallVector<OpFoldResult> got = sizesOf(b, loc, t);
+    for (unsigned i = 0; i < rank; ++i) {
+      if (getConstantIntValue(got[i]) && getConstantIntValue(want[i]))
+        continue;
+      emitFormattedCheck(
+          b, loc, arith::CmpIPredicate::eq,
+          getValueOrCreateConstantIndexOp(b, loc, got[i]),
+          getValueOrCreateConstantIndexOp(b, loc, want[i]),
+          ("tx.attention_grad: " + what + " dimension " + Twine(i) +
+           " differs from " + names[i] + ": %lld vs %lld")
+              .str());
+    }
+  };
+  check(op.getOutput(), "output", 4);
+  check(op.getGradOutput(), "grad_output", 4);
+  check(op.getLse(), "lse", 3);
+}
+
+Value mlir::tx::emitRowDot(OpBuilder &b, Location loc, Value x, Value y) {
+  SmallVector<OpFoldResult> sizes = sizesOf(b, loc, x);
+  sizes.pop_back();
+  Value init = filledTensor(b, loc, sizes, b.getF32Type(), 0.0);
+  MLIRContext *ctx = b.getContext();
+  AffineMap id = b.getMultiDimIdentityMap(4);
+  AffineMap row = AffineMap::get(
+      4, 0, {getAffineDimExpr(0, ctx), getAffineDimExpr(1, ctx),
+             getAffineDimExpr(2, ctx)},
+      ctx);
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{x, y}, init, {id, id, row},
+             iterators(3, 1),
+             [&](OpBuilder &nb, Location nl, ValueRange a) {
+               yieldMulAdd(nb, nl, a[2], a[0], a[1]);
+             })
+      .getResult(0);
+}
+
+Value mlir::tx::emitRounded(OpBuilder &b, Location loc, Value t, Value factor,
+                            Type ty) {
+  auto rt = cast<RankedTensorType>(ty);
+  Type et = rt.getElementType();
+  unsigned rank = rt.getRank();
+  AffineMap id = b.getMultiDimIdentityMap(rank);
+  Value init = emptyTensor(b, loc, sizesOf(b, loc, t), et);
+  Value r = linalg::GenericOp::create(
+                b, loc, init.getType(), t, init, {id, id}, iterators(rank),
+                [&](OpBuilder &nb, Location nl, ValueRange a) {
+                  Value x = a[0];
+                  if (factor)
+                    x = arith::MulFOp::create(nb, nl, x, factor);
+                  if (et != nb.getF32Type())
+                    x = arith::TruncFOp::create(nb, nl, et, x);
+                  linalg::YieldOp::create(nb, nl, x);
+                })
+                .getResult(0);
+  return castTo(b, loc, r, ty);
+}
 
 void mlir::tx::populateReferenceGradPatterns(RewritePatternSet &patterns) {
   patterns.add<SoftmaxGradLowering, AttentionGradLowering>(
