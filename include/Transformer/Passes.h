@@ -272,19 +272,20 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
   Option<std::string> attention{
       *this, "attention",
       llvm::cl::desc("Attention strategy: simple (reference lowering; scores "
-                     "materialized) or tiled (tx-tile-attention: "
+                     "materialized) or tiled (tx-tile-attention and, for "
+                     "tx.attention_grad, tx-tile-attention-grad: "
                      "FlashAttention-2 tiles, no Sq x Sk buffer); default "
                      "simple"),
       llvm::cl::init("simple")};
   Option<int64_t> attentionQTile{
       *this, "attention-q-tile",
-      llvm::cl::desc("tx-tile-attention q-tile: query rows per tile "
+      llvm::cl::desc("tx-tile-attention(-grad) q-tile: query rows per tile "
                      "(attention=tiled; default 64)"),
       llvm::cl::init(64)};
   Option<int64_t> attentionKvTile{
       *this, "attention-kv-tile",
-      llvm::cl::desc("tx-tile-attention kv-tile: keys per online-softmax "
-                     "step (attention=tiled; default 64)"),
+      llvm::cl::desc("tx-tile-attention(-grad) kv-tile: keys per tile "
+                     "(attention=tiled; default 64)"),
       llvm::cl::init(64)};
   Option<int64_t> attentionKvSplits{
       *this, "attention-kv-splits",

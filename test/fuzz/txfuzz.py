@@ -754,6 +754,7 @@ PASS_OPTIONS = {
     "tx-check-gpu-target": ["chip", "chk:features", "chk:format", "softmax", "attention"],
     "tx-tile-softmax": ["rows-per-tile", "cols-per-tile", "from-strategy"],
     "tx-tile-attention": ["q-tile", "kv-tile", "decompose", "from-strategy"],
+    "tx-tile-attention-grad": ["q-tile", "kv-tile", "decompose"],
     "tx-attention-strategy": ["warps", "q-tile", "kv-tile", "tensor-cores", "sm", "wgmma", "stages", "producer-warps",
                               "mma-row-tiles", "max-shared-memory", "kv-splits", "decode-cluster",
                             "decode-merge-kernel"],
@@ -775,7 +776,8 @@ def pass_options(rng, name, chaos):
 
 
 FUNC_PASSES = {"tx-softmax-to-gpu", "tx-attention-to-gpu", "tx-map-parallel-loops-to-gpu",
-               "tx-tile-softmax", "tx-tile-attention", "tx-attention-strategy",
+               "tx-tile-softmax", "tx-tile-attention", "tx-tile-attention-grad",
+               "tx-attention-strategy",
                "tx-map-attention-to-gpu", "tx-softmax-strategy", "tx-map-softmax-to-gpu",
                "tx-stage-attention", "tx-pipeline-attention", "tx-stage-softmax"}
 BUFFERIZE = "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}"
@@ -823,7 +825,7 @@ def pick_passes(rng, chaos):
     if r < 0.58 and rng.random() < 0.15:
         first = rng.choice(["tx-tile-attention", "tx-tile-softmax", "tx-attention-to-gpu",
                             "tx-softmax-to-gpu", "convert-tx-to-linalg", "tx-decompose-softmax",
-                            "tx-derive-gradients"])
+                            "tx-derive-gradients", "tx-tile-attention-grad"])
         prefix = [(first, pass_options(rng, first, chaos), first in FUNC_PASSES)]
     if r < 0.36:
         name, o = gpu_options(rng, chaos)

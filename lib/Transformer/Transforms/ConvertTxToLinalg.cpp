@@ -406,10 +406,13 @@ struct AttentionLowering : OpRewritePattern<AttentionOp> {
   }
 };
 
-/// tx.online_attention -> its decomposition (linalg.generic ops on tensors).
-struct OnlineAttentionLowering : OpRewritePattern<OnlineAttentionOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(OnlineAttentionOp op,
+/// tx.online_attention and the backward's block ops (tx.attention_dq,
+/// tx.attention_dkdv) -> their decomposition (linalg.generic ops on
+/// tensors).
+template <typename OpT>
+struct DecomposeLowering : OpRewritePattern<OpT> {
+  using OpRewritePattern<OpT>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpT op,
                                 PatternRewriter &rewriter) const override {
     FailureOr<SmallVector<Value>> parts = op.decomposeOperation(rewriter);
     if (failed(parts))
@@ -424,8 +427,10 @@ struct ConvertTxToLinalgPass
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
-    patterns.add<SoftmaxLowering, AttentionLowering, OnlineAttentionLowering>(
-        ctx);
+    patterns.add<SoftmaxLowering, AttentionLowering,
+                 DecomposeLowering<OnlineAttentionOp>,
+                 DecomposeLowering<AttentionDqOp>,
+                 DecomposeLowering<AttentionDkDvOp>>(ctx);
     populateReferenceGradPatterns(patterns);
     ConversionTarget target(*ctx);
     target.addIllegalDialect<TxDialect>();
