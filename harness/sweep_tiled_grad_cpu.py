@@ -5,7 +5,8 @@
 
 Draws N random tx.attention_grad problems (B, H/Hkv in {1/1, 4/2, 8/1,
 6/3}, odd and even Sq/Sk including 1, D/Dv, f32/f16/bf16, causal, windows,
-softcap, i1/additive masks with -inf entries and broadcasts, fully masked
+softcap, i1/additive masks with -inf entries and broadcasts (and the
+additive mask's gradient), fully masked
 rows, per-sequence lengths including 0, dynamic shapes) and random tile
 sizes, generates each with test/Execution/Inputs/grad_case.py (dQ, dK, dV
 in float64), compiles it with tx-cpu-pipeline="attention=tiled ..." (the
@@ -44,6 +45,8 @@ def draw(rng):
         args += ["--mask", m, "--mask-bcast", rng.choice(["1,1", "B,H", "1,H", "B,1"])]
         if m == "add" and rng.random() < 0.5:
             args += ["--mask-neginf", "0.2"]
+        if m == "add" and rng.random() < 0.5:
+            args += ["--grad-mask"]
         if rng.random() < 0.3:
             args += ["--masked-row", rng.randrange(Sq)]
     if rng.random() < 0.3:

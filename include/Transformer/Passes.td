@@ -1340,7 +1340,7 @@ def TxTileAttentionGrad : Pass<"tx-tile-attention-grad", "::mlir::func::FuncOp">
   let description = [{
     The tiled backward of FlashAttention-2 (Tri Dao, 2023, Algorithm 2), on
     tensors, without atomics and so deterministic: every `tx.attention_grad`
-    without a `grad_mask` result becomes
+    becomes
 
     1. the run-time shape checks of the reference lowering;
     2. `Δ = rowsum(dO ∘ O)` (f32 `[B, H, Sq]`), one `linalg.generic`;
@@ -1353,7 +1353,9 @@ def TxTileAttentionGrad : Pass<"tx-tile-attention-grad", "::mlir::func::FuncOp">
     4. dQ: an `scf.forall` over `(B, H, query tiles of q-tile)`; each
        iteration one `tx.attention_dq` over the query tile and all keys,
        tiled along the keys: an `scf.for` of step `kv-tile` with dQ in
-       `iter_args`;
+       `iter_args`; with a `grad_mask` result the blocks also write dS
+       into an f32 `[B, H, Sq, Sk]` tensor, summed over the mask's
+       broadcast dimensions afterwards (as the reference lowering does);
     5. causal and sliding windows: each `scf.for` visits only the tiles
        that some row (key) of its tile sees; per-sequence lengths become
        the ops' `row_limit` / `key_limit` and the diagonal `causal_offset =
@@ -1366,8 +1368,8 @@ def TxTileAttentionGrad : Pass<"tx-tile-attention-grad", "::mlir::func::FuncOp">
 
     Each query row's probabilities are recomputed twice (once per pass),
     as FlashAttention-2 does without atomics; no `Sq x Sk` tensor exists
-    at any size. A `tx.attention_grad` that asks for `grad_mask`, or whose
-    sizes are statically empty, is left to the reference lowering
+    at any size except the dS of a `grad_mask`. A `tx.attention_grad` whose
+    sizes are statically empty is left to the reference lowering
     (`convert-tx-to-linalg`).
 
     `tx-cpu-pipeline="attention=tiled"` runs this pass with its attention

@@ -300,9 +300,11 @@ def Tx_AttentionDkDvOp : Tx_AttentionGradBlockOp<"attention_dkdv",
 
 def Tx_AttentionDqOp : Tx_AttentionGradBlockOp<"attention_dq",
     "one block of FlashAttention-2's backward: adds a key block's share of dQ",
-    (ins Tx_F32Tensor:$grad_query_init),
-    (outs Tx_F32Tensor:$grad_query),
-    "$grad_query_init", "type($grad_query_init)", []> {
+    (ins Tx_F32Tensor:$grad_query_init,
+         Optional<Tx_F32Tensor>:$grad_scores_init),
+    (outs Tx_F32Tensor:$grad_query, Optional<Tx_F32Tensor>:$grad_scores),
+    "$grad_query_init (`,` $grad_scores_init^)?",
+    "type($grad_query_init) (`,` type($grad_scores_init)^)?", []> {
   let description = !strconcat(commonDescription, [{
 
     Result (the init, `f32` `[B, H, M, D]`, plus the block's share):
@@ -310,6 +312,11 @@ def Tx_AttentionDqOp : Tx_AttentionGradBlockOp<"attention_dq",
     ```
     dQ[b,h,i,d] = dQ_init[b,h,i,d] + scale * sum_j dT[b,h,i,j] * K[b,kh,j,d]
     ```
+
+    With a second init `grad_scores_init` (`f32` `[B, H, M, N]`), a second
+    result holds the block's `dS = P * (dP - Δ)` (the gradient of the masked
+    score, before the soft cap's factor: an additive mask's gradient),
+    written in place of the init's entries.
 
     **Tiling** (`TilingInterface`): iteration domain `(B, H, M, N)`,
     iterators `parallel, parallel, parallel, reduction`, head tiles as
@@ -328,7 +335,8 @@ def Tx_AttentionDqOp : Tx_AttentionGradBlockOp<"attention_dq",
   let extraClassDeclaration = [{
     ::mlir::MutableOperandRange getDpsInitsMutable() {
       unsigned n = getOperation()->getNumOperands();
-      return ::mlir::MutableOperandRange(getOperation(), n - 1, 1);
+      unsigned inits = getGradScoresInit() ? 2 : 1;
+      return ::mlir::MutableOperandRange(getOperation(), n - inits, inits);
     }
   }];
 }

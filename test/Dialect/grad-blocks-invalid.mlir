@@ -53,7 +53,7 @@ func.func @dq_lse_shape(%q: tensor<1x2x8x4xf32>, %k: tensor<1x2x6x4xf32>, %l: te
 func.func @dq_delta_type(%q: tensor<1x2x8x4xf32>, %k: tensor<1x2x6x4xf32>, %l: tensor<1x2x8xf32>,
                          %d: tensor<1x2x7xf32>, %dq: tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32> {
   // expected-error @+1 {{'tx.attention_dq' op failed to verify that all of {lse, delta} have same type}}
-  %0 = "tx.attention_dq"(%q, %k, %k, %q, %l, %d, %dq) <{scale = 5.0e-01 : f32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1>}>
+  %0 = "tx.attention_dq"(%q, %k, %k, %q, %l, %d, %dq) <{scale = 5.0e-01 : f32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0>}>
       : (tensor<1x2x8x4xf32>, tensor<1x2x6x4xf32>, tensor<1x2x6x4xf32>, tensor<1x2x8x4xf32>,
          tensor<1x2x8xf32>, tensor<1x2x7xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
   return %0 : tensor<1x2x8x4xf32>
@@ -93,4 +93,13 @@ func.func @dkdv_rank(%q: tensor<2x8x4xf32>, %k: tensor<1x2x6x4xf32>, %l: tensor<
       : tensor<2x8x4xf32>, tensor<1x2x6x4xf32>, tensor<1x2x6x4xf32>, tensor<1x2x8x4xf32>,
         tensor<1x2x8xf32> -> tensor<1x2x6x4xf32>, tensor<1x2x6x4xf32>
   return %0#0 : tensor<1x2x6x4xf32>
+}
+// -----
+func.func @dq_scores_shape(%q: tensor<1x2x8x4xf32>, %k: tensor<1x2x6x4xf32>, %l: tensor<1x2x8xf32>,
+                           %dq: tensor<1x2x8x4xf32>, %ds: tensor<1x2x8x5xf32>) -> tensor<1x2x8x5xf32> {
+  // expected-error @+1 {{'tx.attention_dq' op grad_scores_init shape [1, 2, 8, 5] does not match [B, H, M, N] = [1, 2, 8, 6]}}
+  %0:2 = tx.attention_dq %q, %k, %k, %q, %l, %l scale = 0.5 outs(%dq, %ds)
+      : tensor<1x2x8x4xf32>, tensor<1x2x6x4xf32>, tensor<1x2x6x4xf32>, tensor<1x2x8x4xf32>,
+        tensor<1x2x8xf32> -> tensor<1x2x8x4xf32>, tensor<1x2x8x5xf32>
+  return %0#1 : tensor<1x2x8x5xf32>
 }

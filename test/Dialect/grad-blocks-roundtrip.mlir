@@ -31,3 +31,15 @@ func.func @dkdv_all(%q: tensor<?x?x?x8xbf16>, %k: tensor<?x?x?x8xbf16>, %v: tens
         tensor<?x?x?xf32> -> tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>
   return %0#0, %0#1 : tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>
 }
+
+// dQ with the block's dS as a second result (an additive mask's gradient).
+// CHECK-LABEL: func.func @dq_scores
+// CHECK: %{{.*}}, %{{.*}} = tx.attention_dq %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} mask(%{{.*}} : tensor<1x2x4x6xf32>) scale = 5.000000e-01 outs(%{{.*}}, %{{.*}}) : tensor<1x2x4x8xf32>, tensor<1x2x6x8xf32>, tensor<1x2x6x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4xf32> -> tensor<1x2x4x8xf32>, tensor<1x2x4x6xf32>
+func.func @dq_scores(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x6x8xf32>, %l: tensor<1x2x4xf32>,
+                     %m: tensor<1x2x4x6xf32>, %dq: tensor<1x2x4x8xf32>, %ds: tensor<1x2x4x6xf32>)
+    -> (tensor<1x2x4x8xf32>, tensor<1x2x4x6xf32>) {
+  %0:2 = tx.attention_dq %q, %k, %k, %q, %l, %l mask(%m : tensor<1x2x4x6xf32>) scale = 0.5 outs(%dq, %ds)
+      : tensor<1x2x4x8xf32>, tensor<1x2x6x8xf32>, tensor<1x2x6x8xf32>, tensor<1x2x4x8xf32>,
+        tensor<1x2x4xf32> -> tensor<1x2x4x8xf32>, tensor<1x2x4x6xf32>
+  return %0#0, %0#1 : tensor<1x2x4x8xf32>, tensor<1x2x4x6xf32>
+}

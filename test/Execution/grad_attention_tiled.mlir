@@ -53,9 +53,19 @@
 // RUN: %python %S/Inputs/grad_case.py attention_grad --dynamic --static-heads --B 2 --H 2 --Hkv 1 --Sq 4 --Sk 6 --D 4 --kv-lengths 6,2 --seed 44 --name t_dyn_heads | %{tiled} | %run_cpu | FileCheck %s --check-prefix=DYNH
 // DYNH-COUNT-3: case t_dyn_heads/d{{q|k|v}}: relerr {{.*}} ok 1
 
-// A mask gradient is left to the reference lowering (same results).
-// RUN: %python %S/Inputs/grad_case.py attention_grad --B 2 --H 2 --Sq 5 --Sk 6 --D 4 --mask add --mask-bcast B,H --grad-mask --seed 34 --name t_gmask | %{tiled} | %run_cpu | FileCheck %s --check-prefix=GM
-// GM-COUNT-4: case t_gmask/d{{q|k|v|mask}}: relerr {{.*}} ok 1
+// Additive masks with their gradients (dS of the dQ blocks, summed over the
+// broadcast dimensions): every broadcast, with -inf entries, causal,
+// softcap (dS is taken before the cap's factor), bf16, dynamic shapes.
+// RUN: %python %S/Inputs/grad_case.py attention_grad --B 2 --H 2 --Sq 5 --Sk 6 --D 4 --mask add --mask-bcast B,H --mask-neginf 0.25 --masked-row 1 --grad-mask --seed 34 --name t_gm_bh | %{tiled} | %run_cpu | FileCheck %s --check-prefix=GBH
+// GBH-COUNT-4: case t_gm_bh/d{{q|k|v|mask}}: relerr {{.*}} ok 1
+// RUN: %python %S/Inputs/grad_case.py attention_grad --B 2 --H 4 --Hkv 2 --Sq 7 --Sk 6 --D 4 --mask add --mask-bcast 1,H --grad-mask --causal --softcap 3 --seed 35 --name t_gm_1h | %{tiled} | %run_cpu | FileCheck %s --check-prefix=G1H
+// G1H-COUNT-4: case t_gm_1h/d{{q|k|v|mask}}: relerr {{.*}} ok 1
+// RUN: %python %S/Inputs/grad_case.py attention_grad --B 2 --H 3 --Sq 4 --Sk 9 --D 4 --mask add --mask-bcast B,1 --grad-mask --window 2,1 --seed 36 --name t_gm_b1 | %{tiled} | %run_cpu | FileCheck %s --check-prefix=GB1
+// GB1-COUNT-4: case t_gm_b1/d{{q|k|v|mask}}: relerr {{.*}} ok 1
+// RUN: %python %S/Inputs/grad_case.py attention_grad --dtype bf16 --B 2 --H 2 --Sq 6 --Sk 5 --D 8 --Dv 4 --mask add --mask-bcast 1,1 --mask-neginf 0.1 --grad-mask --seed 42 --name t_gm_11 | %{tiled} | %run_cpu | FileCheck %s --check-prefix=G11
+// G11-COUNT-4: case t_gm_11/d{{q|k|v|mask}}: relerr {{.*}} ok 1
+// RUN: %python %S/Inputs/grad_case.py attention_grad --dynamic --B 2 --H 4 --Hkv 2 --Sq 5 --Sk 7 --D 4 --Dv 3 --causal --mask add --mask-bcast 1,H --grad-mask --kv-lengths 7,3 --seed 43 --name t_gm_dyn | %{tiled} | %run_cpu | FileCheck %s --check-prefix=GDYN
+// GDYN-COUNT-4: case t_gm_dyn/d{{q|k|v|mask}}: relerr {{.*}} ok 1
 
 // The check can fail: f32 gradients are not exact to 1e-12.
 // RUN: %python %S/Inputs/grad_case.py attention_grad --B 1 --H 2 --Sq 5 --Sk 7 --D 4 --causal --tol 1e-12 --seed 31 --name t_tight | %{tiled} | %run_cpu | FileCheck %s --check-prefix=TIGHT

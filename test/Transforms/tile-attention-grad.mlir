@@ -46,10 +46,13 @@ func.func @causal(%q: tensor<1x4x10x8xf16>, %k: tensor<1x2x12x8xf16>, %v: tensor
 // CHECK: tensor.extract %arg7[%[[B]]]
 // CHECK: tx.attention_dkdv {{.*}} row_limit(%{{.*}}) key_limit(%{{.*}}) outs
 // CHECK: tx.attention_dq {{.*}} row_limit(%{{.*}}) key_limit(%{{.*}}) outs
-// A mask gradient stays with the reference lowering.
+// A mask gradient: the dQ forall carries dS [B, H, Sq, Sk] too, each block
+// op writes its block of it; then one reduction to the mask's shape.
 // CHECK-LABEL: func.func @grad_mask
-// CHECK: tx.attention_grad
-// CHECK-NOT: scf.forall
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (2, 2) shared_outs({{.*}}) -> (tensor<1x2x8x4xf32>, tensor<1x2x8x8xf32>)
+// CHECK: tx.attention_dq {{.*}} outs(%{{.*}}, %{{.*}}) : {{.*}} -> tensor<1x1x?x4xf32>, tensor<1x1x?x4xf32>
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "reduction", "parallel", "parallel"]
+// CHECK-NOT: tx.attention_grad
 func.func @lengths(%q: tensor<2x2x6x8xf32>, %k: tensor<2x2x7x8xf32>, %v: tensor<2x2x7x8xf32>,
                    %o: tensor<2x2x6x8xf32>, %do: tensor<2x2x6x8xf32>, %lse: tensor<2x2x6xf32>,
                    %kl: tensor<2xi32>, %ql: tensor<2xi32>)
@@ -61,11 +64,11 @@ func.func @lengths(%q: tensor<2x2x6x8xf32>, %k: tensor<2x2x7x8xf32>, %v: tensor<
       -> tensor<2x2x6x8xf32>, tensor<2x2x7x8xf32>, tensor<2x2x7x8xf32>
   return %dq, %dk, %dv : tensor<2x2x6x8xf32>, tensor<2x2x7x8xf32>, tensor<2x2x7x8xf32>
 }
-func.func @grad_mask(%q: tensor<1x1x4x4xf32>, %m: tensor<1x1x4x4xf32>, %lse: tensor<1x1x4xf32>)
-    -> tensor<1x1x4x4xf32> {
-  %dq, %dk, %dv, %dm = tx.attention_grad %q, %q, %q, %q, %q, %lse mask(%m : tensor<1x1x4x4xf32>)
-      : tensor<1x1x4x4xf32>, tensor<1x1x4x4xf32>, tensor<1x1x4x4xf32>, tensor<1x1x4x4xf32>,
-        tensor<1x1x4x4xf32>, tensor<1x1x4xf32>
-      -> tensor<1x1x4x4xf32>, tensor<1x1x4x4xf32>, tensor<1x1x4x4xf32>, tensor<1x1x4x4xf32>
-  return %dm : tensor<1x1x4x4xf32>
+func.func @grad_mask(%q: tensor<1x2x8x4xf32>, %m: tensor<1x1x8x8xf32>, %lse: tensor<1x2x8xf32>)
+    -> (tensor<1x2x8x4xf32>, tensor<1x1x8x8xf32>) {
+  %dq, %dk, %dv, %dm = tx.attention_grad %q, %q, %q, %q, %q, %lse mask(%m : tensor<1x1x8x8xf32>)
+      : tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>,
+        tensor<1x2x8x4xf32>, tensor<1x2x8xf32>
+      -> tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x1x8x8xf32>
+  return %dq, %dm : tensor<1x2x8x4xf32>, tensor<1x1x8x8xf32>
 }

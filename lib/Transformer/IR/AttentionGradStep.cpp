@@ -55,12 +55,18 @@ public:
     scale = arith::ConstantOp::create(b, loc, o.scale);
   }
 
-  /// P and dT of the block, [B, H, M, N] f32.
-  std::pair<Value, Value> probabilitiesAndScoreGrads() {
+  /// P and dT of the block, [B, H, M, N] f32; with `dsInit`, dS = P (dP
+  /// - Δ) written into it as well.
+  std::tuple<Value, Value, Value>
+  probabilitiesAndScoreGrads(Value dsInit = Value()) {
     Value s0 = contract(o.q, o.k);
     Value p = probabilities(s0);
-    Value dt = scoreGrads(p, contract(o.dO, o.v), s0);
-    return {p, dt};
+    Value dp = contract(o.dO, o.v);
+    Value dt = scoreGrads(p, dp, s0);
+    Value ds;
+    if (dsInit)
+      ds = o.softcap ? scoreGradsInto(p, dp, dsInit) : copyInto(dt, dsInit);
+    return {p, dt, ds};
   }
 
   /// init[b,h,i,x] + factor * sum_j g[b,h,i,j] * kv[b,kh,j,x]: dims
@@ -219,6 +225,38 @@ private:
         .getResult(0);
   }
 
+  /// `src` written into `init` (same shape).
+  Value copyInto(Value src, Value init) {
+    AffineMap id = b.getMultiDimIdentityMap(4);
+    return linalg::GenericOp::create(
+               b, loc, init.getType(), src, init,
+               ArrayRef<AffineMap>{id, id},
+               SmallVector<IteratorType>(4, IteratorType::parallel),
+               [&](OpBuilder &nb, Location nl, ValueRange a) {
+                 linalg::YieldOp::create(nb, nl, a[0]);
+               })
+        .getResult(0);
+  }
+
+  /// dS = P (dP - Δ) into `init`, exactly 0 where P is 0.
+  Value scoreGradsInto(Value p, Value dp, Value init) {
+    AffineMap id = b.getMultiDimIdentityMap(4);
+    return linalg::GenericOp::create(
+               b, loc, init.getType(), ValueRange{p, dp, o.delta}, init,
+               ArrayRef<AffineMap>{id, id, map(4, {d(0), d(1), d(2)}), id},
+               SmallVector<IteratorType>(4, IteratorType::parallel),
+               [&](OpBuilder &nb, Location nl, ValueRange a) {
+                 Value g = arith::SubFOp::create(nb, nl, a[1], a[2]);
+                 Value ds = arith::MulFOp::create(nb, nl, a[0], g);
+                 Value off = arith::CmpFOp::create(
+                     nb, nl, arith::CmpFPredicate::OEQ, a[0], zero);
+                 linalg::YieldOp::create(
+                     nb, nl,
+                     Value(arith::SelectOp::create(nb, nl, off, zero, ds)));
+               })
+        .getResult(0);
+  }
+
   /// dT = P (dP - Δ), times 1 - tanh²(scale S0 / softcap) under a soft cap;
   /// exactly 0 where P is 0 (dP may be NaN there).
   Value scoreGrads(Value p, Value dp, Value s0) {
@@ -284,11 +322,14 @@ FailureOr<SmallVector<Value>> mlir::tx::buildAttentionDqStep(OpBuilder &b,
         "(tile the head dimension by 1 first)");
   GradBlockOperands o = operandsOf(op);
   GradBlock blk(b, o, *kvHead);
-  auto [p, dt] = blk.probabilitiesAndScoreGrads();
+  auto [p, dt, ds] = blk.probabilitiesAndScoreGrads(op.getGradScoresInit());
   (void)p;
-  return SmallVector<Value>{blk.rowsTimesKV(dt, op.getKey(),
-                                            op.getGradQueryInit(),
-                                            blk.scaleValue())};
+  SmallVector<Value> r = {blk.rowsTimesKV(dt, op.getKey(),
+                                          op.getGradQueryInit(),
+                                          blk.scaleValue())};
+  if (ds)
+    r.push_back(ds);
+  return r;
 }
 
 FailureOr<SmallVector<Value>>
@@ -305,7 +346,8 @@ mlir::tx::buildAttentionDkDvStep(OpBuilder &b, AttentionDkDvOp op) {
   AffineExpr kvHead = single ? getAffineConstantExpr(0, b.getContext())
                              : b.getAffineDimExpr(1);
   GradBlock blk(b, o, kvHead);
-  auto [p, dt] = blk.probabilitiesAndScoreGrads();
+  auto [p, dt, ds] = blk.probabilitiesAndScoreGrads();
+  (void)ds;
   Value one = arith::ConstantOp::create(b, op.getLoc(), b.getF32FloatAttr(1));
   return SmallVector<Value>{
       blk.keysTimesRows(dt, op.getQuery(), op.getGradKeyInit(),

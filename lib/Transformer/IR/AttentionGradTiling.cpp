@@ -86,8 +86,16 @@ LogicalResult AttentionDqOp::verify() {
   auto q = getQuery().getType().getShape();
   auto k = getKey().getType().getShape();
   int64_t b = ShapedType::isDynamic(q[0]) ? k[0] : q[0];
-  return verifyInit(*this, getGradQueryInit(), "grad_query_init",
-                    {b, q[1], q[2], q[3]}, "[B, H, M, D]");
+  if (failed(verifyInit(*this, getGradQueryInit(), "grad_query_init",
+                        {b, q[1], q[2], q[3]}, "[B, H, M, D]")))
+    return failure();
+  if (Value ds = getGradScoresInit()) {
+    auto v = getValue().getType().getShape();
+    int64_t n = ShapedType::isDynamic(k[2]) ? v[2] : k[2];
+    return verifyInit(*this, ds, "grad_scores_init", {b, q[1], q[2], n},
+                      "[B, H, M, N]");
+  }
+  return success();
 }
 
 LogicalResult AttentionDkDvOp::verify() {
@@ -117,9 +125,12 @@ static LogicalResult initTypes(ValueRange operands, unsigned n,
 }
 
 LogicalResult AttentionDqOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location>, ValueRange operands, DictionaryAttr,
-    OpaqueProperties, RegionRange, SmallVectorImpl<Type> &inferred) {
-  return initTypes(operands, 1, inferred);
+    MLIRContext *, std::optional<Location>, ValueRange operands,
+    DictionaryAttr attrs, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<Type> &inferred) {
+  // One init, or two with grad_scores_init (the operand segments say).
+  AttentionDqOp::Adaptor a(operands, attrs, properties, regions);
+  return initTypes(operands, a.getGradScoresInit() ? 2 : 1, inferred);
 }
 
 LogicalResult AttentionDkDvOp::inferReturnTypes(
@@ -209,11 +220,14 @@ AttentionDqOp::getTiledImplementation(OpBuilder &b,
   Value init = sliceOf(b, loc, getGradQueryInit(),
                        {b0, h0, m0, b.getIndexAttr(0)},
                        {sizes[0], sizes[1], sizes[2], t->d}, slices);
+  Value dsInit;
+  if (Value ds = getGradScoresInit())
+    dsInit = sliceOf(b, loc, ds, {b0, h0, m0, n0}, sizes, slices);
   auto tiled = AttentionDqOp::create(
       b, loc, t->q, t->k, t->v, r.dO, r.lse, r.delta, t->mask,
       shifted(b, loc, getCausalOffset(), m0, n0),
       shifted(b, loc, getRowLimit(), b.getIndexAttr(0), m0),
-      shifted(b, loc, getKeyLimit(), b.getIndexAttr(0), n0), init,
+      shifted(b, loc, getKeyLimit(), b.getIndexAttr(0), n0), init, dsInit,
       getScaleAttr(), getCausalAttr(), getSoftcapAttr(), getWindowAttr());
   return TilingResult{{tiled.getOperation()},
                       SmallVector<Value>(tiled->getResults()), slices};
@@ -223,11 +237,16 @@ LogicalResult AttentionDqOp::getResultTilePosition(
     OpBuilder &b, unsigned resultNumber, ArrayRef<OpFoldResult> offsets,
     ArrayRef<OpFoldResult> sizes, SmallVector<OpFoldResult> &resultOffsets,
     SmallVector<OpFoldResult> &resultSizes) {
-  resultOffsets = {offsets[0], offsets[1], offsets[2], b.getIndexAttr(0)};
-  resultSizes = {sizes[0], sizes[1], sizes[2],
-                 tensor::getMixedSize(b, getLoc(), getQuery(), 3)};
-  resultOffsets = zeroDimSafe(b, getLoc(), resultOffsets,
-                              getGradQuery().getType().getShape());
+  // dQ: the tile's rows, all of D; dS: the tile's (rows, keys) block.
+  resultOffsets.assign(offsets.begin(), offsets.end());
+  resultSizes.assign(sizes.begin(), sizes.end());
+  if (resultNumber == 0) {
+    resultOffsets[3] = b.getIndexAttr(0);
+    resultSizes[3] = tensor::getMixedSize(b, getLoc(), getQuery(), 3);
+  }
+  resultOffsets = zeroDimSafe(
+      b, getLoc(), resultOffsets,
+      cast<RankedTensorType>(getResult(resultNumber).getType()).getShape());
   return success();
 }
 

@@ -131,16 +131,18 @@ public:
     Value s0 = contractKV(op.getQuery(), op.getKey());
     Value p = probabilities(scored(s0));
     Value dp = contractKV(op.getGradOutput(), op.getValue());
-    Value ds = scoreGradient(p, dp, emitRowDot(b, loc, op.getGradOutput(), op.getOutput()));
+    Value delta = emitRowDot(b, loc, op.getGradOutput(), op.getOutput(), sz);
+    Value ds = scoreGradient(p, dp, delta);
     Value dt = op.getSoftcapAttr() ? uncapped(ds, s0) : ds;
     Value dq = rowsTimesKV(dt, op.getKey(), sz.D);
     Value dk = groupSum(keysTimesRows(dt, op.getQuery(), sz.D), sz.D);
     Value dv = groupSum(keysTimesRows(p, op.getGradOutput(), sz.Dv), sz.Dv);
-    SmallVector<Value> r = {emitRounded(b, loc, dq, scale, op.getGradQuery().getType()),
-                            emitRounded(b, loc, dk, scale, op.getGradKey().getType()),
-                            emitRounded(b, loc, dv, Value(), op.getGradValue().getType())};
+    SmallVector<Value> r = {
+        emitRounded(b, loc, dq, scale, op.getGradQuery().getType()),
+        emitRounded(b, loc, dk, scale, op.getGradKey().getType()),
+        emitRounded(b, loc, dv, Value(), op.getGradValue().getType())};
     if (op.getGradMask())
-      r.push_back(maskGradient(ds));
+      r.push_back(emitMaskGradient(b, op, sz, ds));
     return r;
   }
 
@@ -369,60 +371,6 @@ private:
         .getResult(0);
   }
 
-  /// The additive mask's gradient: dS summed over the mask's broadcast
-  /// dimensions (a static 1 in dims 0 and 1), in the mask's type.
-  Value maskGradient(Value ds) {
-    Value mask = op.getMask();
-    auto mTy = cast<RankedTensorType>(mask.getType());
-    bool bcast[2] = {mTy.getDimSize(0) == 1, mTy.getDimSize(1) == 1};
-    // The kept dimensions of dS, then unit dims back by expand_shape.
-    SmallVector<unsigned> kept;
-    SmallVector<OpFoldResult> keptSizes;
-    SmallVector<IteratorType> it = iterators(4);
-    OpFoldResult full[4] = {sz.B, sz.H, sz.Sq, sz.Sk};
-    for (unsigned i = 0; i < 4; ++i) {
-      if (i < 2 && bcast[i]) {
-        it[i] = IteratorType::reduction;
-        continue;
-      }
-      kept.push_back(i);
-      keptSizes.push_back(full[i]);
-    }
-    Value init = filledTensor(b, loc, keptSizes, f32, 0.0);
-    Value sum = linalg::GenericOp::create(
-                    b, loc, init.getType(), ds, init,
-                    {map(4, {0, 1, 2, 3}), map(4, kept)}, it,
-                    [&](OpBuilder &nb, Location nl, ValueRange a) {
-                      linalg::YieldOp::create(
-                          nb, nl,
-                          Value(arith::AddFOp::create(nb, nl, a[1], a[0])));
-                    })
-                    .getResult(0);
-    if (kept.size() < 4) {
-      // [kept...] -> [B|1, H|1, Sq, Sk]: each unit dim joins the group of
-      // the kept dimension after it.
-      SmallVector<ReassociationIndices> re;
-      ReassociationIndices group;
-      for (unsigned i = 0; i < 4; ++i) {
-        group.push_back(i);
-        if (!(i < 2 && bcast[i])) {
-          re.push_back(group);
-          group.clear();
-        }
-      }
-      SmallVector<int64_t> shape;
-      SmallVector<OpFoldResult> outSizes;
-      for (unsigned i = 0; i < 4; ++i) {
-        bool unit = i < 2 && bcast[i];
-        outSizes.push_back(unit ? b.getIndexAttr(1) : full[i]);
-        std::optional<int64_t> c = getConstantIntValue(outSizes.back());
-        shape.push_back(c ? *c : ShapedType::kDynamic);
-      }
-      sum = tensor::ExpandShapeOp::create(
-          b, loc, RankedTensorType::get(shape, f32), sum, re, outSizes);
-    }
-    return emitRounded(b, loc, sum, Value(), op.getGradMask().getType());
-  }
 };
 
 struct AttentionGradLowering : OpRewritePattern<AttentionGradOp> {
@@ -465,10 +413,9 @@ void mlir::tx::emitGradOperandChecks(OpBuilder &b, AttentionGradOp op,
   check(op.getLse(), "lse", 3);
 }
 
-Value mlir::tx::emitRowDot(OpBuilder &b, Location loc, Value x, Value y) {
-  SmallVector<OpFoldResult> sizes = sizesOf(b, loc, x);
-  sizes.pop_back();
-  Value init = filledTensor(b, loc, sizes, b.getF32Type(), 0.0);
+Value mlir::tx::emitRowDot(OpBuilder &b, Location loc, Value x, Value y,
+                           const AttentionSizes &sz) {
+  Value init = filledTensor(b, loc, {sz.B, sz.H, sz.Sq}, b.getF32Type(), 0.0);
   MLIRContext *ctx = b.getContext();
   AffineMap id = b.getMultiDimIdentityMap(4);
   AffineMap row = AffineMap::get(
@@ -503,6 +450,72 @@ Value mlir::tx::emitRounded(OpBuilder &b, Location loc, Value t, Value factor,
                 })
                 .getResult(0);
   return castTo(b, loc, r, ty);
+}
+
+/// The additive mask's gradient: dS summed over the mask's broadcast
+/// dimensions (a static 1 in dims 0 and 1), in the mask's type.
+Value mlir::tx::emitMaskGradient(OpBuilder &b, AttentionGradOp op,
+                                 const AttentionSizes &sz, Value ds) {
+  Location loc = op.getLoc();
+  MLIRContext *ctx = b.getContext();
+  Type f32 = b.getF32Type();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  auto map = [&](unsigned n, ArrayRef<unsigned> dims) {
+    SmallVector<AffineExpr> r;
+    for (unsigned i : dims)
+      r.push_back(d(i));
+    return AffineMap::get(n, 0, r, ctx);
+  };
+  Value mask = op.getMask();
+  auto mTy = cast<RankedTensorType>(mask.getType());
+  bool bcast[2] = {mTy.getDimSize(0) == 1, mTy.getDimSize(1) == 1};
+  // The kept dimensions of dS, then unit dims back by expand_shape.
+  SmallVector<unsigned> kept;
+  SmallVector<OpFoldResult> keptSizes;
+  SmallVector<IteratorType> it = iterators(4);
+  OpFoldResult full[4] = {sz.B, sz.H, sz.Sq, sz.Sk};
+  for (unsigned i = 0; i < 4; ++i) {
+    if (i < 2 && bcast[i]) {
+      it[i] = IteratorType::reduction;
+      continue;
+    }
+    kept.push_back(i);
+    keptSizes.push_back(full[i]);
+  }
+  Value init = filledTensor(b, loc, keptSizes, f32, 0.0);
+  Value sum = linalg::GenericOp::create(
+                  b, loc, init.getType(), ds, init,
+                  {map(4, {0, 1, 2, 3}), map(4, kept)}, it,
+                  [&](OpBuilder &nb, Location nl, ValueRange a) {
+                    linalg::YieldOp::create(
+                        nb, nl,
+                        Value(arith::AddFOp::create(nb, nl, a[1], a[0])));
+                  })
+                  .getResult(0);
+  if (kept.size() < 4) {
+    // [kept...] -> [B|1, H|1, Sq, Sk]: each unit dim joins the group of
+    // the kept dimension after it.
+    SmallVector<ReassociationIndices> re;
+    ReassociationIndices group;
+    for (unsigned i = 0; i < 4; ++i) {
+      group.push_back(i);
+      if (!(i < 2 && bcast[i])) {
+        re.push_back(group);
+        group.clear();
+      }
+    }
+    SmallVector<int64_t> shape;
+    SmallVector<OpFoldResult> outSizes;
+    for (unsigned i = 0; i < 4; ++i) {
+      bool unit = i < 2 && bcast[i];
+      outSizes.push_back(unit ? b.getIndexAttr(1) : full[i]);
+      std::optional<int64_t> c = getConstantIntValue(outSizes.back());
+      shape.push_back(c ? *c : ShapedType::kDynamic);
+    }
+    sum = tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get(shape, f32), sum, re, outSizes);
+  }
+  return emitRounded(b, loc, sum, Value(), op.getGradMask().getType());
 }
 
 void mlir::tx::populateReferenceGradPatterns(RewritePatternSet &patterns) {

@@ -181,8 +181,10 @@ struct TxTileAttentionGradPass
   /// dK, dV (f32 [B, Hkv, Sk, D|Dv]): the forall over (B, Hkv, key tiles).
   FailureOr<std::pair<Value, Value>> keyTiles(IRRewriter &rewriter,
                                               GradProblem &p);
-  /// dQ (f32 [B, H, Sq, D]): the forall over (B, H, query tiles).
-  FailureOr<Value> queryTiles(IRRewriter &rewriter, GradProblem &p);
+  /// dQ (f32 [B, H, Sq, D]) and, for a grad_mask, dS (f32 [B, H, Sq, Sk]):
+  /// the forall over (B, H, query tiles).
+  FailureOr<std::pair<Value, Value>> queryTiles(IRRewriter &rewriter,
+                                                GradProblem &p);
 
   LogicalResult rewrite(AttentionGradOp op);
 
@@ -259,20 +261,24 @@ TxTileAttentionGradPass::keyTiles(IRRewriter &rewriter, GradProblem &p) {
   return std::make_pair(forall.getResult(0), forall.getResult(1));
 }
 
-FailureOr<Value> TxTileAttentionGradPass::queryTiles(IRRewriter &rewriter,
-                                                     GradProblem &p) {
+FailureOr<std::pair<Value, Value>>
+TxTileAttentionGradPass::queryTiles(IRRewriter &rewriter, GradProblem &p) {
   OpBuilder &b = rewriter;
   AttentionGradOp op = p.op;
   Location loc = op.getLoc();
   const AttentionSizes &sz = p.sz;
   IndexMath m{b, loc};
-  Value dq0 = filledF32(b, loc, {sz.B, sz.H, sz.Sq, sz.D}, 0.0);
+  SmallVector<Value> inits = {
+      filledF32(b, loc, {sz.B, sz.H, sz.Sq, sz.D}, 0.0)};
+  bool withScores = static_cast<bool>(op.getGradMask());
+  if (withScores) // blocks the loop skips hold dS = 0
+    inits.push_back(filledF32(b, loc, {sz.B, sz.H, sz.Sq, sz.Sk}, 0.0));
   AffineExpr s0;
   bindSymbols(b.getContext(), s0);
   OpFoldResult mTiles = affine::makeComposedFoldedAffineApply(
       b, loc, s0.ceilDiv(qTile), {sz.Sq});
   auto forall = scf::ForallOp::create(
-      b, loc, ArrayRef<OpFoldResult>{sz.B, sz.H, mTiles}, ValueRange{dq0},
+      b, loc, ArrayRef<OpFoldResult>{sz.B, sz.H, mTiles}, inits,
       std::nullopt);
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPoint(forall.getTerminator());
@@ -280,11 +286,12 @@ FailureOr<Value> TxTileAttentionGradPass::queryTiles(IRRewriter &rewriter,
   Value m0 = m.mul(forall.getInductionVar(2), m.c(qTile));
   Value ms = m.min(m.c(qTile), m.sub(m.v(sz.Sq), m0));
   auto [c, rowLimit, keyLimit] = clauses(b, p, bIv);
-  Value out = forall.getRegionIterArgs()[0];
+  auto outs = forall.getRegionIterArgs();
   auto whole = AttentionDqOp::create(
       b, loc, p.q, op.getKey(), op.getValue(), op.getGradOutput(), op.getLse(),
-      p.delta, op.getMask(), c, rowLimit, keyLimit, out, p.scale,
-      op.getCausalAttr(), op.getSoftcapAttr(), op.getWindowAttr());
+      p.delta, op.getMask(), c, rowLimit, keyLimit, outs[0],
+      withScores ? outs[1] : Value(), p.scale, op.getCausalAttr(),
+      op.getSoftcapAttr(), op.getWindowAttr());
   OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
   FailureOr<TilingResult> t = whole.getTiledImplementation(
       b, {bIv, hIv, m0, zero}, {one, one, ms, sz.Sk});
@@ -292,8 +299,11 @@ FailureOr<Value> TxTileAttentionGradPass::queryTiles(IRRewriter &rewriter,
   if (failed(t))
     return failure();
   auto step = cast<AttentionDqOp>(t->tiledOps.front());
-  insertTile(b, forall, step.getResult(), out, {bIv, hIv, m0, zero},
+  insertTile(b, forall, step.getResult(0), outs[0], {bIv, hIv, m0, zero},
              {one, one, ms, sz.D});
+  if (withScores)
+    insertTile(b, forall, step.getResult(1), outs[1], {bIv, hIv, m0, zero},
+               {one, one, ms, sz.Sk});
   // The key tiles some row of this tile sees (tx-tile-attention's bounds):
   // up to ms - 1 + c + right, from c - left.
   b.setInsertionPoint(step);
@@ -315,12 +325,11 @@ FailureOr<Value> TxTileAttentionGradPass::queryTiles(IRRewriter &rewriter,
   }
   if (failed(tileReduction(rewriter, step, kvTile, begin, end)))
     return failure();
-  return forall.getResult(0);
+  return std::make_pair(forall.getResult(0),
+                        withScores ? forall.getResult(1) : Value());
 }
 
 LogicalResult TxTileAttentionGradPass::rewrite(AttentionGradOp op) {
-  if (op.getGradMask())
-    return success(); // the reference lowering computes dMask
   IRRewriter rewriter(op.getContext());
   OpBuilder &b = rewriter;
   rewriter.setInsertionPoint(op);
@@ -349,19 +358,19 @@ LogicalResult TxTileAttentionGradPass::rewrite(AttentionGradOp op) {
     p.q = scaleQuery(b, loc, op.getQuery(), dqFactor);
     p.scale = b.getF32FloatAttr(1.0f);
   }
-  p.delta = emitRowDot(b, loc, op.getGradOutput(), op.getOutput());
+  p.delta = emitRowDot(b, loc, op.getGradOutput(), op.getOutput(), p.sz);
   FailureOr<std::pair<Value, Value>> kv = keyTiles(rewriter, p);
   if (failed(kv))
     return failure();
-  FailureOr<Value> dq = queryTiles(rewriter, p);
+  FailureOr<std::pair<Value, Value>> dq = queryTiles(rewriter, p);
   if (failed(dq))
     return failure();
-  rewriter.replaceOp(
-      op, ValueRange{
-              emitRounded(b, loc, *dq, dqFactor, op.getGradQuery().getType()),
-              emitRounded(b, loc, kv->first, Value(),
-                          op.getGradKey().getType()),
-              emitRounded(b, loc, kv->second, Value(),
-                          op.getGradValue().getType())});
+  SmallVector<Value> grads = {
+      emitRounded(b, loc, dq->first, dqFactor, op.getGradQuery().getType()),
+      emitRounded(b, loc, kv->first, Value(), op.getGradKey().getType()),
+      emitRounded(b, loc, kv->second, Value(), op.getGradValue().getType())};
+  if (op.getGradMask())
+    grads.push_back(emitMaskGradient(b, op, p.sz, dq->second));
+  rewriter.replaceOp(op, grads);
   return success();
 }
