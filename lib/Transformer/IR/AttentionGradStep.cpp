@@ -62,10 +62,10 @@ public:
     Value s0 = contract(o.q, o.k);
     Value p = probabilities(s0);
     Value dp = contract(o.dO, o.v);
-    Value dt = scoreGrads(p, dp, s0);
-    Value ds;
-    if (dsInit)
-      ds = o.softcap ? scoreGradsInto(p, dp, dsInit) : copyInto(dt, dsInit);
+    Value ds = dsInit ? scoreGrads(p, dp, s0, false, dsInit) : Value();
+    Value dt = ds && !o.softcap
+                   ? ds
+                   : scoreGrads(p, dp, s0, bool(o.softcap), Value());
     return {p, dt, ds};
   }
 
@@ -225,57 +225,27 @@ private:
         .getResult(0);
   }
 
-  /// `src` written into `init` (same shape).
-  Value copyInto(Value src, Value init) {
-    AffineMap id = b.getMultiDimIdentityMap(4);
-    return linalg::GenericOp::create(
-               b, loc, init.getType(), src, init,
-               ArrayRef<AffineMap>{id, id},
-               SmallVector<IteratorType>(4, IteratorType::parallel),
-               [&](OpBuilder &nb, Location nl, ValueRange a) {
-                 linalg::YieldOp::create(nb, nl, a[0]);
-               })
-        .getResult(0);
-  }
-
-  /// dS = P (dP - Δ) into `init`, exactly 0 where P is 0.
-  Value scoreGradsInto(Value p, Value dp, Value init) {
-    AffineMap id = b.getMultiDimIdentityMap(4);
-    return linalg::GenericOp::create(
-               b, loc, init.getType(), ValueRange{p, dp, o.delta}, init,
-               ArrayRef<AffineMap>{id, id, map(4, {d(0), d(1), d(2)}), id},
-               SmallVector<IteratorType>(4, IteratorType::parallel),
-               [&](OpBuilder &nb, Location nl, ValueRange a) {
-                 Value g = arith::SubFOp::create(nb, nl, a[1], a[2]);
-                 Value ds = arith::MulFOp::create(nb, nl, a[0], g);
-                 Value off = arith::CmpFOp::create(
-                     nb, nl, arith::CmpFPredicate::OEQ, a[0], zero);
-                 linalg::YieldOp::create(
-                     nb, nl,
-                     Value(arith::SelectOp::create(nb, nl, off, zero, ds)));
-               })
-        .getResult(0);
-  }
-
-  /// dT = P (dP - Δ), times 1 - tanh²(scale S0 / softcap) under a soft cap;
-  /// exactly 0 where P is 0 (dP may be NaN there).
-  Value scoreGrads(Value p, Value dp, Value s0) {
+  /// dS = P (dP - Δ), times 1 - tanh²(scale S0 / softcap) with `capped`
+  /// (dT), into `init` (a new tensor when null); exactly 0 where P is 0 (dP
+  /// may be NaN there).
+  Value scoreGrads(Value p, Value dp, Value s0, bool capped, Value init) {
     AffineMap id = b.getMultiDimIdentityMap(4);
     SmallVector<Value> ins = {p, dp, o.delta};
     SmallVector<AffineMap> maps = {id, id, map(4, {d(0), d(1), d(2)})};
-    if (o.softcap) {
+    if (capped) {
       ins.push_back(s0);
       maps.push_back(id);
     }
     maps.push_back(id);
-    Value init = tensor::EmptyOp::create(b, loc, sShape, f32);
+    if (!init)
+      init = tensor::EmptyOp::create(b, loc, sShape, f32);
     return linalg::GenericOp::create(
                b, loc, init.getType(), ins, init, maps,
                SmallVector<IteratorType>(4, IteratorType::parallel),
                [&](OpBuilder &nb, Location nl, ValueRange a) {
                  Value g = arith::SubFOp::create(nb, nl, a[1], a[2]);
                  Value ds = arith::MulFOp::create(nb, nl, a[0], g);
-                 if (o.softcap) {
+                 if (capped) {
                    Value c = arith::ConstantOp::create(nb, nl, o.softcap);
                    Value t = math::TanhOp::create(
                        nb, nl,
