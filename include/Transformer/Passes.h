@@ -50,6 +50,11 @@ inline constexpr llvm::StringLiteral kProgrammaticLaunchAttr =
 /// take by value; tx-tensor-map-params makes their parameter a 128-byte
 /// `nvvm.grid_constant` and asks the runtime to pass the bytes.
 inline constexpr llvm::StringLiteral kTensorMapAttr = "tx.tensor_map";
+/// On a tx.attention_grad (tx-attention-grad-strategy) and on the two
+/// scf.foralls tx-tile-attention-grad makes of it: `array<i64: q_tile,
+/// kv_tile>`, the tiles of the backward's GPU kernels
+/// (tx-map-attention-grad-to-gpu).
+inline constexpr llvm::StringLiteral kGradTilesAttr = "tx.grad_tiles";
 
 #define GEN_PASS_REGISTRATION
 #include "Transformer/Passes.h.inc"

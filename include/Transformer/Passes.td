@@ -1373,7 +1373,10 @@ def TxTileAttentionGrad : Pass<"tx-tile-attention-grad", "::mlir::func::FuncOp">
     (`convert-tx-to-linalg`).
 
     `tx-cpu-pipeline="attention=tiled"` runs this pass with its attention
-    tile sizes.
+    tile sizes. With `from-strategy=true` (`tx-gpu-pipeline`) only ops
+    that carry `tx.grad_tiles = array<i64: q_tile, kv_tile>`
+    (`tx-attention-grad-strategy`) are tiled, with those tiles, and both
+    foralls carry the attribute for `tx-map-attention-grad-to-gpu`.
   }];
   let options = [
     Option<"qTile", "q-tile", "int64_t", /*default=*/"64",
@@ -1382,12 +1385,76 @@ def TxTileAttentionGrad : Pass<"tx-tile-attention-grad", "::mlir::func::FuncOp">
            "Keys per tile (>= 1; default 64)">,
     Option<"decompose", "decompose", "bool", /*default=*/"true",
            "Decompose each tiled block op into linalg.generic ops (default true)">,
+    Option<"fromStrategy", "from-strategy", "bool", /*default=*/"false",
+           "Tile only the ops that carry tx.grad_tiles, with those tiles, and put the attribute on both foralls (the GPU path; default false)">,
   ];
   let dependentDialects = [
     "::mlir::tx::TxDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
     "::mlir::tensor::TensorDialect", "::mlir::scf::SCFDialect",
     "::mlir::affine::AffineDialect", "::mlir::cf::ControlFlowDialect"
+  ];
+}
+
+def TxAttentionGradStrategy : Pass<"tx-attention-grad-strategy", "::mlir::func::FuncOp"> {
+  let summary = "Choose the backward's GPU kernels: mark the tx.attention_grad ops the mma.sync kernels take with their tiles";
+  let description = [{
+    Puts `tx.grad_tiles = array<i64: q_tile, kv_tile>` on every
+    `tx.attention_grad` that the backward's mma.sync kernels
+    (`tx-map-attention-grad-to-gpu`) take on a chip of compute capability
+    `sm` (80 or more): Q, K, V and dO of f16 or bf16, a static head dim
+    `D = Dv` of 64 or 128, no mask, soft cap, window or per-sequence
+    lengths (causal, GQA and MQA are taken). The tiles are (64, 64) for
+    D = 64 and (32, 64) for D = 128: the dK/dV kernel's CTA has
+    `kv_tile / 16` warps and steps over `q_tile` query rows, the dQ
+    kernel's has `q_tile / 16` warps and steps over `kv_tile` keys. An op
+    that already carries the attribute keeps it. Other ops are left
+    unmarked: `tx-tile-attention-grad from-strategy=true` does not tile
+    them and they take the reference lowering (`convert-tx-to-linalg`).
+  }];
+  let options = [
+    Option<"sm", "sm", "int64_t", /*default=*/"90",
+           "Compute capability of the target (default 90; the kernels need 80 or more)">,
+  ];
+}
+
+def TxMapAttentionGradToGPU : Pass<"tx-map-attention-grad-to-gpu", "::mlir::func::FuncOp"> {
+  let summary = "Map the tiled tx.attention_grad (foralls of tx.attention_dkdv and tx.attention_dq) onto the backward's mma.sync kernels";
+  let description = [{
+    The GPU mapping of the backward's tiled IR, built by
+    `tx-tile-attention-grad from-strategy=true decompose=false`:
+
+    ```
+    scf.forall (b, kh, n0) in (B, Hkv, key tiles) {      // tx.grad_tiles
+      scf.for m0 = .. step q_tile { tx.attention_dkdv (tiles) -> dK, dV }
+    }
+    scf.forall (b, h, m0) in (B, H, query tiles) {        // tx.grad_tiles
+      scf.for n0 = .. step kv_tile { tx.attention_dq (tiles) -> dQ }
+    }
+    ```
+
+    Each forall becomes one `gpu.launch` (sm_80+): its iteration space is
+    the grid (one CTA per forall iteration), its loop is the loop inside the
+    CTA, and the block op is lowered to mma.sync m16n8k16 code
+    (FlashAttention-2's backward, Algorithm 2: Sᵀ = K·Qᵀ, Pᵀ from the LSE,
+    dV += Pᵀ·dO, dPᵀ = V·dOᵀ, dSᵀ = Pᵀ ∘ (dPᵀ − Δ), dK += dSᵀ·Q; and
+    S, P, dP, dS, dQ += dS·K), with Q/K/V/dO tiles staged in shared memory
+    by cp.async and the accumulators in registers. No atomics: the results
+    are bitwise deterministic. The forall's results (f32 dK, dV, dQ) are
+    the kernels' buffers.
+
+    A forall with `tx.grad_tiles` whose structure or block op the kernels
+    do not take (a mask, soft cap, window or lengths operand, element types
+    other than f16/bf16, a head dim that is not a multiple of 32 or above
+    128, tiles that are not multiples of 16) is an error with its reason.
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect",
+    "::mlir::nvgpu::NVGPUDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::bufferization::BufferizationDialect"
   ];
 }
 

@@ -754,7 +754,9 @@ PASS_OPTIONS = {
     "tx-check-gpu-target": ["chip", "chk:features", "chk:format", "softmax", "attention"],
     "tx-tile-softmax": ["rows-per-tile", "cols-per-tile", "from-strategy"],
     "tx-tile-attention": ["q-tile", "kv-tile", "decompose", "from-strategy"],
-    "tx-tile-attention-grad": ["q-tile", "kv-tile", "decompose"],
+    "tx-tile-attention-grad": ["q-tile", "kv-tile", "decompose", "from-strategy"],
+    "tx-attention-grad-strategy": ["sm"],
+    "tx-map-attention-grad-to-gpu": [],
     "tx-attention-strategy": ["warps", "q-tile", "kv-tile", "tensor-cores", "sm", "wgmma", "stages", "producer-warps",
                               "mma-row-tiles", "max-shared-memory", "kv-splits", "decode-cluster",
                             "decode-merge-kernel"],
@@ -777,7 +779,8 @@ def pass_options(rng, name, chaos):
 
 FUNC_PASSES = {"tx-softmax-to-gpu", "tx-attention-to-gpu", "tx-map-parallel-loops-to-gpu",
                "tx-tile-softmax", "tx-tile-attention", "tx-tile-attention-grad",
-               "tx-attention-strategy",
+               "tx-attention-strategy", "tx-attention-grad-strategy",
+               "tx-map-attention-grad-to-gpu",
                "tx-map-attention-to-gpu", "tx-softmax-strategy", "tx-map-softmax-to-gpu",
                "tx-stage-attention", "tx-pipeline-attention", "tx-stage-softmax"}
 BUFFERIZE = "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}"
@@ -848,6 +851,13 @@ def pick_passes(rng, chaos):
             passes.append(("tx-stage-attention", [], True))
         if rng.random() < 0.8:
             passes.append(("tx-pipeline-attention", [], True))
+    elif name == "tx-map-attention-grad-to-gpu" and rng.random() < 0.8:
+        # The backward's GPU path: strategy, tiling from it (derived
+        # gradients first when the program has none).
+        if rng.random() < 0.5:
+            passes.append(("tx-derive-gradients", [], False))
+        passes += [("tx-attention-grad-strategy", pass_options(rng, "tx-attention-grad-strategy", chaos), True),
+                   ("tx-tile-attention-grad", ["from-strategy=true", "decompose=false"], True)]
     elif name == "tx-map-softmax-to-gpu" and rng.random() < 0.7:
         passes = [("tx-softmax-strategy", pass_options(rng, "tx-softmax-strategy", chaos), True),
                   ("tx-tile-softmax", ["from-strategy=true"], True)]

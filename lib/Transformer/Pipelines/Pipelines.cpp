@@ -110,6 +110,16 @@ static void addAttentionGPUPath(OpPassManager &pm,
   map.wgmma = at.wgmma;
   map.maxSharedMemory = at.maxSharedMemory;
   pm.addNestedPass<func::FuncOp>(createTxMapAttentionToGPU(map));
+  // tx.attention_grad: the backward's mma.sync kernels where they apply
+  // (tx-attention-grad-strategy decides), the reference lowering elsewhere.
+  TxAttentionGradStrategyOptions gradStrategy;
+  gradStrategy.sm = at.sm;
+  pm.addNestedPass<func::FuncOp>(createTxAttentionGradStrategy(gradStrategy));
+  TxTileAttentionGradOptions gradTile;
+  gradTile.fromStrategy = true;
+  gradTile.decompose = false;
+  pm.addNestedPass<func::FuncOp>(createTxTileAttentionGrad(gradTile));
+  pm.addNestedPass<func::FuncOp>(createTxMapAttentionGradToGPU());
 }
 
 /// tx.softmax's GPU path: strategy -> tiling -> staging -> GPU mapping.

@@ -44,6 +44,8 @@ struct GradProblem {
   AttentionSizes sz;
   Value q, delta; // Q (pre-scaled for a dynamic default scale) and Δ
   FloatAttr scale;
+  int64_t qTile, kvTile;
+  DenseI64ArrayAttr strategy; // tx.grad_tiles (from-strategy), for the foralls
 };
 
 /// Index arithmetic on values (folded where both sides are constants).
@@ -192,7 +194,11 @@ struct TxTileAttentionGradPass
     if (failed(checkOptions(getOperation())))
       return signalPassFailure();
     if (failed(rewriteEach<AttentionGradOp>(
-            getOperation(), [&](AttentionGradOp op) { return rewrite(op); })))
+            getOperation(), [&](AttentionGradOp op) {
+              if (fromStrategy && !op->hasAttr(kGradTilesAttr))
+                return success(); // the reference lowering's
+              return rewrite(op);
+            })))
       return signalPassFailure();
   }
 };
@@ -211,15 +217,17 @@ TxTileAttentionGradPass::keyTiles(IRRewriter &rewriter, GradProblem &p) {
   AffineExpr s0;
   bindSymbols(b.getContext(), s0);
   OpFoldResult nTiles = affine::makeComposedFoldedAffineApply(
-      b, loc, s0.ceilDiv(kvTile), {sz.Sk});
+      b, loc, s0.ceilDiv(p.kvTile), {sz.Sk});
   auto forall = scf::ForallOp::create(
       b, loc, ArrayRef<OpFoldResult>{sz.B, sz.Hkv, nTiles},
       ValueRange{dk0, dv0}, std::nullopt);
+  if (p.strategy)
+    forall->setAttr(kGradTilesAttr, p.strategy);
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPoint(forall.getTerminator());
   Value bIv = forall.getInductionVar(0), khIv = forall.getInductionVar(1);
-  Value n0 = m.mul(forall.getInductionVar(2), m.c(kvTile));
-  Value ns = m.min(m.c(kvTile), m.sub(m.v(sz.Sk), n0));
+  Value n0 = m.mul(forall.getInductionVar(2), m.c(p.kvTile));
+  Value ns = m.min(m.c(p.kvTile), m.sub(m.v(sz.Sk), n0));
   auto [c, rowLimit, keyLimit] = clauses(b, p, bIv);
   auto outs = forall.getRegionIterArgs();
   auto whole = AttentionDkDvOp::create(
@@ -244,7 +252,7 @@ TxTileAttentionGradPass::keyTiles(IRRewriter &rewriter, GradProblem &p) {
   Value begin, end;
   if (Value tc = step.getCausalOffset()) {
     if (right >= 0)
-      begin = m.alignDown(m.sub(m.c(-right), tc), qTile);
+      begin = m.alignDown(m.sub(m.c(-right), tc), p.qTile);
     if (left >= 0)
       end = m.min(m.v(sz.Sq), m.max(m.c(0), m.add(m.sub(ns, tc), m.c(left))));
   }
@@ -256,7 +264,7 @@ TxTileAttentionGradPass::keyTiles(IRRewriter &rewriter, GradProblem &p) {
     end = arith::SelectOp::create(b, loc, live, end ? end : m.v(sz.Sq),
                                   m.c(0));
   }
-  if (failed(tileReduction(rewriter, step, qTile, begin, end)))
+  if (failed(tileReduction(rewriter, step, p.qTile, begin, end)))
     return failure();
   return std::make_pair(forall.getResult(0), forall.getResult(1));
 }
@@ -276,15 +284,17 @@ TxTileAttentionGradPass::queryTiles(IRRewriter &rewriter, GradProblem &p) {
   AffineExpr s0;
   bindSymbols(b.getContext(), s0);
   OpFoldResult mTiles = affine::makeComposedFoldedAffineApply(
-      b, loc, s0.ceilDiv(qTile), {sz.Sq});
+      b, loc, s0.ceilDiv(p.qTile), {sz.Sq});
   auto forall = scf::ForallOp::create(
       b, loc, ArrayRef<OpFoldResult>{sz.B, sz.H, mTiles}, inits,
       std::nullopt);
+  if (p.strategy)
+    forall->setAttr(kGradTilesAttr, p.strategy);
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPoint(forall.getTerminator());
   Value bIv = forall.getInductionVar(0), hIv = forall.getInductionVar(1);
-  Value m0 = m.mul(forall.getInductionVar(2), m.c(qTile));
-  Value ms = m.min(m.c(qTile), m.sub(m.v(sz.Sq), m0));
+  Value m0 = m.mul(forall.getInductionVar(2), m.c(p.qTile));
+  Value ms = m.min(m.c(p.qTile), m.sub(m.v(sz.Sq), m0));
   auto [c, rowLimit, keyLimit] = clauses(b, p, bIv);
   auto outs = forall.getRegionIterArgs();
   auto whole = AttentionDqOp::create(
@@ -313,7 +323,7 @@ TxTileAttentionGradPass::queryTiles(IRRewriter &rewriter, GradProblem &p) {
     if (right >= 0)
       end = m.min(m.v(sz.Sk), m.max(m.c(0), m.add(m.add(ms, tc), m.c(right))));
     if (left >= 0)
-      begin = m.alignDown(m.sub(tc, m.c(left)), kvTile);
+      begin = m.alignDown(m.sub(tc, m.c(left)), p.kvTile);
   }
   if (Value k = step.getKeyLimit())
     end = m.min(end ? end : m.v(sz.Sk), m.max(k, m.c(0)));
@@ -323,7 +333,7 @@ TxTileAttentionGradPass::queryTiles(IRRewriter &rewriter, GradProblem &p) {
     end = arith::SelectOp::create(b, loc, live, end ? end : m.v(sz.Sk),
                                   m.c(0));
   }
-  if (failed(tileReduction(rewriter, step, kvTile, begin, end)))
+  if (failed(tileReduction(rewriter, step, p.kvTile, begin, end)))
     return failure();
   return std::make_pair(forall.getResult(0),
                         withScores ? forall.getResult(1) : Value());
@@ -339,7 +349,18 @@ LogicalResult TxTileAttentionGradPass::rewrite(AttentionGradOp op) {
                                             op.getValue(), op.getMask(),
                                             /*checks=*/true, op.getKvLengths(),
                                             op.getQLengths()),
-                op.getQuery(), Value(), FloatAttr()};
+                op.getQuery(), Value(), FloatAttr(), qTile, kvTile,
+                DenseI64ArrayAttr()};
+  if (fromStrategy) {
+    p.strategy = op->getAttrOfType<DenseI64ArrayAttr>(kGradTilesAttr);
+    if (!p.strategy || p.strategy.size() != 2 || p.strategy[0] < 1 ||
+        p.strategy[1] < 1)
+      return op.emitError("tx-tile-attention-grad: ")
+             << kGradTilesAttr
+             << " must be array<i64: q_tile, kv_tile> with both >= 1";
+    p.qTile = p.strategy[0];
+    p.kvTile = p.strategy[1];
+  }
   emitGradOperandChecks(b, op, p.sz);
   for (OpFoldResult s : {p.sz.B, p.sz.H, p.sz.Hkv, p.sz.Sq, p.sz.Sk, p.sz.D,
                          p.sz.Dv})

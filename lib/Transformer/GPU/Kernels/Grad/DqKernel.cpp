@@ -1,0 +1,156 @@
+//===- DqKernel.cpp - the backward's dQ kernel ----------------------------===//
+//
+// buildAttentionDqKernel (GradKernels.h): one CTA per (batch, head, query
+// tile); the algorithm is in GradKernels.h.
+//
+// Shared memory: the Q and dO tiles (q-tile x pitch, staged once), the K
+// and V tiles (kv-tile x pitch, one key tile per step). Each thread keeps
+// LSE·log2 e and Δ of its two rows (g, g + 8 of its warp's 16) in
+// registers: +inf and 0 for rows past Sq, +inf for rows that saw no key.
+//
+//===----------------------------------------------------------------------===//
+#include "GPU/Kernels/Common/MmaFragments.h"
+#include "GPU/Kernels/Grad/GradKernelParts.h"
+#include "GPU/Kernels/Grad/GradKernels.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::tx;
+
+namespace {
+
+/// The values one dQ CTA's steps share.
+struct DqCta {
+  Value key, value;        // global buffers
+  Value bi, kh, Sk, shift; //
+  Value rowIdx[2], lseL2[2], delta[2];
+  Value qs, dos, ks, vs; // shared views
+  int64_t Bc, threads;
+};
+
+/// The thread's two rows: index, LSE·log2 e, Δ.
+void loadRowStats(GradKernelParts &k, DqCta &c, Value lse, Value delta,
+                  Value h, Value Sq, Value row0) {
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  Value inf = k.fcst(std::numeric_limits<double>::infinity());
+  for (int64_t hh = 0; hh < 2; ++hh) {
+    Value i = k.add(k.add(row0, k.g), 8 * hh);
+    Value ok = k.cmpi(arith::CmpIPredicate::slt, i, Sq);
+    Value idx = k.minsi(i, k.maxsi(k.sub(Sq, k.cst(1)), k.cst(0)));
+    Value l = memref::LoadOp::create(b, loc, lse, ValueRange{c.bi, h, idx});
+    Value d = memref::LoadOp::create(b, loc, delta, ValueRange{c.bi, h, idx});
+    Value live = arith::AndIOp::create(
+        b, loc, ok,
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, l,
+                              arith::NegFOp::create(b, loc, inf)));
+    Value lL2 = arith::MulFOp::create(b, loc, l, k.fcst(kGradLog2e));
+    c.rowIdx[hh] = i;
+    c.lseL2[hh] = k.select(live, lL2, inf);
+    c.delta[hh] = k.select(ok, d, k.fcst(0.0));
+  }
+}
+
+/// One key tile (keys k0..): the dQ accumulator in, out.
+SmallVector<Value> dqStep(GradKernelParts &k, const DqCta &c,
+                          const AttentionGradKernelProblem &p, Value k0,
+                          ValueRange acc) {
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  const int64_t NT = c.Bc / 8;
+  k.barrier(); // the previous key tile is read
+  k.copyTile(c.key, c.bi, c.kh, k0, c.Sk, c.Bc, c.ks, c.threads);
+  k.copyTile(c.value, c.bi, c.kh, k0, c.Sk, c.Bc, c.vs, c.threads);
+  k.waitCopies();
+  Value row0 = k.mul(k.warp, 16);
+  SmallVector<Value> s = k.productABt(c.qs, row0, c.ks, NT);
+  SmallVector<Value> dp = k.productABt(c.dos, row0, c.vs, NT);
+  Value scaleL2 = k.fcst(p.scale * kGradLog2e), zero = k.fcst(0.0);
+  SmallVector<Value> ds(s.size());
+  for (int64_t nt = 0; nt < NT; ++nt)
+    for (int64_t e = 0; e < 4; ++e) {
+      int64_t hh = e / 2;
+      Value j = k.add(k.add(k0, k.fragCol(e)), nt * 8);
+      Value pv = mma::fastExp2(
+          b, loc,
+          math::FmaOp::create(b, loc, s[nt * 4 + e], scaleL2,
+                              arith::NegFOp::create(b, loc, c.lseL2[hh])));
+      Value vis = k.cmpi(arith::CmpIPredicate::slt, j, c.Sk);
+      if (p.causal)
+        vis = arith::AndIOp::create(
+            b, loc, vis,
+            k.cmpi(arith::CmpIPredicate::sle, j,
+                   k.add(c.rowIdx[hh], c.shift)));
+      pv = k.select(vis, pv, zero);
+      Value d = arith::SubFOp::create(b, loc, dp[nt * 4 + e], c.delta[hh]);
+      ds[nt * 4 + e] = arith::MulFOp::create(b, loc, pv, d);
+    }
+  SmallVector<Value> dq(acc.begin(), acc.end());
+  k.accumulateAB(ds, c.ks, c.Bc, dq);
+  return dq;
+}
+
+} // namespace
+
+Value mlir::tx::buildAttentionDqKernel(OpBuilder &b, Location loc,
+                                       const AttentionGradKernelProblem &p,
+                                       RankedTensorType dqType) {
+  auto qTy = cast<RankedTensorType>(p.query.getType());
+  GradKernelParts k(b, loc, qTy.getElementType(), qTy.getDimSize(3));
+  DqCta c;
+  Value q = k.toBuffer(p.query), dO = k.toBuffer(p.gradOutput);
+  c.key = k.toBuffer(p.key);
+  c.value = k.toBuffer(p.value);
+  Value lse = k.toBuffer(p.lse), delta = k.toBuffer(p.delta);
+  const int64_t Br = p.qTile, warps = Br / 16, D = k.D;
+  c.Bc = p.kvTile;
+  c.threads = warps * 32;
+  Value B = k.dim(q, 0), H = k.dim(q, 1), Sq = k.dim(q, 2);
+  Value Hkv = k.dim(c.key, 1);
+  c.Sk = k.dim(c.key, 2);
+  Value G = arith::DivUIOp::create(b, loc, H, Hkv);
+  Value dQ = k.allocResult(dqType, {B, H, Sq, k.cst(D)});
+  Value nQT = k.ceilDiv(Sq, Br);
+  Value blocks = k.mul(k.mul(nQT, H), B);
+  const int64_t tileBytes = k.pitch * 2;
+  auto ifOp = scf::IfOp::create(
+      b, loc, k.cmpi(arith::CmpIPredicate::sgt, blocks, k.cst(0)), false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    Value bid = k.enterLaunch(blocks, warps, (2 * Br + 2 * c.Bc) * tileBytes);
+    Value bh = arith::DivUIOp::create(b, loc, bid, nQT);
+    Value m0 = k.mul(arith::RemUIOp::create(b, loc, bid, nQT), Br);
+    Value h = arith::RemUIOp::create(b, loc, bh, H);
+    c.bi = arith::DivUIOp::create(b, loc, bh, H);
+    c.kh = arith::DivUIOp::create(b, loc, h, G);
+    c.shift = k.sub(c.Sk, Sq);
+    c.qs = k.tileView(0, Br);
+    c.dos = k.tileView(Br * tileBytes, Br);
+    c.ks = k.tileView(2 * Br * tileBytes, c.Bc);
+    c.vs = k.tileView((2 * Br + c.Bc) * tileBytes, c.Bc);
+    k.copyTile(q, c.bi, h, m0, Sq, Br, c.qs, c.threads);
+    k.copyTile(dO, c.bi, h, m0, Sq, Br, c.dos, c.threads);
+    k.waitCopies();
+    Value row0 = k.add(m0, k.mul(k.warp, 16));
+    loadRowStats(k, c, lse, delta, h, Sq, row0);
+    // The keys some row of the tile sees: up to the last row's diagonal.
+    Value kvEnd = c.Sk;
+    if (p.causal)
+      kvEnd = k.minsi(k.maxsi(k.add(k.add(m0, Br), c.shift), k.cst(0)), c.Sk);
+    auto loop = scf::ForOp::create(
+        b, loc, k.cst(0), k.ceilDiv(kvEnd, c.Bc), k.cst(1),
+        k.zeroAccumulators(),
+        [&](OpBuilder &, Location, Value kt, ValueRange acc) {
+          scf::YieldOp::create(b, loc,
+                               dqStep(k, c, p, k.mul(kt, c.Bc), acc));
+        });
+    SmallVector<Value> dq(loop.getResults());
+    k.storeRows(dq, p.scale, dQ, c.bi, h, row0, Sq);
+  }
+  return k.toTensor(dQ, dqType);
+}

@@ -1,0 +1,104 @@
+//===- GradKernelParts.h - pieces of the backward's kernels -----*- C++ -*-===//
+//
+// The pieces both backward kernels (GradKernels.h) are assembled from: the
+// launch and the thread's coordinates, shared-memory tile views, cp.async
+// tile copies, the two tensor-core products of the backward (C = A·Bᵀ from
+// two staged tiles; C += A·B with A in registers), and the f32 row stores.
+// The mma.sync fragments themselves are Common/MmaFragments.h's. Private
+// to GPU/Kernels/Grad.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TRANSFORMER_GPU_KERNELS_GRAD_GRADKERNELPARTS_H
+#define TRANSFORMER_GPU_KERNELS_GRAD_GRADKERNELPARTS_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir {
+namespace tx {
+
+/// log2(e): the kernels' exponentials run on ex2.
+inline constexpr double kGradLog2e = 1.4426950408889634;
+
+/// Builds one kernel of the backward at `b`'s insertion point. The values
+/// set by enterLaunch (tid, lane, warp, g, t4, smem) are the only state.
+class GradKernelParts {
+public:
+  GradKernelParts(OpBuilder &b, Location loc, Type elt, int64_t D)
+      : b(b), loc(loc), elt(elt), f32(b.getF32Type()), D(D), pitch(D + 8) {}
+
+  OpBuilder &b;
+  Location loc;
+  Type elt, f32;
+  /// Head dim; shared rows hold `pitch` = D + 8 elements (16 bytes of
+  /// padding against ldmatrix bank conflicts).
+  int64_t D, pitch;
+  Value tid, lane, warp, g, t4, smem;
+
+  // ---- index and float arithmetic -----------------------------------------
+  Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value fcst(double v);
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value add(Value x, int64_t y) { return y ? add(x, cst(y)) : x; }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value mul(Value x, int64_t y) { return y == 1 ? x : mul(x, cst(y)); }
+  Value divui(Value x, int64_t y);
+  Value remui(Value x, int64_t y);
+  Value minsi(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+  Value maxsi(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
+  Value cmpi(arith::CmpIPredicate p, Value x, Value y);
+  Value select(Value c, Value x, Value y);
+  Value ceilDiv(Value x, int64_t y);
+
+  // ---- host side -----------------------------------------------------------
+  /// A read-only buffer of tensor `t` (identity layout).
+  Value toBuffer(Value t);
+  Value dim(Value buf, int64_t i);
+  /// An f32 buffer of `ty`'s shape; `sizes` gives every dimension.
+  Value allocResult(RankedTensorType ty, ArrayRef<Value> sizes);
+  /// The f32 tensor of buffer `buf` (written by the kernel).
+  Value toTensor(Value buf, RankedTensorType ty);
+
+  // ---- the kernel ----------------------------------------------------------
+  /// A gpu.launch of `blocks` CTAs of `warps` warps with `smemBytes` of
+  /// dynamic shared memory (sm_80+); the insertion point moves into its
+  /// body and the thread's coordinates are set. Returns the block id.
+  Value enterLaunch(Value blocks, int64_t warps, int64_t smemBytes);
+  /// `rows` x pitch elements of `elt` at `byteOffset` of shared memory.
+  Value tileView(int64_t byteOffset, int64_t rows);
+  /// `n` f32 at `byteOffset` of shared memory.
+  Value floatView(int64_t byteOffset, int64_t n);
+  /// cp.async of rows [row0, row0 + rows) of buf[i0, i1, :, 0:D] into
+  /// `view`; rows at or past `rowLimit` are zero-filled. Not waited for.
+  void copyTile(Value buf, Value i0, Value i1, Value row0, Value rowLimit,
+                int64_t rows, Value view, int64_t threads);
+  /// Waits for every cp.async of this thread, then a CTA barrier.
+  void waitCopies();
+  void barrier();
+  /// C (16 x 8n, f32) = A·Bᵀ with A = rows [aRow0, aRow0 + 16) of `aView`
+  /// and B = rows [0, 8n) of `bView`, both `rows x D` tiles. Returns the
+  /// n C fragments' elements: [4 * nt + e].
+  SmallVector<Value> productABt(Value aView, Value aRow0, Value bView,
+                                int64_t n);
+  /// acc[dt] += A·B for the D/8 fragments of acc: A (16 x k) given by k/8
+  /// C fragments' elements `a` (packed to `elt`), B = rows [0, k) of the
+  /// `k x D` tile `bView` (ldmatrix.trans).
+  void accumulateAB(ArrayRef<Value> a, Value bView, int64_t k,
+                    SmallVector<Value> &acc);
+  /// D/8 zero accumulators (vector<2x2xf32>).
+  SmallVector<Value> zeroAccumulators();
+  /// acc * factor into out[i0, i1, row, :] for this thread's rows row0 + g
+  /// and row0 + g + 8 that are below `rowLimit`.
+  void storeRows(ArrayRef<Value> acc, double factor, Value out, Value i0,
+                 Value i1, Value row0, Value rowLimit);
+  /// Row and column of element `e` of a C fragment within its 16 x 8 tile.
+  Value fragRow(int64_t e) { return add(g, 8 * (e / 2)); }
+  Value fragCol(int64_t e) { return add(mul(t4, 2), e % 2); }
+};
+
+} // namespace tx
+} // namespace mlir
+
+#endif // TRANSFORMER_GPU_KERNELS_GRAD_GRADKERNELPARTS_H
