@@ -8,14 +8,11 @@
 // Sq and rows that saw no key, so that their P is 0) and of Δ (0 past Sq).
 //
 //===----------------------------------------------------------------------===//
-#include "GPU/Kernels/Common/MmaFragments.h"
 #include "GPU/Kernels/Grad/GradKernelParts.h"
 #include "GPU/Kernels/Grad/GradKernels.h"
 
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include <limits>
 
 using namespace mlir;
 using namespace mlir::tx;
@@ -37,23 +34,10 @@ void stageRowStats(GradKernelParts &k, const DkDvCta &c, Value h, Value m0) {
       false);
   OpBuilder::InsertionGuard guard(k.b);
   k.b.setInsertionPointToStart(ifOp.thenBlock());
-  OpBuilder &b = k.b;
-  Location loc = k.loc;
-  Value i = k.add(m0, k.tid);
-  Value ok = k.cmpi(arith::CmpIPredicate::slt, i, c.Sq);
-  Value idx = k.minsi(i, k.maxsi(k.sub(c.Sq, k.cst(1)), k.cst(0)));
-  Value l = memref::LoadOp::create(b, loc, c.lse, ValueRange{c.bi, h, idx});
-  Value d = memref::LoadOp::create(b, loc, c.delta, ValueRange{c.bi, h, idx});
-  Value inf = k.fcst(std::numeric_limits<double>::infinity());
-  Value live = arith::AndIOp::create(
-      b, loc, ok,
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, l,
-                            arith::NegFOp::create(b, loc, inf)));
-  Value lL2 = arith::MulFOp::create(b, loc, l, k.fcst(kGradLog2e));
-  memref::StoreOp::create(b, loc, k.select(live, lL2, inf), c.lseS,
-                          ValueRange{k.tid});
-  memref::StoreOp::create(b, loc, k.select(ok, d, k.fcst(0.0)), c.deltaS,
-                          ValueRange{k.tid});
+  auto [lL2, d] =
+      k.rowStats(c.lse, c.delta, c.bi, h, k.add(m0, k.tid), c.Sq);
+  memref::StoreOp::create(k.b, k.loc, lL2, c.lseS, ValueRange{k.tid});
+  memref::StoreOp::create(k.b, k.loc, d, c.deltaS, ValueRange{k.tid});
 }
 
 /// One query tile (rows m0.. of head h): dK, dV accumulators in, out.
@@ -71,27 +55,25 @@ SmallVector<Value> dkdvStep(GradKernelParts &k, const DkDvCta &c,
   Value row0 = k.mul(k.warp, 16);
   SmallVector<Value> pT = k.productABt(c.ks, row0, c.qs, NT);
   SmallVector<Value> dpT = k.productABt(c.vs, row0, c.dos, NT);
-  Value scaleL2 = k.fcst(p.scale * kGradLog2e), zero = k.fcst(0.0);
-  SmallVector<Value> dsT(pT.size());
-  for (int64_t nt = 0; nt < NT; ++nt)
-    for (int64_t e = 0; e < 4; ++e) {
-      Value col = k.add(k.fragCol(e), nt * 8);
-      Value lL2 = memref::LoadOp::create(b, loc, c.lseS, ValueRange{col});
-      Value dl = memref::LoadOp::create(b, loc, c.deltaS, ValueRange{col});
-      Value &pv = pT[nt * 4 + e];
-      pv = mma::fastExp2(
-          b, loc,
-          math::FmaOp::create(b, loc, pv, scaleL2,
-                              arith::NegFOp::create(b, loc, lL2)));
-      if (p.causal) {
-        Value key = k.add(k.add(c.n0, row0), k.fragRow(e));
-        Value vis = k.cmpi(arith::CmpIPredicate::sle, key,
-                           k.add(k.add(m0, col), c.shift));
-        pv = k.select(vis, pv, zero);
-      }
-      Value dp = arith::SubFOp::create(b, loc, dpT[nt * 4 + e], dl);
-      dsT[nt * 4 + e] = arith::MulFOp::create(b, loc, pv, dp);
-    }
+  auto column = [&](int64_t nt, int64_t e) {
+    return k.add(k.fragCol(e), nt * 8);
+  };
+  auto stats = [&](int64_t nt, int64_t e) -> std::pair<Value, Value> {
+    Value col = column(nt, e);
+    return {memref::LoadOp::create(b, loc, c.lseS, ValueRange{col}),
+            memref::LoadOp::create(b, loc, c.deltaS, ValueRange{col})};
+  };
+  // Causal: key n0 + row0 + r is visible to query m0 + col iff it is at
+  // most on the query's diagonal.
+  auto visible = [&](int64_t nt, int64_t e) {
+    Value key = k.add(k.add(c.n0, row0), k.fragRow(e));
+    return k.cmpi(arith::CmpIPredicate::sle, key,
+                  k.add(k.add(m0, column(nt, e)), c.shift));
+  };
+  SmallVector<Value> dsT = k.probabilitiesAndDs(
+      pT, dpT, p.scale, stats,
+      p.causal ? llvm::function_ref<Value(int64_t, int64_t)>(visible)
+               : nullptr);
   SmallVector<Value> dk(acc.begin(), acc.begin() + DT);
   SmallVector<Value> dv(acc.begin() + DT, acc.end());
   k.accumulateAB(pT, c.dos, c.Br, dv);

@@ -9,14 +9,12 @@
 // registers: +inf and 0 for rows past Sq, +inf for rows that saw no key.
 //
 //===----------------------------------------------------------------------===//
-#include "GPU/Kernels/Common/MmaFragments.h"
 #include "GPU/Kernels/Grad/GradKernelParts.h"
 #include "GPU/Kernels/Grad/GradKernels.h"
 
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include <limits>
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::tx;
@@ -35,23 +33,10 @@ struct DqCta {
 /// The thread's two rows: index, LSE·log2 e, Δ.
 void loadRowStats(GradKernelParts &k, DqCta &c, Value lse, Value delta,
                   Value h, Value Sq, Value row0) {
-  OpBuilder &b = k.b;
-  Location loc = k.loc;
-  Value inf = k.fcst(std::numeric_limits<double>::infinity());
   for (int64_t hh = 0; hh < 2; ++hh) {
-    Value i = k.add(k.add(row0, k.g), 8 * hh);
-    Value ok = k.cmpi(arith::CmpIPredicate::slt, i, Sq);
-    Value idx = k.minsi(i, k.maxsi(k.sub(Sq, k.cst(1)), k.cst(0)));
-    Value l = memref::LoadOp::create(b, loc, lse, ValueRange{c.bi, h, idx});
-    Value d = memref::LoadOp::create(b, loc, delta, ValueRange{c.bi, h, idx});
-    Value live = arith::AndIOp::create(
-        b, loc, ok,
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, l,
-                              arith::NegFOp::create(b, loc, inf)));
-    Value lL2 = arith::MulFOp::create(b, loc, l, k.fcst(kGradLog2e));
-    c.rowIdx[hh] = i;
-    c.lseL2[hh] = k.select(live, lL2, inf);
-    c.delta[hh] = k.select(ok, d, k.fcst(0.0));
+    c.rowIdx[hh] = k.add(k.add(row0, k.g), 8 * hh);
+    std::tie(c.lseL2[hh], c.delta[hh]) =
+        k.rowStats(lse, delta, c.bi, h, c.rowIdx[hh], Sq);
   }
 }
 
@@ -69,26 +54,20 @@ SmallVector<Value> dqStep(GradKernelParts &k, const DqCta &c,
   Value row0 = k.mul(k.warp, 16);
   SmallVector<Value> s = k.productABt(c.qs, row0, c.ks, NT);
   SmallVector<Value> dp = k.productABt(c.dos, row0, c.vs, NT);
-  Value scaleL2 = k.fcst(p.scale * kGradLog2e), zero = k.fcst(0.0);
-  SmallVector<Value> ds(s.size());
-  for (int64_t nt = 0; nt < NT; ++nt)
-    for (int64_t e = 0; e < 4; ++e) {
-      int64_t hh = e / 2;
-      Value j = k.add(k.add(k0, k.fragCol(e)), nt * 8);
-      Value pv = mma::fastExp2(
-          b, loc,
-          math::FmaOp::create(b, loc, s[nt * 4 + e], scaleL2,
-                              arith::NegFOp::create(b, loc, c.lseL2[hh])));
-      Value vis = k.cmpi(arith::CmpIPredicate::slt, j, c.Sk);
-      if (p.causal)
-        vis = arith::AndIOp::create(
-            b, loc, vis,
-            k.cmpi(arith::CmpIPredicate::sle, j,
-                   k.add(c.rowIdx[hh], c.shift)));
-      pv = k.select(vis, pv, zero);
-      Value d = arith::SubFOp::create(b, loc, dp[nt * 4 + e], c.delta[hh]);
-      ds[nt * 4 + e] = arith::MulFOp::create(b, loc, pv, d);
-    }
+  auto stats = [&](int64_t, int64_t e) -> std::pair<Value, Value> {
+    return {c.lseL2[e / 2], c.delta[e / 2]};
+  };
+  // Keys past Sk (zero-filled) and, causal, past the row's diagonal.
+  auto visible = [&](int64_t nt, int64_t e) {
+    Value j = k.add(k.add(k0, k.fragCol(e)), nt * 8);
+    Value vis = k.cmpi(arith::CmpIPredicate::slt, j, c.Sk);
+    if (!p.causal)
+      return vis;
+    Value diag = k.add(c.rowIdx[e / 2], c.shift);
+    return Value(arith::AndIOp::create(
+        b, loc, vis, k.cmpi(arith::CmpIPredicate::sle, j, diag)));
+  };
+  SmallVector<Value> ds = k.probabilitiesAndDs(s, dp, p.scale, stats, visible);
   SmallVector<Value> dq(acc.begin(), acc.end());
   k.accumulateAB(ds, c.ks, c.Bc, dq);
   return dq;

@@ -8,10 +8,12 @@
 #include "Transformer/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::tx;
@@ -141,6 +143,22 @@ void GradKernelParts::waitCopies() {
 
 void GradKernelParts::barrier() { gpu::BarrierOp::create(b, loc); }
 
+std::pair<Value, Value> GradKernelParts::rowStats(Value lse, Value delta,
+                                                  Value bi, Value h, Value i,
+                                                  Value Sq) {
+  Value ok = cmpi(arith::CmpIPredicate::slt, i, Sq);
+  Value idx = minsi(i, maxsi(sub(Sq, cst(1)), cst(0)));
+  Value l = memref::LoadOp::create(b, loc, lse, ValueRange{bi, h, idx});
+  Value d = memref::LoadOp::create(b, loc, delta, ValueRange{bi, h, idx});
+  Value inf = fcst(std::numeric_limits<double>::infinity());
+  Value live = arith::AndIOp::create(
+      b, loc, ok,
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, l,
+                            arith::NegFOp::create(b, loc, inf)));
+  Value lL2 = arith::MulFOp::create(b, loc, l, fcst(kGradLog2e));
+  return {select(live, lL2, inf), select(ok, d, fcst(0.0))};
+}
+
 SmallVector<Value> GradKernelParts::productABt(Value aView, Value aRow0,
                                                Value bView, int64_t n) {
   VectorType accTy = mma::fragmentType(2, 2, f32);
@@ -192,6 +210,27 @@ void GradKernelParts::accumulateAB(ArrayRef<Value> a, Value bView, int64_t k,
       acc[dt + 1] = mma::mmaSync(b, loc, frag, b1, acc[dt + 1], elt);
     }
   }
+}
+
+SmallVector<Value> GradKernelParts::probabilitiesAndDs(
+    SmallVector<Value> &s, ArrayRef<Value> dp, double scale,
+    llvm::function_ref<std::pair<Value, Value>(int64_t, int64_t)> stats,
+    llvm::function_ref<Value(int64_t, int64_t)> visible) {
+  Value scaleL2 = fcst(scale * kGradLog2e), zero = fcst(0.0);
+  SmallVector<Value> ds(s.size());
+  for (int64_t i = 0, n = s.size(); i < n; ++i) {
+    auto [lL2, delta] = stats(i / 4, i % 4);
+    Value p = mma::fastExp2(
+        b, loc,
+        math::FmaOp::create(b, loc, s[i], scaleL2,
+                            arith::NegFOp::create(b, loc, lL2)));
+    if (visible)
+      p = select(visible(i / 4, i % 4), p, zero);
+    s[i] = p;
+    ds[i] = arith::MulFOp::create(b, loc, p,
+                                  arith::SubFOp::create(b, loc, dp[i], delta));
+  }
+  return ds;
 }
 
 SmallVector<Value> GradKernelParts::zeroAccumulators() {

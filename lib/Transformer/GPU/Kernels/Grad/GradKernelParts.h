@@ -87,12 +87,26 @@ public:
   /// `k x D` tile `bView` (ldmatrix.trans).
   void accumulateAB(ArrayRef<Value> a, Value bView, int64_t k,
                     SmallVector<Value> &acc);
+  /// The backward's element-wise step on the elements of n8 C fragments,
+  /// in place: s[4 nt + e] becomes P = exp2(s·scale·log2 e − LSE·log2 e),
+  /// 0 where `visible(nt, e)` is false (no callback: all visible); returns
+  /// dS = P ∘ (dp − Δ). `stats(nt, e)` gives (LSE·log2 e, Δ) of the
+  /// element's query row.
+  SmallVector<Value> probabilitiesAndDs(
+      SmallVector<Value> &s, ArrayRef<Value> dp, double scale,
+      llvm::function_ref<std::pair<Value, Value>(int64_t, int64_t)> stats,
+      llvm::function_ref<Value(int64_t, int64_t)> visible);
   /// D/8 zero accumulators (vector<2x2xf32>).
   SmallVector<Value> zeroAccumulators();
   /// acc * factor into out[i0, i1, row, :] for this thread's rows row0 + g
   /// and row0 + g + 8 that are below `rowLimit`.
   void storeRows(ArrayRef<Value> acc, double factor, Value out, Value i0,
                  Value i1, Value row0, Value rowLimit);
+  /// Row i's LSE·log2 e and Δ from the f32 [B, H, Sq] buffers at (bi, h):
+  /// +inf and 0 for rows at or past Sq, +inf for a row that saw no key
+  /// (LSE = -inf), so that exp2(S·scale·log2 e − LSE·log2 e) is 0 there.
+  std::pair<Value, Value> rowStats(Value lse, Value delta, Value bi, Value h,
+                                   Value i, Value Sq);
   /// Row and column of element `e` of a C fragment within its 16 x 8 tile.
   Value fragRow(int64_t e) { return add(g, 8 * (e / 2)); }
   Value fragCol(int64_t e) { return add(mul(t4, 2), e % 2); }
