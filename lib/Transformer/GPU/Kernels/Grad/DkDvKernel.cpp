@@ -3,9 +3,11 @@
 // buildAttentionDkDvKernel (GradKernels.h): one CTA per (batch, K/V head,
 // key tile); the algorithm is in GradKernels.h.
 //
-// Shared memory: K and V tiles (kv-tile x pitch), Q and dO tiles (q-tile x
-// pitch), then the tile's q-tile values of LSE·log2 e (+inf for rows past
-// Sq and rows that saw no key, so that their P is 0) and of Δ (0 past Sq).
+// Shared memory: K and V tiles (kv-tile x pitch), then two stages of the
+// query tile (the step's and the next step's, prefetched by cp.async while
+// the step computes): Q and dO (q-tile x pitch each), the tile's q-tile
+// values of LSE·log2 e (+inf for rows past Sq and rows that saw no key, so
+// that their P is 0) and of Δ (0 past Sq).
 //
 //===----------------------------------------------------------------------===//
 #include "GPU/Kernels/Grad/GradKernelParts.h"
@@ -23,12 +25,34 @@ namespace {
 struct DkDvCta {
   Value q, dO, lse, delta; // global buffers
   Value bi, kh, n0, Sq, shift;
-  Value ks, vs, qs, dos, lseS, deltaS; // shared views
+  Value ks, vs;      // shared K and V tiles
+  int64_t stagesAt;  // byte offset of the two query-tile stages
   int64_t Br, threads;
 };
 
-/// Stages row r = tid (< q-tile) of the query tile's LSE·log2 e and Δ.
-void stageRowStats(GradKernelParts &k, const DkDvCta &c, Value h, Value m0) {
+/// One stage of the query tile's shared buffers: Q, dO, LSE·log2 e, Δ.
+struct QueryStage {
+  Value qs, dos, lseS, deltaS;
+};
+
+int64_t stageBytes(const GradKernelParts &k, int64_t Br) {
+  return 2 * Br * k.pitch * 2 + 2 * Br * 4;
+}
+
+QueryStage stageViews(GradKernelParts &k, const DkDvCta &c, Value stage) {
+  Value at = k.add(k.mul(stage, stageBytes(k, c.Br)), c.stagesAt);
+  const int64_t tile = c.Br * k.pitch * 2;
+  return {k.tileView(at, c.Br), k.tileView(k.add(at, tile), c.Br),
+          k.floatView(k.add(at, 2 * tile), c.Br),
+          k.floatView(k.add(at, 2 * tile + c.Br * 4), c.Br)};
+}
+
+/// Starts loading rows m0.. of head h into `st`: cp.async of Q and dO, and
+/// row r = tid (< q-tile) of LSE·log2 e and Δ stored by its thread.
+void issueQueryTile(GradKernelParts &k, const DkDvCta &c, const QueryStage &st,
+                    Value h, Value m0) {
+  k.copyTile(c.q, c.bi, h, m0, c.Sq, c.Br, st.qs, c.threads);
+  k.copyTile(c.dO, c.bi, h, m0, c.Sq, c.Br, st.dos, c.threads);
   auto ifOp = scf::IfOp::create(
       k.b, k.loc, k.cmpi(arith::CmpIPredicate::ult, k.tid, k.cst(c.Br)),
       false);
@@ -36,32 +60,27 @@ void stageRowStats(GradKernelParts &k, const DkDvCta &c, Value h, Value m0) {
   k.b.setInsertionPointToStart(ifOp.thenBlock());
   auto [lL2, d] =
       k.rowStats(c.lse, c.delta, c.bi, h, k.add(m0, k.tid), c.Sq);
-  memref::StoreOp::create(k.b, k.loc, lL2, c.lseS, ValueRange{k.tid});
-  memref::StoreOp::create(k.b, k.loc, d, c.deltaS, ValueRange{k.tid});
+  memref::StoreOp::create(k.b, k.loc, lL2, st.lseS, ValueRange{k.tid});
+  memref::StoreOp::create(k.b, k.loc, d, st.deltaS, ValueRange{k.tid});
 }
 
-/// One query tile (rows m0.. of head h): dK, dV accumulators in, out.
+/// One query tile (rows m0.., staged in `st`): dK, dV accumulators in, out.
 SmallVector<Value> dkdvStep(GradKernelParts &k, const DkDvCta &c,
-                            const AttentionGradKernelProblem &p, Value h,
-                            Value m0, ValueRange acc) {
+                            const AttentionGradKernelProblem &p,
+                            const QueryStage &st, Value m0, ValueRange acc) {
   OpBuilder &b = k.b;
   Location loc = k.loc;
   const int64_t DT = k.D / 8, NT = c.Br / 8;
-  k.barrier(); // the previous tile's Q, dO, LSE, Δ are read
-  k.copyTile(c.q, c.bi, h, m0, c.Sq, c.Br, c.qs, c.threads);
-  k.copyTile(c.dO, c.bi, h, m0, c.Sq, c.Br, c.dos, c.threads);
-  stageRowStats(k, c, h, m0);
-  k.waitCopies();
   Value row0 = k.mul(k.warp, 16);
-  SmallVector<Value> pT = k.productABt(c.ks, row0, c.qs, NT);
-  SmallVector<Value> dpT = k.productABt(c.vs, row0, c.dos, NT);
+  SmallVector<Value> pT = k.productABt(c.ks, row0, st.qs, NT);
+  SmallVector<Value> dpT = k.productABt(c.vs, row0, st.dos, NT);
   auto column = [&](int64_t nt, int64_t e) {
     return k.add(k.fragCol(e), nt * 8);
   };
   auto stats = [&](int64_t nt, int64_t e) -> std::pair<Value, Value> {
     Value col = column(nt, e);
-    return {memref::LoadOp::create(b, loc, c.lseS, ValueRange{col}),
-            memref::LoadOp::create(b, loc, c.deltaS, ValueRange{col})};
+    return {memref::LoadOp::create(b, loc, st.lseS, ValueRange{col}),
+            memref::LoadOp::create(b, loc, st.deltaS, ValueRange{col})};
   };
   // Causal: key n0 + row0 + r is visible to query m0 + col iff it is at
   // most on the query's diagonal.
@@ -76,38 +95,58 @@ SmallVector<Value> dkdvStep(GradKernelParts &k, const DkDvCta &c,
                : nullptr);
   SmallVector<Value> dk(acc.begin(), acc.begin() + DT);
   SmallVector<Value> dv(acc.begin() + DT, acc.end());
-  k.accumulateAB(pT, c.dos, c.Br, dv);
-  k.accumulateAB(dsT, c.qs, c.Br, dk);
+  k.accumulateAB(pT, st.dos, c.Br, dv);
+  k.accumulateAB(dsT, st.qs, c.Br, dk);
   SmallVector<Value> out(dk);
   out.append(dv);
   return out;
 }
 
-/// The CTA's loops: the group's query heads, their query tiles (from the
-/// first tile a causal row of which sees the key tile's first key).
-SmallVector<Value> dkdvLoops(GradKernelParts &k, const DkDvCta &c,
-                             const AttentionGradKernelProblem &p, Value G) {
+/// The CTA's loop over (query head of the group, query tile from the first
+/// a causal row of which sees the key tile's first key), flattened; each
+/// step prefetches the next step's tile into the other stage (cp.async)
+/// before it computes.
+SmallVector<Value> dkdvLoop(GradKernelParts &k, const DkDvCta &c,
+                            const AttentionGradKernelProblem &p, Value G) {
   OpBuilder &b = k.b;
   Location loc = k.loc;
   Value qtBegin = k.cst(0);
   if (p.causal)
     qtBegin = k.divui(k.maxsi(k.sub(c.n0, c.shift), k.cst(0)), c.Br);
-  Value nQT = k.ceilDiv(c.Sq, c.Br);
+  Value nQ = k.maxsi(k.sub(k.ceilDiv(c.Sq, c.Br), qtBegin), k.cst(0));
+  Value total = k.mul(G, nQ);
+  Value divisor = k.maxsi(nQ, k.cst(1));
+  auto tileOf = [&](Value it) -> std::pair<Value, Value> {
+    Value gh = arith::DivUIOp::create(b, loc, it, divisor);
+    Value qt = k.add(qtBegin, arith::RemUIOp::create(b, loc, it, divisor));
+    return {k.add(k.mul(c.kh, G), gh), k.mul(qt, c.Br)};
+  };
+  auto issue = [&](Value it) {
+    auto ifOp = scf::IfOp::create(
+        b, loc, k.cmpi(arith::CmpIPredicate::slt, it, total), false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    auto [h, m0] = tileOf(it);
+    issueQueryTile(k, c, stageViews(k, c, k.remui(it, 2)), h, m0);
+  };
+  issue(k.cst(0));
+  k.commit(); // K, V and the first query tile: step 0's group
   SmallVector<Value> init = k.zeroAccumulators();
   init.append(k.zeroAccumulators());
-  auto heads = scf::ForOp::create(
-      b, loc, k.cst(0), G, k.cst(1), init,
-      [&](OpBuilder &, Location, Value gh, ValueRange accH) {
-        Value h = k.add(k.mul(c.kh, G), gh);
-        auto tiles = scf::ForOp::create(
-            b, loc, qtBegin, nQT, k.cst(1), accH,
-            [&](OpBuilder &, Location, Value qt, ValueRange acc) {
-              scf::YieldOp::create(
-                  b, loc, dkdvStep(k, c, p, h, k.mul(qt, c.Br), acc));
-            });
-        scf::YieldOp::create(b, loc, tiles.getResults());
+  auto loop = scf::ForOp::create(
+      b, loc, k.cst(0), total, k.cst(1), init,
+      [&](OpBuilder &, Location, Value it, ValueRange acc) {
+        k.barrier(); // step it - 1 has read the stage it + 1 fills
+        issue(k.add(it, 1));
+        k.commitAndWait(1); // step it's group has landed
+        k.barrier();
+        Value m0 = tileOf(it).second;
+        scf::YieldOp::create(b, loc,
+                             dkdvStep(k, c, p, stageViews(k, c, k.remui(it, 2)),
+                                      m0, acc));
       });
-  return heads.getResults();
+  k.commitAndWait(0); // no copy outlives the CTA (a loop of no step)
+  return SmallVector<Value>(loop.getResults());
 }
 
 } // namespace
@@ -135,13 +174,14 @@ SmallVector<Value> mlir::tx::buildAttentionDkDvKernel(
   Value nKT = k.ceilDiv(Sk, Bc);
   Value blocks = k.mul(k.mul(nKT, Hkv), B);
   const int64_t tileBytes = k.pitch * 2;
-  const int64_t statsAt = (2 * Bc + 2 * c.Br) * tileBytes;
+  c.stagesAt = 2 * Bc * tileBytes;
   auto ifOp = scf::IfOp::create(
       b, loc, k.cmpi(arith::CmpIPredicate::sgt, blocks, k.cst(0)), false);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
-    Value bid = k.enterLaunch(blocks, warps, statsAt + 2 * c.Br * 4);
+    Value bid =
+        k.enterLaunch(blocks, warps, c.stagesAt + 2 * stageBytes(k, c.Br));
     Value bkh = arith::DivUIOp::create(b, loc, bid, nKT);
     c.n0 = k.mul(arith::RemUIOp::create(b, loc, bid, nKT), Bc);
     c.kh = arith::RemUIOp::create(b, loc, bkh, Hkv);
@@ -149,14 +189,9 @@ SmallVector<Value> mlir::tx::buildAttentionDkDvKernel(
     c.shift = k.sub(Sk, c.Sq);
     c.ks = k.tileView(0, Bc);
     c.vs = k.tileView(Bc * tileBytes, Bc);
-    c.qs = k.tileView(2 * Bc * tileBytes, c.Br);
-    c.dos = k.tileView((2 * Bc + c.Br) * tileBytes, c.Br);
-    c.lseS = k.floatView(statsAt, c.Br);
-    c.deltaS = k.floatView(statsAt + c.Br * 4, c.Br);
     k.copyTile(key, c.bi, c.kh, c.n0, Sk, Bc, c.ks, c.threads);
     k.copyTile(value, c.bi, c.kh, c.n0, Sk, Bc, c.vs, c.threads);
-    k.waitCopies();
-    SmallVector<Value> acc = dkdvLoops(k, c, p, G);
+    SmallVector<Value> acc = dkdvLoop(k, c, p, G);
     Value row0 = k.add(c.n0, k.mul(k.warp, 16));
     k.storeRows(ArrayRef<Value>(acc).take_front(D / 8), p.scale, dK, c.bi,
                 c.kh, row0, Sk);

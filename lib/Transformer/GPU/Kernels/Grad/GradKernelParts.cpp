@@ -94,20 +94,18 @@ Value GradKernelParts::enterLaunch(Value blocks, int64_t warps,
   return launch.getBlockIds().x;
 }
 
-Value GradKernelParts::tileView(int64_t byteOffset, int64_t rows) {
+Value GradKernelParts::tileView(Value byteOffset, int64_t rows) {
   auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
                                        gpu::AddressSpace::Workgroup);
   auto ty = MemRefType::get({rows, pitch}, elt, MemRefLayoutAttrInterface(), wg);
-  return memref::ViewOp::create(b, loc, ty, smem, cst(byteOffset),
-                                ValueRange{});
+  return memref::ViewOp::create(b, loc, ty, smem, byteOffset, ValueRange{});
 }
 
-Value GradKernelParts::floatView(int64_t byteOffset, int64_t n) {
+Value GradKernelParts::floatView(Value byteOffset, int64_t n) {
   auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
                                        gpu::AddressSpace::Workgroup);
   auto ty = MemRefType::get({n}, f32, MemRefLayoutAttrInterface(), wg);
-  return memref::ViewOp::create(b, loc, ty, smem, cst(byteOffset),
-                                ValueRange{});
+  return memref::ViewOp::create(b, loc, ty, smem, byteOffset, ValueRange{});
 }
 
 void GradKernelParts::copyTile(Value buf, Value i0, Value i1, Value row0,
@@ -134,11 +132,21 @@ void GradKernelParts::copyTile(Value buf, Value i0, Value i1, Value row0,
 }
 
 void GradKernelParts::waitCopies() {
+  commitAndWait(0);
+  barrier();
+}
+
+void GradKernelParts::commitAndWait(int64_t pending) {
   auto tokTy = nvgpu::DeviceAsyncTokenType::get(b.getContext());
   Value tok = nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, tokTy,
                                                       ValueRange{});
-  nvgpu::DeviceAsyncWaitOp::create(b, loc, tok, b.getI32IntegerAttr(0));
-  barrier();
+  nvgpu::DeviceAsyncWaitOp::create(b, loc, tok,
+                                   b.getI32IntegerAttr(pending));
+}
+
+void GradKernelParts::commit() {
+  auto tokTy = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+  nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, tokTy, ValueRange{});
 }
 
 void GradKernelParts::barrier() { gpu::BarrierOp::create(b, loc); }

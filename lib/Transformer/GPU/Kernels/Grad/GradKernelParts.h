@@ -67,15 +67,23 @@ public:
   /// body and the thread's coordinates are set. Returns the block id.
   Value enterLaunch(Value blocks, int64_t warps, int64_t smemBytes);
   /// `rows` x pitch elements of `elt` at `byteOffset` of shared memory.
-  Value tileView(int64_t byteOffset, int64_t rows);
+  Value tileView(Value byteOffset, int64_t rows);
+  Value tileView(int64_t byteOffset, int64_t rows) {
+    return tileView(cst(byteOffset), rows);
+  }
   /// `n` f32 at `byteOffset` of shared memory.
-  Value floatView(int64_t byteOffset, int64_t n);
+  Value floatView(Value byteOffset, int64_t n);
   /// cp.async of rows [row0, row0 + rows) of buf[i0, i1, :, 0:D] into
   /// `view`; rows at or past `rowLimit` are zero-filled. Not waited for.
   void copyTile(Value buf, Value i0, Value i1, Value row0, Value rowLimit,
                 int64_t rows, Value view, int64_t threads);
   /// Waits for every cp.async of this thread, then a CTA barrier.
   void waitCopies();
+  /// Closes this thread's current group of cp.async copies (possibly
+  /// empty), then waits until at most `pending` groups are in flight.
+  void commitAndWait(int64_t pending);
+  /// Closes this thread's current group of cp.async copies.
+  void commit();
   void barrier();
   /// C (16 x 8n, f32) = A·Bᵀ with A = rows [aRow0, aRow0 + 16) of `aView`
   /// and B = rows [0, 8n) of `bView`, both `rows x D` tiles. Returns the
