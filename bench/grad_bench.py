@@ -2,7 +2,7 @@
 """Attention backward benchmark (issue #40): tx's backward against PyTorch
 SDPA's flash and cuDNN backends, same process, same timing.
 
-    bash scripts/tx-compile.sh bench/grad_shapes.mlir OUT chip=sm_90a
+    bash scripts/tx-compile.sh bench/grad_shapes.mlir OUT chip=sm_90a attention-grad-kernels=true
     python3 bench/grad_bench.py OUT [--iters 20] [--only f16]
 
 For each shape (the attention benchmark's 8 prefill shapes, f16 and bf16,

@@ -111,6 +111,16 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "cores for f16 on sm_80+; dynamic head dims or above 256 "
                      "fall back to simple); default flash"),
       llvm::cl::init("flash")};
+  Option<bool> attentionGradKernels{
+      *this, "attention-grad-kernels",
+      llvm::cl::desc("tx.attention_grad: the tiled backward's mma.sync "
+                     "kernels (tx-attention-grad-strategy, "
+                     "tx-tile-attention-grad, tx-map-attention-grad-to-gpu) "
+                     "for the ops they take, the reference lowering for the "
+                     "rest; default false (every backward op takes the "
+                     "reference lowering: the kernels have not yet run on a "
+                     "GPU)"),
+      llvm::cl::init(false)};
   Option<int64_t> softmaxBlockSize{
       *this, "softmax-block-size",
       llvm::cl::desc("tx-softmax-to-gpu block-size (0 = from the shape)"),

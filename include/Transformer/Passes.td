@@ -1373,7 +1373,7 @@ def TxTileAttentionGrad : Pass<"tx-tile-attention-grad", "::mlir::func::FuncOp">
     (`convert-tx-to-linalg`).
 
     `tx-cpu-pipeline="attention=tiled"` runs this pass with its attention
-    tile sizes. With `from-strategy=true` (`tx-gpu-pipeline`) only ops
+    tile sizes. With `from-strategy=true` (`tx-gpu-pipeline attention-grad-kernels=true`) only ops
     that carry `tx.grad_tiles = array<i64: q_tile, kv_tile>`
     (`tx-attention-grad-strategy`) are tiled, with those tiles, and both
     foralls carry the attribute for `tx-map-attention-grad-to-gpu`.
@@ -1447,6 +1447,10 @@ def TxMapAttentionGradToGPU : Pass<"tx-map-attention-grad-to-gpu", "::mlir::func
     do not take (a mask, soft cap, window or lengths operand, element types
     other than f16/bf16, a head dim that is not a multiple of 32 or above
     128, tiles that are not multiples of 16) is an error with its reason.
+
+    `tx-gpu-pipeline attention-grad-kernels=true` runs the three passes
+    (off by default: the kernels compile and pass ptxas but have not yet
+    run on a GPU).
   }];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",

@@ -1,5 +1,6 @@
 // REQUIRES: ptxas
-// The backward's mma.sync kernels (tx-gpu-pipeline: tx-attention-grad-strategy,
+// The backward's mma.sync kernels (tx-gpu-pipeline attention-grad-kernels=true:
+// tx-attention-grad-strategy,
 // tx-tile-attention-grad from-strategy=true, tx-map-attention-grad-to-gpu) in
 // PTX: per tx.attention_grad, the Δ kernel and the shape checks of the generic
 // path, then the dK/dV kernel and the dQ kernel (mma.sync m16n8k16 with f32
@@ -8,8 +9,11 @@
 // one wait_group 1 per step), then the roundings of the f32 gradients.
 // ptxas reports no spills for the dQ kernels and the D = 128 dK/dV kernel
 // (the D = 64 dK/dV kernel: 8 bytes).
-// A masked op keeps the reference lowering (no mma.sync).
-// RUN: tx-opt %s --tx-gpu-pipeline="format=isa chip=sm_90a" | %python %tx_src/scripts/extract_ptx.py %t.ptx
+// A masked op keeps the reference lowering (no mma.sync). Without the option
+// (the default until the kernels have run on a GPU) no backward op takes them.
+// RUN: tx-opt %s --tx-gpu-pipeline="format=isa chip=sm_90a" | %python %tx_src/scripts/extract_ptx.py %t.ref.ptx
+// RUN: cat %t.ref.ptx/*.ptx | FileCheck %s --check-prefix=MASKED
+// RUN: tx-opt %s --tx-gpu-pipeline="format=isa chip=sm_90a attention-grad-kernels=true" | %python %tx_src/scripts/extract_ptx.py %t.ptx
 // RUN: FileCheck %s --check-prefix=DKDV < %t.ptx/f16_d64_causal_gqa_kernel_1.ptx
 // RUN: FileCheck %s --check-prefix=DQ < %t.ptx/f16_d64_causal_gqa_kernel_2.ptx
 // RUN: FileCheck %s --check-prefix=BF16 < %t.ptx/bf16_d128_kernel_7.ptx

@@ -112,6 +112,8 @@ static void addAttentionGPUPath(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createTxMapAttentionToGPU(map));
   // tx.attention_grad: the backward's mma.sync kernels where they apply
   // (tx-attention-grad-strategy decides), the reference lowering elsewhere.
+  if (!options.attentionGradKernels)
+    return;
   TxAttentionGradStrategyOptions gradStrategy;
   gradStrategy.sm = at.sm;
   pm.addNestedPass<func::FuncOp>(createTxAttentionGradStrategy(gradStrategy));
