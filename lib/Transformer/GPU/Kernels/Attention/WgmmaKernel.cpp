@@ -29,6 +29,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GPU/Kernels/Attention/FlashKernelBuilder.h"
+#include "GPU/Kernels/Common/WgmmaOps.h"
 
 using namespace mlir;
 using namespace mlir::tx;
@@ -118,41 +119,22 @@ void FlashKernelBuilder::asyncTileSwizzled(Value buf, Value i0, Value i1, Value 
 }
 
 Value FlashKernelBuilder::wgmmaDesc(Value addr) {
-  int64_t hi = (int64_t(1) << 62) | (int64_t(1024 >> 4) << 32) |
-               (int64_t(16 >> 4) << 16);
-  Value a = arith::AndIOp::create(
-      b, loc, arith::ShRUIOp::create(b, loc, addr, i64c(4)), i64c(0x3FFF));
-  return arith::OrIOp::create(b, loc, a, i64c(hi));
+  return wgmma::descriptor(b, loc, addr);
 }
 
 Value FlashKernelBuilder::descPlus(Value desc, int64_t bytes) {
-  return bytes == 0 ? desc
-                    : arith::AddIOp::create(b, loc, desc, i64c(bytes >> 4))
-                          .getResult();
+  return wgmma::descriptorPlus(b, loc, desc, bytes);
 }
 
-SmallVector<Value> FlashKernelBuilder::inlinePtx(StringRef text, StringRef constraints,
-                             ValueRange operands, int64_t nOut) {
-  MLIRContext *ctx = b.getContext();
-  Type resTy = nOut ? LLVM::LLVMStructType::getLiteral(
-                          ctx, SmallVector<Type>(nOut, f32))
-                    : Type();
-  auto asmOp = LLVM::InlineAsmOp::create(
-      b, loc, resTy, operands, text, constraints, /*has_side_effects=*/true,
-      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-      LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT), ArrayAttr());
-  SmallVector<Value> res;
-  for (int64_t i = 0; i < nOut; ++i)
-    res.push_back(
-        LLVM::ExtractValueOp::create(b, loc, asmOp.getRes(), i).getResult());
-  return res;
+SmallVector<Value> FlashKernelBuilder::inlinePtx(StringRef text,
+                                                 StringRef constraints,
+                                                 ValueRange operands,
+                                                 int64_t nOut) {
+  return wgmma::inlinePtx(b, loc, text, constraints, operands, nOut);
 }
 
 std::string FlashKernelBuilder::regList(int64_t first, int64_t n) {
-  std::string r = "{";
-  for (int64_t i = 0; i < n; ++i)
-    r += (i ? ", $" : "$") + std::to_string(first + i);
-  return r + "}";
+  return wgmma::regList(first, n);
 }
 
 SmallVector<Value> FlashKernelBuilder::wgmmaBlock(int64_t n, ArrayRef<Value> qDesc,

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GPU/Kernels/Attention/FlashKernelBuilder.h"
+#include "GPU/Kernels/Common/WgmmaOps.h"
 
 using namespace mlir;
 using namespace mlir::tx;
@@ -134,10 +135,7 @@ void FlashKernelBuilder::wgmmaArriveBar(WgmmaCta &w, Value i) {
 }
 
 void FlashKernelBuilder::fenceProxyAsync() {
-  MLIRContext *ctx = b.getContext();
-  NVVM::FenceProxyOp::create(
-      b, loc, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
-      NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+  wgmma::fenceProxyAsync(b, loc);
 }
 
 Value FlashKernelBuilder::wgmmaFlagBuf(Value u) {
