@@ -5,7 +5,7 @@ their forward-with-LSE and backward entry points) called on tensors that
 require grad, over random shapes (odd Sq/Sk, GQA 32/8, 8/2 and 8/1, causal
 with Sq != Sk, i1 and additive masks, window + softcap, kv_lengths with 0).
 
-    python3 harness/check_autograd.py LIBDIR [--shapes N] [--quick]
+    python3 harness/check_autograd.py LIBDIR [--shapes N] [--quick] [--reducing]
 
 Per case, the gradients of Q, K, V (and the additive mask) are compared with
 PyTorch's float64 autograd of the same attention (relative L2 error), and,
@@ -14,8 +14,11 @@ on the same inputs (SDPA with the visibility as a mask; eager math for
 softcap, which SDPA lacks): tx's error must be <= 2x PyTorch's (+1e-6); in
 f32 <= 1e-4. Then (unless --quick) the custom ops under
 torch.compile(fullgraph=True), forward and backward, against the eager
-call, and a deterministic-backward check (10 runs, bitwise). Exits 1 on any
-failure.
+call, and a deterministic-backward check (10 runs, bitwise). With
+--reducing (a library built without attention-grad-deterministic on sm_90a,
+whose dQ is summed by f32 reductions in a varying order) the compiled call
+is compared with a tolerance and the 10 runs must agree within 1e-3
+(relative L2) instead of bitwise. Exits 1 on any failure.
 """
 import math
 import os
@@ -137,7 +140,13 @@ def softmax_case(lib, rng):
     return e <= 2 * b + 1e-6, [e], [b]
 
 
-def check_compile(lib):
+def same_grads(a, b, exact):
+    if exact:
+        return torch.equal(a, b)
+    return relerr(a, b) <= 1e-3
+
+
+def check_compile(lib, exact=True):
     """The custom ops in torch.compile(fullgraph=True): forward and backward
     equal the eager tx call's (the same kernels)."""
     lib.register_custom_ops("txautograd")
@@ -152,7 +161,7 @@ def check_compile(lib):
     for t in (q, k, v):
         t.grad = None
     (lib.attn_causal_f16(q, k, v) * 2).backward(torch.ones_like(o))
-    same = all(torch.equal(a, t.grad) for a, t in zip(gc, (q, k, v)))
+    same = all(same_grads(a, t.grad, exact) for a, t in zip(gc, (q, k, v)))
     with torch.no_grad():
         inf = f(q, k, v)
     same &= inf.grad_fn is None and torch.equal(inf, o.detach())
@@ -160,7 +169,7 @@ def check_compile(lib):
     return same
 
 
-def check_deterministic(lib, runs=10):
+def check_deterministic(lib, runs=10, exact=True):
     g = torch.Generator(device=dev).manual_seed(11)
     mk = lambda *s: torch.randn(*s, generator=g, device=dev).half().requires_grad_()
     q, k, v = mk(1, 32, 300, 128), mk(1, 8, 300, 128), mk(1, 8, 300, 128)
@@ -170,18 +179,23 @@ def check_deterministic(lib, runs=10):
         for t in (q, k, v):
             t.grad = None
         lib.attn_causal_f16(q, k, v).backward(do)
-        bits = [t.grad.view(torch.int16).clone() for t in (q, k, v)]
+        bits = [t.grad.clone() for t in (q, k, v)]
         if first is None:
             first = bits
         else:
-            same &= all(torch.equal(a, b) for a, b in zip(first, bits))
-    print("deterministic backward (GQA 32/8, %d runs, bitwise): %s" % (runs, same))
+            same &= all(same_grads(a.view(torch.int16) if exact else a,
+                                   b.view(torch.int16) if exact else b, exact)
+                        for a, b in zip(first, bits))
+    print("%s backward (GQA 32/8, %d runs, %s): %s"
+          % ("deterministic" if exact else "reducing", runs,
+             "bitwise" if exact else "within 1e-3", same))
     return same
 
 
 def main():
     argv = sys.argv[1:]
     quick = "--quick" in argv
+    exact = "--reducing" not in argv
     per = int(argv[argv.index("--shapes") + 1]) if "--shapes" in argv else (2 if quick else 18)
     lib = tx.load(os.path.join(argv[0], "libautograd_cases.so"))
     rng = random.Random(2026)
@@ -210,8 +224,8 @@ def main():
         ok_all &= ok
     print("%-26s %3d shapes, %d failed" % ("softmax_bf16", per, fails))
     if not quick:
-        ok_all &= check_compile(lib)
-        ok_all &= check_deterministic(lib)
+        ok_all &= check_compile(lib, exact)
+        ok_all &= check_deterministic(lib, exact=exact)
     print("check_autograd: %d cases, %s" % (n, "all ok" if ok_all else "FAILED"))
     sys.exit(0 if ok_all else 1)
 

@@ -55,6 +55,10 @@ inline constexpr llvm::StringLiteral kTensorMapAttr = "tx.tensor_map";
 /// kv_tile>`, the tiles of the backward's GPU kernels
 /// (tx-map-attention-grad-to-gpu).
 inline constexpr llvm::StringLiteral kGradTilesAttr = "tx.grad_tiles";
+/// A unit attribute beside kGradTilesAttr (op and foralls): dQ is
+/// accumulated across key tiles by f32 reductions in the dK/dV forall's
+/// kernel (sm_90a wgmma), which then also replaces the dQ forall.
+inline constexpr llvm::StringLiteral kGradDqReduceAttr = "tx.grad_dq_reduce";
 
 #define GEN_PASS_REGISTRATION
 #include "Transformer/Passes.h.inc"
@@ -120,6 +124,14 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "rest; default false (every backward op takes the "
                      "reference lowering: the kernels have not yet run on a "
                      "GPU)"),
+      llvm::cl::init(false)};
+  Option<bool> attentionGradDeterministic{
+      *this, "attention-grad-deterministic",
+      llvm::cl::desc("tx.attention_grad kernels: bitwise-deterministic "
+                     "gradients (the mma.sync pair, no reductions in an "
+                     "order that varies) instead of sm_90a's one-pass wgmma "
+                     "kernel whose dQ is summed by f32 reductions; default "
+                     "false"),
       llvm::cl::init(false)};
   Option<int64_t> softmaxBlockSize{
       *this, "softmax-block-size",

@@ -1397,7 +1397,7 @@ def TxTileAttentionGrad : Pass<"tx-tile-attention-grad", "::mlir::func::FuncOp">
 }
 
 def TxAttentionGradStrategy : Pass<"tx-attention-grad-strategy", "::mlir::func::FuncOp"> {
-  let summary = "Choose the backward's GPU kernels: mark the tx.attention_grad ops the mma.sync kernels take with their tiles";
+  let summary = "Choose the backward's GPU kernels: mark the tx.attention_grad ops the kernels take with their tiles (the mma.sync pair, or sm_90a's one-pass wgmma kernel)";
   let description = [{
     Puts `tx.grad_tiles = array<i64: q_tile, kv_tile>` on every
     `tx.attention_grad` that the backward's mma.sync kernels
@@ -1411,15 +1411,26 @@ def TxAttentionGradStrategy : Pass<"tx-attention-grad-strategy", "::mlir::func::
     that already carries the attribute keeps it. Other ops are left
     unmarked: `tx-tile-attention-grad from-strategy=true` does not tile
     them and they take the reference lowering (`convert-tx-to-linalg`).
+
+    On an sm_90a chip (`wgmma=true`) the same ops take instead the one-pass
+    warpgroup-MMA kernel, tiles (64, 128), and also get the unit attribute
+    `tx.grad_dq_reduce`: dQ is accumulated across key tiles by f32
+    reductions in the dK/dV kernel (five products per step instead of the
+    mma.sync pair's seven), so it is not bitwise deterministic;
+    `deterministic=true` keeps the mma.sync pair there.
   }];
   let options = [
     Option<"sm", "sm", "int64_t", /*default=*/"90",
            "Compute capability of the target (default 90; the kernels need 80 or more)">,
+    Option<"wgmma", "wgmma", "bool", /*default=*/"false",
+           "The chip is sm_90a: mark D 64/128 ops for the one-pass wgmma kernel (tiles 64, 128; tx.grad_dq_reduce)">,
+    Option<"deterministic", "deterministic", "bool", /*default=*/"false",
+           "Bitwise-deterministic gradients: the mma.sync pair (no reductions in an order that varies) even on sm_90a">,
   ];
 }
 
 def TxMapAttentionGradToGPU : Pass<"tx-map-attention-grad-to-gpu", "::mlir::func::FuncOp"> {
-  let summary = "Map the tiled tx.attention_grad (foralls of tx.attention_dkdv and tx.attention_dq) onto the backward's mma.sync kernels";
+  let summary = "Map the tiled tx.attention_grad (foralls of tx.attention_dkdv and tx.attention_dq) onto the backward's kernels (the mma.sync pair; sm_90a's one-pass wgmma kernel)";
   let description = [{
     The GPU mapping of the backward's tiled IR, built by
     `tx-tile-attention-grad from-strategy=true decompose=false`:
@@ -1442,6 +1453,20 @@ def TxMapAttentionGradToGPU : Pass<"tx-map-attention-grad-to-gpu", "::mlir::func
     by cp.async and the accumulators in registers. No atomics: the results
     are bitwise deterministic. The forall's results (f32 dK, dV, dQ) are
     the kernels' buffers.
+
+    Foralls that also carry `tx.grad_dq_reduce` (`tx-attention-grad-strategy
+    wgmma=true`, tiles (64, 128)) are mapped as a pair: the dK/dV forall
+    and the dQ forall of the same operands become one launch of the sm_90a
+    one-pass kernel (FlashAttention-2's Algorithm 2 as written, issued as
+    FlashAttention-3 issues its products): B·Hkv·ceil(Sk/128) CTAs of two
+    warpgroups, each owning 64 keys; per 64-row query step Sᵀ = K·Qᵀ and
+    dPᵀ = V·dOᵀ by wgmma from shared memory, dV += Pᵀ·dO and dK += dSᵀ·Q
+    with Pᵀ and dSᵀ as register operands, dSᵀ staged in shared memory for
+    dQ_tile = dS·K, added into a zeroed f32 dQ by `red.global.add.f32`.
+    Five products per step instead of the pair's seven; the order of the
+    dQ additions varies from run to run, so dQ is not bitwise
+    deterministic. A dQ forall so marked without its dK/dV forall, or the
+    attribute with other tiles, is an error.
 
     A forall with `tx.grad_tiles` whose structure or block op the kernels
     do not take (a mask, soft cap, window or lengths operand, element types

@@ -8,12 +8,13 @@
 // ex2.approx.ftz; the next tile's cp.async in flight while a tile computes:
 // one wait_group 1 per step), then the roundings of the f32 gradients.
 // ptxas reports no spills for the dQ kernels and the D = 128 dK/dV kernel
-// (the D = 64 dK/dV kernel: 8 bytes).
+// (the D = 64 dK/dV kernel: 8 bytes). On sm_90a the pair is the
+// deterministic choice (attention-grad-deterministic=true).
 // A masked op keeps the reference lowering (no mma.sync). Without the option
 // (the default until the kernels have run on a GPU) no backward op takes them.
 // RUN: tx-opt %s --tx-gpu-pipeline="format=isa chip=sm_90a" | %python %tx_src/scripts/extract_ptx.py %t.ref.ptx
 // RUN: cat %t.ref.ptx/*.ptx | FileCheck %s --check-prefix=MASKED
-// RUN: tx-opt %s --tx-gpu-pipeline="format=isa chip=sm_90a attention-grad-kernels=true" | %python %tx_src/scripts/extract_ptx.py %t.ptx
+// RUN: tx-opt %s --tx-gpu-pipeline="format=isa chip=sm_90a attention-grad-kernels=true attention-grad-deterministic=true" | %python %tx_src/scripts/extract_ptx.py %t.ptx
 // RUN: FileCheck %s --check-prefix=DKDV < %t.ptx/f16_d64_causal_gqa_kernel_1.ptx
 // RUN: FileCheck %s --check-prefix=DQ < %t.ptx/f16_d64_causal_gqa_kernel_2.ptx
 // RUN: FileCheck %s --check-prefix=BF16 < %t.ptx/bf16_d128_kernel_7.ptx
@@ -35,6 +36,23 @@
 // DQ-DAG: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // BF16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // MASKED-NOT: mma.sync
+// sm_90a without attention-grad-deterministic: one kernel per op (the one-pass
+// wgmma kernel, dQ by red.global.add.f32) instead of the pair; ptxas: no
+// spills at D = 64, 208 bytes at D = 128 (255 registers).
+// RUN: tx-opt %s --tx-gpu-pipeline="format=isa chip=sm_90a attention-grad-kernels=true" | %python %tx_src/scripts/extract_ptx.py %t.wg
+// RUN: FileCheck %s --check-prefix=WG < %t.wg/f16_d64_causal_gqa_kernel_1.ptx
+// RUN: FileCheck %s --check-prefix=WG-BF16 < %t.wg/bf16_d128_kernel_6.ptx
+// RUN: %cuda_toolkit/bin/ptxas -arch=sm_90a -v %t.wg/f16_d64_causal_gqa_kernel_1.ptx -o %t.5.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+// RUN: %cuda_toolkit/bin/ptxas -arch=sm_90a -v %t.wg/bf16_d128_kernel_6.ptx -o %t.6.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS8
+// WG-DAG: cp.async.cg.shared.global
+// WG-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// WG-DAG: wgmma.fence.sync.aligned
+// WG-DAG: fence.proxy.async.shared::cta
+// WG-DAG: red.global.add.f32
+// WG-DAG: ex2.approx.ftz.f32
+// WG-NOT: mma.sync
+// WG-BF16-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// WG-BF16-DAG: red.global.add.f32
 // PTXAS: 0 bytes spill stores, 0 bytes spill loads
 // PTXAS8: {{[0-9]+}} bytes spill stores
 // DKDV-DAG: cp.async.wait_group 1;

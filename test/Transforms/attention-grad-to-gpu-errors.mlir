@@ -49,3 +49,16 @@ func.func @tall(%q: tensor<1x2x40x64xf16>, %o: tensor<1x2x40x64xf16>, %lse: tens
       -> tensor<1x2x40x64xf16>, tensor<1x2x40x64xf16>, tensor<1x2x40x64xf16>
   return %dq : tensor<1x2x40x64xf16>
 }
+
+// -----
+
+// The one-pass kernel's attribute with other tiles.
+// CHECK: error: tx-map-attention-grad-to-gpu: tx.grad_dq_reduce needs tx.grad_tiles = array<i64: 64, 128> (the one-pass kernel's tiles)
+func.func @reduce_tiles(%q: tensor<1x2x40x64xf16>, %o: tensor<1x2x40x64xf16>, %lse: tensor<1x2x40xf32>)
+    -> tensor<1x2x40x64xf16> {
+  %dq, %dk, %dv = tx.attention_grad %q, %q, %q, %o, %o, %lse {tx.grad_tiles = array<i64: 64, 64>, tx.grad_dq_reduce}
+      : tensor<1x2x40x64xf16>, tensor<1x2x40x64xf16>, tensor<1x2x40x64xf16>, tensor<1x2x40x64xf16>,
+        tensor<1x2x40x64xf16>, tensor<1x2x40xf32>
+      -> tensor<1x2x40x64xf16>, tensor<1x2x40x64xf16>, tensor<1x2x40x64xf16>
+  return %dq : tensor<1x2x40x64xf16>
+}

@@ -6,6 +6,11 @@
 // RUN: tx-opt %s --split-input-file --tx-attention-grad-strategy | FileCheck %s --check-prefix=MARK
 // RUN: tx-opt %s --split-input-file --tx-attention-grad-strategy="sm=75" | FileCheck %s --check-prefix=SM75
 // RUN: tx-opt %s --split-input-file --tx-attention-grad-strategy --tx-tile-attention-grad="from-strategy=true decompose=false" --tx-map-attention-grad-to-gpu | FileCheck %s --check-prefix=MAP
+// sm_90a: the one-pass wgmma kernel (dQ by f32 reductions); deterministic=true
+// keeps the mma.sync pair's marks.
+// RUN: tx-opt %s --split-input-file --tx-attention-grad-strategy="wgmma=true" | FileCheck %s --check-prefix=MARK90A
+// RUN: tx-opt %s --split-input-file --tx-attention-grad-strategy="wgmma=true deterministic=true" | FileCheck %s --check-prefix=MARK
+// RUN: tx-opt %s --split-input-file --tx-attention-grad-strategy="wgmma=true" --tx-tile-attention-grad="from-strategy=true decompose=false" --tx-map-attention-grad-to-gpu | FileCheck %s --check-prefix=WG
 
 // Causal GQA 8/2, f16, D = 64: tiles (64, 64).
 // MARK-LABEL: func.func @causal_gqa
@@ -16,6 +21,26 @@
 // B * Hkv * ceil(Sk / 64) CTAs of 4 warps (the key tile's 64 keys, 16 per
 // warp), cp.async staging, mma.sync; dQ: B * H * ceil(Sq / 64) CTAs.
 // MAP-LABEL: func.func @causal_gqa
+// The one-pass kernel: dQ zeroed, then one launch of B * Hkv * ceil(Sk / 128)
+// CTAs of two warpgroups: Sᵀ and dPᵀ from shared memory (K-major), dV and
+// dK with A in registers (B MN-major), dSᵀ through shared memory (async
+// proxy fence, warpgroup barrier), dQ = dS·K (A and B MN-major), reductions.
+// MARK90A-LABEL: func.func @causal_gqa
+// MARK90A: tx.attention_grad {{.*}} causal {tx.grad_dq_reduce, tx.grad_tiles = array<i64: 64, 128>}
+// WG-LABEL: func.func @causal_gqa
+// WG-NOT: scf.forall
+// WG: gpu.memset
+// WG: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c256
+// WG: nvgpu.device_async_copy
+// WG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, p, 1, 1, 0, 0;
+// WG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, {$
+// WG: nvvm.fence.proxy
+// WG: nvvm.barrier id = {{.*}} number_of_threads = %c128_i32
+// WG: wgmma.mma_async{{.*}}, p, 1, 1, 1, 1;
+// WG: red.global.add.f32
+// WG: tx.required_chip = "sm_90a"
+// WG-NOT: gpu.launch
+// WG: return
 // MAP-NOT: scf.forall
 // MAP: linalg.generic
 // MAP: gpu.launch blocks({{.*}}) in ({{.*}}) threads({{.*}}) in (%{{.*}} = %c128{{.*}}) dynamic_shared_memory_size
@@ -45,6 +70,13 @@ func.func @causal_gqa(%q: tensor<?x8x?x64xf16>, %k: tensor<?x2x?x64xf16>, %v: te
 // MARK-LABEL: func.func @bf16_d128
 // MARK: tx.grad_tiles = array<i64: 32, 64>
 // MAP-LABEL: func.func @bf16_d128
+// MARK90A-LABEL: func.func @bf16_d128
+// MARK90A: tx.grad_dq_reduce, tx.grad_tiles = array<i64: 64, 128>
+// WG-LABEL: func.func @bf16_d128
+// WG: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c256
+// WG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// WG-NOT: gpu.launch
+// WG: return
 // MAP: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c128
 // MAP: nvvm.mma.sync
 // MAP: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c64
@@ -67,6 +99,12 @@ func.func @bf16_d128(%q: tensor<2x4x100x128xbf16>, %k: tensor<2x4x70x128xbf16>, 
 // MARK-NOT: tx.grad_tiles
 // MARK: return
 // MAP-LABEL: func.func @reference
+// MARK90A-LABEL: func.func @reference
+// MARK90A-NOT: tx.grad_tiles
+// MARK90A: return
+// WG-LABEL: func.func @reference
+// WG-NOT: gpu.launch
+// WG: return
 // MAP-NOT: gpu.launch
 // MAP-COUNT-4: tx.attention_grad
 // MAP-NOT: gpu.launch

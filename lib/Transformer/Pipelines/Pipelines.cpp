@@ -116,6 +116,8 @@ static void addAttentionGPUPath(OpPassManager &pm,
     return;
   TxAttentionGradStrategyOptions gradStrategy;
   gradStrategy.sm = at.sm;
+  gradStrategy.wgmma = at.wgmma;
+  gradStrategy.deterministic = options.attentionGradDeterministic;
   pm.addNestedPass<func::FuncOp>(createTxAttentionGradStrategy(gradStrategy));
   TxTileAttentionGradOptions gradTile;
   gradTile.fromStrategy = true;

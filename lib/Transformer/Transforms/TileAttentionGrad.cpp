@@ -223,6 +223,8 @@ TxTileAttentionGradPass::keyTiles(IRRewriter &rewriter, GradProblem &p) {
       ValueRange{dk0, dv0}, std::nullopt);
   if (p.strategy)
     forall->setAttr(kGradTilesAttr, p.strategy);
+  if (p.strategy && p.op->hasAttr(kGradDqReduceAttr))
+    forall->setAttr(kGradDqReduceAttr, UnitAttr::get(b.getContext()));
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPoint(forall.getTerminator());
   Value bIv = forall.getInductionVar(0), khIv = forall.getInductionVar(1);
@@ -290,6 +292,8 @@ TxTileAttentionGradPass::queryTiles(IRRewriter &rewriter, GradProblem &p) {
       std::nullopt);
   if (p.strategy)
     forall->setAttr(kGradTilesAttr, p.strategy);
+  if (p.strategy && p.op->hasAttr(kGradDqReduceAttr))
+    forall->setAttr(kGradDqReduceAttr, UnitAttr::get(b.getContext()));
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPoint(forall.getTerminator());
   Value bIv = forall.getInductionVar(0), hIv = forall.getInductionVar(1);

@@ -113,7 +113,9 @@ struct TxMapAttentionGradToGPUPass
     return p;
   }
 
-  LogicalResult mapForall(scf::ForallOp forall) {
+  /// The forall's tiles and its one block op (dkdv or dq).
+  FailureOr<std::pair<DenseI64ArrayAttr, Operation *>>
+  tilesAndBlock(scf::ForallOp forall) {
     auto tiles = forall->getAttrOfType<DenseI64ArrayAttr>(kGradTilesAttr);
     if (!tiles || tiles.size() != 2)
       return fail(forall, Twine(kGradTilesAttr) +
@@ -128,30 +130,21 @@ struct TxMapAttentionGradToGPUPass
                           "in the forall (tile with tx-tile-attention-grad "
                           "from-strategy=true decompose=false), found " +
                               Twine(blocks.size()));
-    OpBuilder b(forall);
-    Location loc = forall.getLoc();
-    auto resultType = [&](int i) {
-      return cast<RankedTensorType>(forall.getResult(i).getType());
-    };
-    SmallVector<Value> results;
-    if (auto dkdv = dyn_cast<AttentionDkDvOp>(blocks[0])) {
-      FailureOr<AttentionGradKernelProblem> p =
-          match(forall, dkdv, tiles.asArrayRef(), tiles[0]);
-      if (failed(p))
-        return failure();
-      results = buildAttentionDkDvKernel(b, loc, *p, resultType(0),
-                                         resultType(1));
-    } else {
-      auto dq = cast<AttentionDqOp>(blocks[0]);
-      if (dq.getGradScoresInit())
-        return fail(forall, "the backward's kernels write no dS (a mask's "
-                            "gradient takes the reference lowering)");
-      FailureOr<AttentionGradKernelProblem> p =
-          match(forall, dq, tiles.asArrayRef(), tiles[1]);
-      if (failed(p))
-        return failure();
-      results = {buildAttentionDqKernel(b, loc, *p, resultType(0))};
-    }
+    return std::make_pair(tiles, blocks[0]);
+  }
+
+  /// The forall's tx.attention_dkdv or tx.attention_dq, or null.
+  static Operation *tilesAndBlockOp(scf::ForallOp forall) {
+    Operation *found = nullptr;
+    forall.walk([&](Operation *op) {
+      if (isa<AttentionDkDvOp, AttentionDqOp>(op))
+        found = op;
+    });
+    return found;
+  }
+
+  /// Replaces `forall` by `results` (its number of results).
+  LogicalResult replace(scf::ForallOp forall, ArrayRef<Value> results) {
     if (results.size() != forall.getNumResults())
       return fail(forall, "expected " + Twine(results.size()) +
                               " results of the forall");
@@ -160,15 +153,123 @@ struct TxMapAttentionGradToGPUPass
     return success();
   }
 
+  static RankedTensorType resultType(scf::ForallOp forall, int i) {
+    return cast<RankedTensorType>(forall.getResult(i).getType());
+  }
+
+  LogicalResult mapForall(scf::ForallOp forall) {
+    auto tb = tilesAndBlock(forall);
+    if (failed(tb))
+      return failure();
+    auto [tiles, block] = *tb;
+    OpBuilder b(forall);
+    Location loc = forall.getLoc();
+    if (auto dkdv = dyn_cast<AttentionDkDvOp>(block)) {
+      FailureOr<AttentionGradKernelProblem> p =
+          match(forall, dkdv, tiles.asArrayRef(), tiles[0]);
+      if (failed(p))
+        return failure();
+      return replace(forall,
+                     buildAttentionDkDvKernel(b, loc, *p, resultType(forall, 0),
+                                              resultType(forall, 1)));
+    }
+    auto dq = cast<AttentionDqOp>(block);
+    if (dq.getGradScoresInit())
+      return fail(forall, "the backward's kernels write no dS (a mask's "
+                          "gradient takes the reference lowering)");
+    FailureOr<AttentionGradKernelProblem> p =
+        match(forall, dq, tiles.asArrayRef(), tiles[1]);
+    if (failed(p))
+      return failure();
+    return replace(forall,
+                   {buildAttentionDqKernel(b, loc, *p, resultType(forall, 0))});
+  }
+
+  /// The dK/dV forall `forall` (kGradDqReduceAttr) and the dQ forall of the
+  /// same operands, together one launch of the one-pass wgmma kernel.
+  LogicalResult mapReducing(scf::ForallOp forall,
+                            SmallVectorImpl<scf::ForallOp> &dqForalls) {
+    auto tb = tilesAndBlock(forall);
+    if (failed(tb))
+      return failure();
+    auto [tiles, block] = *tb;
+    auto dkdv = cast<AttentionDkDvOp>(block);
+    if (tiles[0] != 64 || tiles[1] != 128)
+      return fail(forall, Twine(kGradDqReduceAttr) +
+                              " needs tx.grad_tiles = array<i64: 64, 128> "
+                              "(the one-pass kernel's tiles)");
+    FailureOr<AttentionGradKernelProblem> p =
+        match(forall, dkdv, tiles.asArrayRef(), tiles[0]);
+    if (failed(p))
+      return failure();
+    // Its dQ forall: the one whose block op reads the same whole tensors.
+    scf::ForallOp partner;
+    for (scf::ForallOp &f : dqForalls) {
+      if (!f)
+        continue;
+      auto ftb = tilesAndBlock(f);
+      if (failed(ftb))
+        return failure();
+      auto dq = dyn_cast<AttentionDqOp>(ftb->second);
+      if (!dq || dq.getGradScoresInit())
+        continue;
+      FailureOr<AttentionGradKernelProblem> q =
+          match(f, dq, ftb->first.asArrayRef(), ftb->first[1]);
+      if (failed(q))
+        return failure();
+      if (q->query == p->query && q->key == p->key && q->value == p->value &&
+          q->gradOutput == p->gradOutput && q->lse == p->lse &&
+          q->delta == p->delta && q->scale == p->scale &&
+          q->causal == p->causal && f->getBlock() == forall->getBlock()) {
+        partner = f;
+        f = nullptr;
+        break;
+      }
+    }
+    if (!partner)
+      return fail(forall, Twine(kGradDqReduceAttr) +
+                              ": no dQ forall of the same operands (with the "
+                              "attribute) in the block");
+    // The launch goes where both foralls' operands are defined: before the
+    // earlier of the two.
+    scf::ForallOp first =
+        partner->isBeforeInBlock(forall) ? partner : forall;
+    OpBuilder b(first);
+    SmallVector<Value> r = buildAttentionGradWgmmaKernel(
+        b, forall.getLoc(), *p, resultType(forall, 0), resultType(forall, 1),
+        resultType(partner, 0));
+    if (failed(replace(forall, {r[0], r[1]})))
+      return failure();
+    return replace(partner, {r[2]});
+  }
+
   void runOnOperation() override {
-    SmallVector<scf::ForallOp> foralls;
+    SmallVector<scf::ForallOp> plain, reducing;
     getOperation().walk([&](scf::ForallOp f) {
       if (f->hasAttr(kGradTilesAttr))
-        foralls.push_back(f);
+        (f->hasAttr(kGradDqReduceAttr) ? reducing : plain).push_back(f);
     });
-    for (scf::ForallOp f : foralls)
+    for (scf::ForallOp f : plain)
       if (failed(mapForall(f)))
         return signalPassFailure();
+    // Each dK/dV forall takes its dQ forall (set to null in `open`); a dQ
+    // forall left over has no partner.
+    SmallVector<scf::ForallOp> open(reducing);
+    for (size_t i = 0; i < open.size(); ++i) {
+      scf::ForallOp f = open[i];
+      if (!f || !isa<AttentionDkDvOp>(tilesAndBlockOp(f)))
+        continue;
+      open[i] = nullptr;
+      if (failed(mapReducing(f, open)))
+        return signalPassFailure();
+    }
+    for (scf::ForallOp f : open)
+      if (f) {
+        (void)fail(f, Twine(kGradDqReduceAttr) +
+                          ": no dK/dV forall of the same operands (with the "
+                          "attribute) in the block");
+        return signalPassFailure();
+      }
   }
 };
 

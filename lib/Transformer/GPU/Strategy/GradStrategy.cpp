@@ -1,7 +1,8 @@
 //===- GradStrategy.cpp - tx-attention-grad-strategy ----------------------===//
 //
-// Marks the tx.attention_grad ops the backward's mma.sync kernels
-// (GPU/Kernels/Grad) take with their tiles (kGradTilesAttr). The choice is
+// Marks the tx.attention_grad ops the backward's kernels (GPU/Kernels/Grad)
+// take with their tiles (kGradTilesAttr) and, for sm_90a's one-pass wgmma
+// kernel, with kGradDqReduceAttr. The choice is
 // made here and nowhere else: tx-tile-attention-grad from-strategy=true
 // tiles with it, tx-map-attention-grad-to-gpu reads the tiles back from
 // the foralls.
@@ -27,7 +28,8 @@ namespace {
 /// The kernels' tiles (q_tile, kv_tile) for `op` on compute capability
 /// `sm`, or nothing when the reference lowering keeps it.
 std::optional<std::pair<int64_t, int64_t>> gradKernelTiles(AttentionGradOp op,
-                                                           int64_t sm) {
+                                                           int64_t sm,
+                                                           bool reduceDq) {
   if (sm < 80)
     return std::nullopt; // mma.sync, cp.async
   if (op.getMask() || op.getSoftcapAttr() || op.getWindowAttr() ||
@@ -44,6 +46,9 @@ std::optional<std::pair<int64_t, int64_t>> gradKernelTiles(AttentionGradOp op,
   int64_t Dv = cast<RankedTensorType>(op.getValue().getType()).getDimSize(3);
   if (D != Dv || (D != 64 && D != 128))
     return std::nullopt;
+  // sm_90a's one-pass kernel: two warpgroups of 64 keys, 64-row steps.
+  if (reduceDq)
+    return std::make_pair(int64_t(64), int64_t(128));
   // D = 64: 4-warp CTAs both ways; D = 128: 16 query rows fewer per dK/dV
   // step and per dQ CTA keep the f32 accumulators (D/2 registers per
   // thread for each of dK, dV, dQ) and the step's Sᵀ/dPᵀ in registers.
@@ -59,11 +64,15 @@ struct TxAttentionGradStrategyPass
     getOperation().walk([&](AttentionGradOp op) {
       if (op->hasAttr(kGradTilesAttr))
         return; // a user's or tuner's tiles
-      if (std::optional<std::pair<int64_t, int64_t>> t =
-              gradKernelTiles(op, sm))
-        op->setAttr(kGradTilesAttr,
-                    DenseI64ArrayAttr::get(&getContext(),
-                                           {t->first, t->second}));
+      const bool reduceDq = wgmma && !deterministic;
+      std::optional<std::pair<int64_t, int64_t>> t =
+          gradKernelTiles(op, sm, reduceDq);
+      if (!t)
+        return;
+      op->setAttr(kGradTilesAttr,
+                  DenseI64ArrayAttr::get(&getContext(), {t->first, t->second}));
+      if (reduceDq)
+        op->setAttr(kGradDqReduceAttr, UnitAttr::get(&getContext()));
     });
   }
 };

@@ -70,13 +70,14 @@ Value GradKernelParts::toTensor(Value buf, RankedTensorType ty) {
 }
 
 Value GradKernelParts::enterLaunch(Value blocks, int64_t warps,
-                                   int64_t smemBytes) {
+                                   int64_t smemBytes, StringRef chip) {
   Value one = cst(1);
   Value bytes = arith::ConstantIntOp::create(b, loc, b.getI32Type(), smemBytes);
   auto launch = gpu::LaunchOp::create(b, loc, blocks, one, one,
                                       cst(warps * 32), one, one, bytes);
-  // mma.sync and cp.async exist from sm_80 (tx-check-gpu-target).
-  launch->setAttr(kRequiredChipAttr, b.getStringAttr("sm_80"));
+  // mma.sync and cp.async exist from sm_80, wgmma on sm_90a
+  // (tx-check-gpu-target).
+  launch->setAttr(kRequiredChipAttr, b.getStringAttr(chip));
   b.setInsertionPointToStart(&launch.getBody().front());
   gpu::TerminatorOp::create(b, loc);
   b.setInsertionPointToStart(&launch.getBody().front());

@@ -65,7 +65,9 @@ public:
   /// A gpu.launch of `blocks` CTAs of `warps` warps with `smemBytes` of
   /// dynamic shared memory (sm_80+); the insertion point moves into its
   /// body and the thread's coordinates are set. Returns the block id.
-  Value enterLaunch(Value blocks, int64_t warps, int64_t smemBytes);
+  /// `chip`: the oldest chip the kernel's instructions exist on.
+  Value enterLaunch(Value blocks, int64_t warps, int64_t smemBytes,
+                    StringRef chip = "sm_80");
   /// `rows` x pitch elements of `elt` at `byteOffset` of shared memory.
   Value tileView(Value byteOffset, int64_t rows);
   Value tileView(int64_t byteOffset, int64_t rows) {

@@ -65,6 +65,15 @@ Value buildAttentionDqKernel(OpBuilder &b, Location loc,
                              const AttentionGradKernelProblem &p,
                              RankedTensorType dqType);
 
+/// Emits the sm_90a kernel that computes dK, dV and dQ in one pass
+/// (WgmmaGradKernel.cpp: 128-key tiles, 64-row query tiles, dQ by f32
+/// reductions, not deterministic) and returns dK, dV, dQ as f32 tensors.
+/// D = Dv in {64, 128}.
+SmallVector<Value> buildAttentionGradWgmmaKernel(
+    OpBuilder &b, Location loc, const AttentionGradKernelProblem &p,
+    RankedTensorType dkType, RankedTensorType dvType,
+    RankedTensorType dqType);
+
 } // namespace tx
 } // namespace mlir
 
