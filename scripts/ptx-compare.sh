@@ -22,11 +22,13 @@
 # file's path in this checkout> instead, when it exists (for inputs whose
 # syntax changed in between, such as the typed tx.gpu_strategy attributes;
 # e.g. --old-inputs ../tx-ptx-compare-ab7c8f8, the old compiler's own tree;
-# check that the two inputs differ in syntax only).
+# check that the two inputs differ in syntax only). --options "K=V ..." adds
+# tx-gpu-pipeline options (e.g. "attention-grad-kernels=true
+# attention-grad-deterministic=true" to compare the backward's kernels).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 new_build=${TX_BUILD_DIR:-$root/build}
-old_build="" old_rev="" chips="sm_90 sm_90a" keep="" old_inputs=""
+old_build="" old_rev="" chips="sm_90 sm_90a" keep="" old_inputs="" options=""
 files=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -35,6 +37,7 @@ while [ $# -gt 0 ]; do
     --new-build) new_build=$2; shift 2 ;;
     --chips) chips=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
+    --options) options=" $2"; shift 2 ;;
     --old-inputs) old_inputs=$(cd "$2" && pwd) || exit 2; shift 2 ;;
     -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     -*) echo "ptx-compare: unknown option '$1' (see --help)" >&2; exit 2 ;;
@@ -82,7 +85,7 @@ for f in "${files[@]}"; do
       fi
       d="$out/$side/$c/$stem"
       rm -rf "$d"; mkdir -p "$d/ptx"
-      if ! "$b/bin/tx-opt" "$src" --tx-gpu-pipeline="chip=$c format=isa" 2> "$d/err" \
+      if ! "$b/bin/tx-opt" "$src" --tx-gpu-pipeline="chip=$c format=isa$options" 2> "$d/err" \
            | sed -E 's/LLVMIRToISATimeInMs = [0-9]+ : i64, //' > "$d/out.mlir"; then
         echo "$c $stem: the $side compiler failed ($d/err)"; status=1; continue 2
       fi

@@ -102,51 +102,23 @@ SmallVector<Value> dkdvStep(GradKernelParts &k, const DkDvCta &c,
   return out;
 }
 
-/// The CTA's loop over (query head of the group, query tile from the first
-/// a causal row of which sees the key tile's first key), flattened; each
-/// step prefetches the next step's tile into the other stage (cp.async)
-/// before it computes.
+/// The CTA's loop (GradKernelParts::queryTileLoop) with this kernel's
+/// stages and step.
 SmallVector<Value> dkdvLoop(GradKernelParts &k, const DkDvCta &c,
                             const AttentionGradKernelProblem &p, Value G) {
-  OpBuilder &b = k.b;
-  Location loc = k.loc;
-  Value qtBegin = k.cst(0);
-  if (p.causal)
-    qtBegin = k.divui(k.maxsi(k.sub(c.n0, c.shift), k.cst(0)), c.Br);
-  Value nQ = k.maxsi(k.sub(k.ceilDiv(c.Sq, c.Br), qtBegin), k.cst(0));
-  Value total = k.mul(G, nQ);
-  Value divisor = k.maxsi(nQ, k.cst(1));
-  auto tileOf = [&](Value it) -> std::pair<Value, Value> {
-    Value gh = arith::DivUIOp::create(b, loc, it, divisor);
-    Value qt = k.add(qtBegin, arith::RemUIOp::create(b, loc, it, divisor));
-    return {k.add(k.mul(c.kh, G), gh), k.mul(qt, c.Br)};
-  };
-  auto issue = [&](Value it) {
-    auto ifOp = scf::IfOp::create(
-        b, loc, k.cmpi(arith::CmpIPredicate::slt, it, total), false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    auto [h, m0] = tileOf(it);
-    issueQueryTile(k, c, stageViews(k, c, k.remui(it, 2)), h, m0);
-  };
-  issue(k.cst(0));
-  k.commit(); // K, V and the first query tile: step 0's group
-  SmallVector<Value> init = k.zeroAccumulators();
-  init.append(k.zeroAccumulators());
-  auto loop = scf::ForOp::create(
-      b, loc, k.cst(0), total, k.cst(1), init,
-      [&](OpBuilder &, Location, Value it, ValueRange acc) {
-        k.barrier(); // step it - 1 has read the stage it + 1 fills
-        issue(k.add(it, 1));
-        k.commitAndWait(1); // step it's group has landed
-        k.barrier();
-        Value m0 = tileOf(it).second;
-        scf::YieldOp::create(b, loc,
-                             dkdvStep(k, c, p, stageViews(k, c, k.remui(it, 2)),
-                                      m0, acc));
+  return k.queryTileLoop(
+      {c.n0, c.shift, c.Sq, c.kh, G, c.Br, p.causal, /*fenceAsync=*/false},
+      [&] {
+        SmallVector<Value> init = k.zeroAccumulators();
+        init.append(k.zeroAccumulators());
+        return init;
+      },
+      [&](Value stage, Value h, Value m0) {
+        issueQueryTile(k, c, stageViews(k, c, stage), h, m0);
+      },
+      [&](Value stage, Value, Value m0, ValueRange acc) {
+        return dkdvStep(k, c, p, stageViews(k, c, stage), m0, acc);
       });
-  k.commitAndWait(0); // no copy outlives the CTA (a loop of no step)
-  return SmallVector<Value>(loop.getResults());
 }
 
 } // namespace

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "GPU/Kernels/Grad/GradKernelParts.h"
 #include "GPU/Kernels/Common/MmaFragments.h"
+#include "GPU/Kernels/Common/WgmmaOps.h"
 #include "Transformer/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -270,4 +271,46 @@ void GradKernelParts::storeRows(ArrayRef<Value> acc, double factor, Value out,
                               ValueRange{i0, i1, row, add(mul(t4, 2), dt * 8)});
     }
   }
+}
+
+SmallVector<Value> GradKernelParts::queryTileLoop(
+    const QueryTileLoop &l, llvm::function_ref<SmallVector<Value>()> init,
+    llvm::function_ref<void(Value, Value, Value)> issue,
+    llvm::function_ref<SmallVector<Value>(Value, Value, Value, ValueRange)>
+        step) {
+  Value qtBegin = cst(0);
+  if (l.causal)
+    qtBegin = divui(maxsi(sub(l.n0, l.shift), cst(0)), l.rows);
+  Value nQ = maxsi(sub(ceilDiv(l.Sq, l.rows), qtBegin), cst(0));
+  Value total = mul(l.G, nQ);
+  Value divisor = maxsi(nQ, cst(1));
+  auto tileOf = [&](Value it) -> std::pair<Value, Value> {
+    Value gh = arith::DivUIOp::create(b, loc, it, divisor);
+    Value qt = add(qtBegin, arith::RemUIOp::create(b, loc, it, divisor));
+    return {add(mul(l.kh, l.G), gh), mul(qt, l.rows)};
+  };
+  auto issueStep = [&](Value it) {
+    auto ifOp = scf::IfOp::create(
+        b, loc, cmpi(arith::CmpIPredicate::slt, it, total), false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    auto [h, m0] = tileOf(it);
+    issue(remui(it, 2), h, m0);
+  };
+  issueStep(cst(0));
+  commit(); // the caller's copies and the first query tile: step 0's group
+  auto loop = scf::ForOp::create(
+      b, loc, cst(0), total, cst(1), init(),
+      [&](OpBuilder &, Location, Value it, ValueRange acc) {
+        barrier(); // step it - 1 has read the stage it + 1 fills
+        issueStep(add(it, 1));
+        commitAndWait(1); // step it's group has landed
+        if (l.fenceAsync)
+          wgmma::fenceProxyAsync(b, loc);
+        barrier();
+        auto [h, m0] = tileOf(it);
+        scf::YieldOp::create(b, loc, step(remui(it, 2), h, m0, acc));
+      });
+  commitAndWait(0); // no copy outlives the CTA (a loop of no step)
+  return SmallVector<Value>(loop.getResults());
 }

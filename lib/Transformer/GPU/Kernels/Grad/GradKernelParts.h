@@ -117,6 +117,24 @@ public:
   /// (LSE = -inf), so that exp2(S·scale·log2 e − LSE·log2 e) is 0 there.
   std::pair<Value, Value> rowStats(Value lse, Value delta, Value bi, Value h,
                                    Value i, Value Sq);
+  /// A dK/dV CTA's loop: over (query head of K/V head `kh`'s group of G,
+  /// query tile of `rows` rows from the first one a causal row of which
+  /// sees key `n0`), flattened into one scf.for over two stages. Before the
+  /// loop, `issue(stage, h, m0)` starts the first tile's copies and the
+  /// current cp.async group (with the caller's K/V copies) is closed; each
+  /// step starts the next tile's copies into the other stage, waits for its
+  /// own (then, with `fenceAsync`, makes them visible to wgmma), and
+  /// computes (`step(stage, h, m0, acc)` returns the new accumulators).
+  struct QueryTileLoop {
+    Value n0, shift, Sq, kh, G;
+    int64_t rows;
+    bool causal, fenceAsync;
+  };
+  SmallVector<Value> queryTileLoop(
+      const QueryTileLoop &l, llvm::function_ref<SmallVector<Value>()> init,
+      llvm::function_ref<void(Value, Value, Value)> issue,
+      llvm::function_ref<SmallVector<Value>(Value, Value, Value, ValueRange)>
+          step);
   /// Row and column of element `e` of a C fragment within its 16 x 8 tile.
   Value fragRow(int64_t e) { return add(g, 8 * (e / 2)); }
   Value fragCol(int64_t e) { return add(mul(t4, 2), e % 2); }

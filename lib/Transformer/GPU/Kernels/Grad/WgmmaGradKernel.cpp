@@ -78,10 +78,6 @@ Value i64(GradKernelParts &k, Value x) {
   return arith::IndexCastUIOp::create(k.b, k.loc, k.b.getI64Type(), x);
 }
 
-Value i64c(GradKernelParts &k, int64_t v) {
-  return arith::ConstantIntOp::create(k.b, k.loc, k.b.getI64Type(), v);
-}
-
 /// A view of `rows` x `cols` elements of `t` at byte `at` from c.base.
 Value sharedView(GradKernelParts &k, const WgCta &c, Value at, int64_t rows,
                  int64_t cols, Type t) {
@@ -325,49 +321,19 @@ SmallVector<Value> step(GradKernelParts &k, const WgCta &c,
   return out;
 }
 
-/// The CTA's loop over (query head of the group, query tile from the first
-/// a causal row of which sees the key tile's first key), flattened; each
-/// step prefetches the next step's tile into the other stage.
+/// The CTA's loop (GradKernelParts::queryTileLoop) with this kernel's
+/// stages and step.
 SmallVector<Value> loop(GradKernelParts &k, const WgCta &c,
                         const AttentionGradKernelProblem &p, Value G) {
-  OpBuilder &b = k.b;
-  Location loc = k.loc;
-  Value qtBegin = k.cst(0);
-  if (p.causal)
-    qtBegin = k.divui(k.maxsi(k.sub(c.n0, c.shift), k.cst(0)), kRows);
-  Value nQ = k.maxsi(k.sub(k.ceilDiv(c.Sq, kRows), qtBegin), k.cst(0));
-  Value total = k.mul(G, nQ), divisor = k.maxsi(nQ, k.cst(1));
-  auto tileOf = [&](Value it) -> std::pair<Value, Value> {
-    Value gh = arith::DivUIOp::create(b, loc, it, divisor);
-    Value qt = k.add(qtBegin, arith::RemUIOp::create(b, loc, it, divisor));
-    return {k.add(k.mul(c.kh, G), gh), k.mul(qt, kRows)};
-  };
-  auto issue = [&](Value it) {
-    auto ifOp = scf::IfOp::create(
-        b, loc, k.cmpi(arith::CmpIPredicate::slt, it, total), false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    auto [h, m0] = tileOf(it);
-    issueQueryTile(k, c, k.remui(it, 2), h, m0);
-  };
-  issue(k.cst(0));
-  k.commit(); // K, V and the first query tile: step 0's group
-  Value zero = k.fcst(0.0);
-  SmallVector<Value> init(2 * c.D / 2, zero);
-  auto forOp = scf::ForOp::create(
-      b, loc, k.cst(0), total, k.cst(1), init,
-      [&](OpBuilder &, Location, Value it, ValueRange acc) {
-        k.barrier(); // step it - 1 has read the stage it + 1 fills
-        issue(k.add(it, 1));
-        k.commitAndWait(1); // step it's group has landed
-        wgmma::fenceProxyAsync(b, loc);
-        k.barrier();
-        auto [h, m0] = tileOf(it);
-        scf::YieldOp::create(
-            b, loc, step(k, c, p, k.remui(it, 2), h, m0, acc));
+  return k.queryTileLoop(
+      {c.n0, c.shift, c.Sq, c.kh, G, kRows, p.causal, /*fenceAsync=*/true},
+      [&] { return SmallVector<Value>(c.D, k.fcst(0.0)); },
+      [&](Value stage, Value h, Value m0) {
+        issueQueryTile(k, c, stage, h, m0);
+      },
+      [&](Value stage, Value h, Value m0, ValueRange acc) {
+        return step(k, c, p, stage, h, m0, acc);
       });
-  k.commitAndWait(0); // no copy outlives the CTA (a loop of no step)
-  return SmallVector<Value>(forOp.getResults());
 }
 
 /// acc (D/64 blocks of 32) · factor into out[bi, kh, n0 + 64w + row, :]
