@@ -1462,7 +1462,8 @@ def TxMapAttentionGradToGPU : Pass<"tx-map-attention-grad-to-gpu", "::mlir::func
     warpgroups, each owning 64 keys; per 64-row query step Sᵀ = K·Qᵀ and
     dPᵀ = V·dOᵀ by wgmma from shared memory, dV += Pᵀ·dO and dK += dSᵀ·Q
     with Pᵀ and dSᵀ as register operands, dSᵀ staged in shared memory for
-    dQ_tile = dS·K, added into a zeroed f32 dQ by `red.global.add.f32`.
+    dQ_tile = dS·K, added into a zeroed f32 dQ by one bulk reduction
+    (`cp.reduce.async.bulk .add.f32`) of each warpgroup's contiguous rows.
     Five products per step instead of the pair's seven; the order of the
     dQ additions varies from run to run, so dQ is not bitwise
     deterministic. A dQ forall so marked without its dK/dV forall, or the

@@ -37,8 +37,8 @@
 // BF16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // MASKED-NOT: mma.sync
 // sm_90a without attention-grad-deterministic: one kernel per op (the one-pass
-// wgmma kernel, dQ by red.global.add.f32) instead of the pair; ptxas: no
-// spills at D = 64, 208 bytes at D = 128 (255 registers).
+// wgmma kernel, dQ by one bulk reduction per warpgroup and step) instead of the
+// pair; ptxas: no spills at D = 64, 224 bytes at D = 128 (255 registers).
 // RUN: tx-opt %s --tx-gpu-pipeline="format=isa chip=sm_90a attention-grad-kernels=true" | %python %tx_src/scripts/extract_ptx.py %t.wg
 // RUN: FileCheck %s --check-prefix=WG < %t.wg/f16_d64_causal_gqa_kernel_1.ptx
 // RUN: FileCheck %s --check-prefix=WG-BF16 < %t.wg/bf16_d128_kernel_6.ptx
@@ -48,11 +48,13 @@
 // WG-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 // WG-DAG: wgmma.fence.sync.aligned
 // WG-DAG: fence.proxy.async.shared::cta
-// WG-DAG: red.global.add.f32
+// WG-DAG: cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32
+// WG-DAG: cp.async.bulk.commit_group
+// WG-DAG: cp.async.bulk.wait_group.read 0
 // WG-DAG: ex2.approx.ftz.f32
 // WG-NOT: mma.sync
 // WG-BF16-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
-// WG-BF16-DAG: red.global.add.f32
+// WG-BF16-DAG: cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32
 // PTXAS: 0 bytes spill stores, 0 bytes spill loads
 // PTXAS8: {{[0-9]+}} bytes spill stores
 // DKDV-DAG: cp.async.wait_group 1;

@@ -24,7 +24,8 @@
 // The one-pass kernel: dQ zeroed, then one launch of B * Hkv * ceil(Sk / 128)
 // CTAs of two warpgroups: Sᵀ and dPᵀ from shared memory (K-major), dV and
 // dK with A in registers (B MN-major), dSᵀ through shared memory (async
-// proxy fence, warpgroup barrier), dQ = dS·K (A and B MN-major), reductions.
+// proxy fence, warpgroup barrier), dQ = dS·K (A and B MN-major), each
+// warpgroup's f32 tile bulk-reduced into dQ; the last reductions waited for.
 // MARK90A-LABEL: func.func @causal_gqa
 // MARK90A: tx.attention_grad {{.*}} causal {tx.grad_dq_reduce, tx.grad_tiles = array<i64: 64, 128>}
 // WG-LABEL: func.func @causal_gqa
@@ -37,7 +38,10 @@
 // WG: nvvm.fence.proxy
 // WG: nvvm.barrier id = {{.*}} number_of_threads = %c128_i32
 // WG: wgmma.mma_async{{.*}}, p, 1, 1, 1, 1;
-// WG: red.global.add.f32
+// WG: nvvm.cp.async.bulk.wait_group 0 {read}
+// WG: cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32
+// WG: nvvm.cp.async.bulk.commit.group
+// WG: nvvm.cp.async.bulk.wait_group 0
 // WG: tx.required_chip = "sm_90a"
 // WG-NOT: gpu.launch
 // WG: return

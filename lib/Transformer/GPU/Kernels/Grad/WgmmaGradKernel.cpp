@@ -3,7 +3,8 @@
 // buildAttentionGradWgmmaKernel (GradKernels.h): FlashAttention-2's
 // backward (Algorithm 2) in one kernel on Hopper's wgmma.mma_async, with dQ
 // accumulated across key tiles by f32 reductions in global memory (as
-// FlashAttention-2 and -3 do): five products per step instead of the
+// FlashAttention-2 and -3 do; a bulk reduction of each warpgroup's
+// contiguous 64-row tile, as FlashAttention-3's TMA reduce-add): five products per step instead of the
 // separate dQ kernel's seven. Not deterministic (the order of the dQ
 // reductions varies); the mma.sync pair of kernels is.
 //
@@ -18,10 +19,12 @@
 //   Pᵀ = exp2(Sᵀ·scale·log2 e − LSE·log2 e), dSᵀ = Pᵀ ∘ (dPᵀ − Δ)
 //   dV_w += Pᵀ·dO, dK_w += dSᵀ·Q   (Pᵀ, dSᵀ as register A fragments)
 //   dSᵀ into shared memory; dQ_w (64 rows x D) = dS_w·K_w (A MN-major)
-//   dQ[rows] += scale·dQ_w         (red.global.add.f32)
+//   dQ[rows] += scale·dQ_w         (through shared memory, one
+//                                   cp.reduce.async.bulk .add.f32)
 // Tiles are in wgmma's 128-byte swizzled layout (Common/WgmmaOps.h).
 // Shared memory: K, V (128 x D each), two stages of Q, dO (64 x D each)
-// and LSE·log2 e, Δ (64 f32 each, in a 1 KiB slot), dSᵀ (128 x 64).
+// and LSE·log2 e, Δ (64 f32 each, in a 1 KiB slot), dSᵀ (128 x 64), each
+// warpgroup's f32 dQ tile (64 x D).
 //
 //===----------------------------------------------------------------------===//
 #include "GPU/Kernels/Common/MmaFragments.h"
@@ -53,7 +56,7 @@ struct WgCta {
   Value pad;                   // byte offset of `base` in dynamic shared memory
   int64_t D;
   // Byte offsets from `base`.
-  int64_t kAt, vAt, stagesAt, stageBytes, dsAt, end;
+  int64_t kAt, vAt, stagesAt, stageBytes, dsAt, dqAt, end;
 };
 
 /// One stage: Q, dO (swizzled), then LSE·log2 e and Δ (f32).
@@ -70,7 +73,8 @@ WgCta layout(int64_t D) {
   c.stagesAt = 2 * kKeys * D * 2;
   c.stageBytes = 2 * kRows * D * 2 + 1024;
   c.dsAt = c.stagesAt + 2 * c.stageBytes;
-  c.end = c.dsAt + kKeys * kRows * 2;
+  c.dqAt = c.dsAt + kKeys * kRows * 2;
+  c.end = c.dqAt + 2 * kRows * D * 4;
   return c;
 }
 
@@ -206,34 +210,64 @@ void warpgroupBarrier(GradKernelParts &k, const WgCta &c) {
   NVVM::BarrierOp::create(k.b, k.loc, TypeRange{}, id, n, {}, Value());
 }
 
-/// dQ[bi, h, m0 + row, :] += scale · acc (rows below Sq) by
-/// red.global.add.f32.
-void reduceDq(GradKernelParts &k, const WgCta &c, ArrayRef<Value> dq,
-              int64_t cb, double scale, Value h, Value m0) {
-  Value base = i64(k, memref::ExtractAlignedPointerAsIndexOp::create(
-                          k.b, k.loc, c.dq));
+/// `body` under `if (cond)`.
+void ifThen(GradKernelParts &k, Value cond, llvm::function_ref<void()> body) {
+  auto ifOp = scf::IfOp::create(k.b, k.loc, cond, false);
+  OpBuilder::InsertionGuard guard(k.b);
+  k.b.setInsertionPointToStart(ifOp.thenBlock());
+  body();
+}
+
+Value elected(GradKernelParts &k, const WgCta &c) {
+  return k.cmpi(arith::CmpIPredicate::eq, c.wtid, k.cst(0));
+}
+
+/// dQ[bi, h, m0 .. m0 + 64, :] += scale · dQ_w (rows below Sq): the
+/// warpgroup's tile (D/64 accumulators) into its f32 [64 x D] buffer, then
+/// one cp.reduce.async.bulk .add.f32 of the rows (contiguous in dQ) issued
+/// by the warpgroup's first thread. The buffer is rewritten only after the
+/// previous step's reduction has read it (wait_group.read 0).
+void reduceDq(GradKernelParts &k, const WgCta &c,
+              ArrayRef<SmallVector<Value>> dq, double scale, Value h,
+              Value m0) {
+  const int64_t D = c.D, tileBytes = kRows * D * 4;
+  ifThen(k, elected(k, c), [&] {
+    NVVM::CpAsyncBulkWaitGroupOp::create(k.b, k.loc, 0, k.b.getUnitAttr());
+  });
+  warpgroupBarrier(k, c);
+  Value at = k.add(k.mul(c.wg, tileBytes), c.dqAt);
+  Value view = sharedView(k, c, at, kRows, D, k.f32);
   Value f = k.fcst(scale);
-  for (int64_t half = 0; half < 2; ++half) {
-    Value row = k.add(m0, accRow(k, c, 2 * half));
-    auto ifOp = scf::IfOp::create(
-        k.b, k.loc, k.cmpi(arith::CmpIPredicate::slt, row, c.Sq), false);
-    OpBuilder::InsertionGuard guard(k.b);
-    k.b.setInsertionPointToStart(ifOp.thenBlock());
-    Value rowAt = k.mul(k.add(k.mul(k.add(k.mul(c.bi, c.H), h), c.Sq), row),
-                        c.D);
-    for (size_t i = 2 * half; i < dq.size(); i += 4) {
-      Value off = k.mul(k.add(rowAt, k.add(accCol(k, i), cb * 64)), 4);
-      Value addr = arith::AddIOp::create(k.b, k.loc, base, i64(k, off));
-      Value x0 = arith::MulFOp::create(k.b, k.loc, dq[i], f);
-      Value x1 = arith::MulFOp::create(k.b, k.loc, dq[i + 1], f);
-      // Two scalar reductions: the .v2.f32 form needs PTX 8.1, above the
-      // pipeline's default PTX 8.0 for sm_90a.
-      wgmma::inlinePtx(k.b, k.loc,
-                       "red.global.add.f32 [$0], $1;\n"
-                       "red.global.add.f32 [$0+4], $2;",
-                       "l,f,f", ValueRange{addr, x0, x1}, 0);
+  VectorType pair = VectorType::get({2}, k.f32);
+  for (auto [cb, acc] : llvm::enumerate(dq))
+    for (size_t i = 0; i < acc.size(); i += 2) {
+      Value x0 = arith::MulFOp::create(k.b, k.loc, acc[i], f);
+      Value x1 = arith::MulFOp::create(k.b, k.loc, acc[i + 1], f);
+      vector::StoreOp::create(
+          k.b, k.loc,
+          vector::FromElementsOp::create(k.b, k.loc, pair, ValueRange{x0, x1}),
+          view, ValueRange{accRow(k, c, i), k.add(accCol(k, i), cb * 64)});
     }
-  }
+  wgmma::fenceProxyAsync(k.b, k.loc);
+  warpgroupBarrier(k, c);
+  ifThen(k, elected(k, c), [&] {
+    Value rows = k.minsi(k.sub(c.Sq, m0), k.cst(kRows));
+    Value bytes = arith::IndexCastUIOp::create(k.b, k.loc, k.b.getI32Type(),
+                                               k.mul(rows, D * 4));
+    Value base = i64(k, memref::ExtractAlignedPointerAsIndexOp::create(
+                            k.b, k.loc, c.dq));
+    Value off = k.mul(k.add(k.mul(k.add(k.mul(c.bi, c.H), h), c.Sq), m0),
+                      D * 4);
+    Value dst = arith::AddIOp::create(k.b, k.loc, base, i64(k, off));
+    Value src = arith::TruncIOp::create(
+        k.b, k.loc, k.b.getI32Type(),
+        arith::AddIOp::create(k.b, k.loc, c.base, i64(k, at)));
+    wgmma::inlinePtx(k.b, k.loc,
+                     "cp.reduce.async.bulk.global.shared::cta.bulk_group."
+                     "add.f32 [$0], [$1], $2;",
+                     "l,r,r", ValueRange{dst, src, bytes}, 0);
+    NVVM::CpAsyncBulkCommitGroupOp::create(k.b, k.loc);
+  });
 }
 
 /// One query tile (rows m0.. of head h, staged in stage s): this
@@ -311,8 +345,7 @@ SmallVector<Value> step(GradKernelParts &k, const WgCta &c,
           desc(k, c, k.add(keyRows, c.kAt + cb * kKeys * 128), t * 16 * 128),
           true, true);
   SmallVector<SmallVector<Value>> dqAcc = third.emit();
-  for (int64_t cb = 0; cb < DB; ++cb)
-    reduceDq(k, c, dqAcc[cb], cb, p.scale, h, m0);
+  reduceDq(k, c, dqAcc, p.scale, h, m0);
   SmallVector<Value> out;
   for (int64_t cb = 0; cb < DB; ++cb)
     out.append(dkdv[cb]);
@@ -426,6 +459,10 @@ SmallVector<Value> mlir::tx::buildAttentionGradWgmmaKernel(
     copySwizzled(k, c, key, c.bi, c.kh, c.n0, Sk, kKeys, k.cst(c.kAt));
     copySwizzled(k, c, value, c.bi, c.kh, c.n0, Sk, kKeys, k.cst(c.vAt));
     SmallVector<Value> acc = loop(k, c, p, G);
+    // The last reductions complete before the CTA's shared memory goes.
+    ifThen(k, elected(k, c), [&] {
+      NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, UnitAttr());
+    });
     storeKeyRows(k, c, ArrayRef<Value>(acc).take_front(D / 2), p.scale, dK,
                  Sk);
     storeKeyRows(k, c, ArrayRef<Value>(acc).drop_front(D / 2), 1.0, dV, Sk);
