@@ -697,6 +697,9 @@ OPTS = {
     "cols-per-tile": ([0] + TILES, WEIRD_INTS),
     "decompose": (["true", "false"], ["x"]),
     "from-strategy": (["true", "false"], ["x"]),
+    "deterministic": (["true", "false"], ["x"]),
+    "attention-grad-kernels": (["true", "false"], ["2"]),
+    "attention-grad-deterministic": (["true", "false"], ["x"]),
     "chk:features": (["+ptx80", "+ptx86"], ["+ptx60", "+ptx99", "x"]),
     "chk:format": (["isa", "bin", "fatbin"], ["offload", "x"]),
 }
@@ -723,7 +726,8 @@ def gpu_options(rng, chaos):
               "attention-mma-row-tiles", "attention-stages", "attention-producer-warps",
               "attention-tensor-cores", "attention-wgmma", "attention-kv-splits",
               "attention-decode-cluster", "attention-decode-merge-kernel", "softmax-block-size", "softmax-threads-per-row", "softmax-max-cached-vectors",
-              "softmax-grid-ctas", "softmax-prefetch", "block-size"):
+              "softmax-grid-ctas", "softmax-prefetch", "block-size",
+              "attention-grad-kernels", "attention-grad-deterministic"):
         o(0.1, k)
     for k in ("opt-level", "features", "c-interface", "toolkit"):
         o(0.04, k)
@@ -755,7 +759,7 @@ PASS_OPTIONS = {
     "tx-tile-softmax": ["rows-per-tile", "cols-per-tile", "from-strategy"],
     "tx-tile-attention": ["q-tile", "kv-tile", "decompose", "from-strategy"],
     "tx-tile-attention-grad": ["q-tile", "kv-tile", "decompose", "from-strategy"],
-    "tx-attention-grad-strategy": ["sm"],
+    "tx-attention-grad-strategy": ["sm", "wgmma", "deterministic"],
     "tx-map-attention-grad-to-gpu": [],
     "tx-attention-strategy": ["warps", "q-tile", "kv-tile", "tensor-cores", "sm", "wgmma", "stages", "producer-warps",
                               "mma-row-tiles", "max-shared-memory", "kv-splits", "decode-cluster",
