@@ -53,15 +53,8 @@ void issueQueryTile(GradKernelParts &k, const DkDvCta &c, const QueryStage &st,
                     Value h, Value m0) {
   k.copyTile(c.q, c.bi, h, m0, c.Sq, c.Br, st.qs, c.threads);
   k.copyTile(c.dO, c.bi, h, m0, c.Sq, c.Br, st.dos, c.threads);
-  auto ifOp = scf::IfOp::create(
-      k.b, k.loc, k.cmpi(arith::CmpIPredicate::ult, k.tid, k.cst(c.Br)),
-      false);
-  OpBuilder::InsertionGuard guard(k.b);
-  k.b.setInsertionPointToStart(ifOp.thenBlock());
-  auto [lL2, d] =
-      k.rowStats(c.lse, c.delta, c.bi, h, k.add(m0, k.tid), c.Sq);
-  memref::StoreOp::create(k.b, k.loc, lL2, st.lseS, ValueRange{k.tid});
-  memref::StoreOp::create(k.b, k.loc, d, st.deltaS, ValueRange{k.tid});
+  k.stageRowStats(c.lse, c.delta, c.bi, h, m0, c.Sq, c.Br, st.lseS,
+                  st.deltaS);
 }
 
 /// One query tile (rows m0.., staged in `st`): dK, dV accumulators in, out.

@@ -314,3 +314,15 @@ SmallVector<Value> GradKernelParts::queryTileLoop(
   commitAndWait(0); // no copy outlives the CTA (a loop of no step)
   return SmallVector<Value>(loop.getResults());
 }
+
+void GradKernelParts::stageRowStats(Value lse, Value delta, Value bi, Value h,
+                                    Value m0, Value Sq, int64_t rows,
+                                    Value lseView, Value deltaView) {
+  auto ifOp = scf::IfOp::create(
+      b, loc, cmpi(arith::CmpIPredicate::ult, tid, cst(rows)), false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  auto [lL2, d] = rowStats(lse, delta, bi, h, add(m0, tid), Sq);
+  memref::StoreOp::create(b, loc, lL2, lseView, ValueRange{tid});
+  memref::StoreOp::create(b, loc, d, deltaView, ValueRange{tid});
+}

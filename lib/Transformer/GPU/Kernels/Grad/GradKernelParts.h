@@ -135,6 +135,10 @@ public:
       llvm::function_ref<void(Value, Value, Value)> issue,
       llvm::function_ref<SmallVector<Value>(Value, Value, Value, ValueRange)>
           step);
+  /// Threads tid < `rows` store query row m0 + tid's LSE·log2 e and Δ of
+  /// head h (rowStats) at [tid] of the f32 shared views.
+  void stageRowStats(Value lse, Value delta, Value bi, Value h, Value m0,
+                     Value Sq, int64_t rows, Value lseView, Value deltaView);
   /// Row and column of element `e` of a C fragment within its 16 x 8 tile.
   Value fragRow(int64_t e) { return add(g, 8 * (e / 2)); }
   Value fragCol(int64_t e) { return add(mul(t4, 2), e % 2); }

@@ -146,15 +146,8 @@ void issueQueryTile(GradKernelParts &k, const WgCta &c, Value s, Value h,
   Value at = k.add(k.mul(s, c.stageBytes), c.stagesAt);
   copySwizzled(k, c, c.q, c.bi, h, m0, c.Sq, kRows, k.add(at, st.qAt));
   copySwizzled(k, c, c.dO, c.bi, h, m0, c.Sq, kRows, k.add(at, st.doAt));
-  auto ifOp = scf::IfOp::create(
-      k.b, k.loc, k.cmpi(arith::CmpIPredicate::ult, k.tid, k.cst(kRows)),
-      false);
-  OpBuilder::InsertionGuard guard(k.b);
-  k.b.setInsertionPointToStart(ifOp.thenBlock());
-  auto [lL2, d] =
-      k.rowStats(c.lse, c.delta, c.bi, h, k.add(m0, k.tid), c.Sq);
-  memref::StoreOp::create(k.b, k.loc, lL2, st.lseView, ValueRange{k.tid});
-  memref::StoreOp::create(k.b, k.loc, d, st.deltaView, ValueRange{k.tid});
+  k.stageRowStats(c.lse, c.delta, c.bi, h, m0, c.Sq, kRows, st.lseView,
+                  st.deltaView);
 }
 
 /// The descriptor of the swizzled tile at byte `at` (Value) plus `bytes`.
