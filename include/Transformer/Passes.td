@@ -30,6 +30,12 @@ def ConvertTxToLinalg : Pass<"convert-tx-to-linalg"> {
       summed over the heads of each K/V head), each a `linalg.generic` in
       f32, K/V read in place with `tensor.extract`; dynamic sizes of O, dO
       and the LSE are checked at run time.
+    - A paged `tx.attention` (`page_table`) is first rewritten as
+      `tx-gather-kv-pages` does (gathers of its K/V pools, then the unpaged
+      op, lowered as above).
+    - `tx.merge_attention_states` becomes two `linalg.generic` ops: the
+      merged log-sum-exp, then the output weighted by `exp(lse_x - lse)`
+      (f32, rounded once).
 
     Dynamic shapes lower to `tensor.dim`-based sizes. The pass fails with a
     diagnostic on the op if it meets a case it cannot lower.
@@ -37,7 +43,7 @@ def ConvertTxToLinalg : Pass<"convert-tx-to-linalg"> {
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::arith::ArithDialect",
     "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect",
-    "::mlir::cf::ControlFlowDialect"
+    "::mlir::cf::ControlFlowDialect", "::mlir::scf::SCFDialect"
   ];
 }
 
@@ -1206,6 +1212,34 @@ def TxCheckDims : Pass<"tx-check-dims"> {
   let dependentDialects = ["::mlir::tx::TxDialect"];
 }
 
+def TxGatherKvPages : Pass<"tx-gather-kv-pages", "::mlir::func::FuncOp"> {
+  let summary = "Rewrite a paged tx.attention into gathers and an unpaged one";
+  let description = [{
+    Each `tx.attention` with a `page_table` (K/V page pools
+    `[num_pages, page_size, Hkv, D]`, table `i32 [B, max_pages]`) becomes two
+    `linalg.generic` gathers that build the contiguous K/V
+    `[B, Hkv, max_pages * page_size, D]` it stands for, and the same
+    `tx.attention` on them without the table. Key `j` of batch `b` is row
+    `j % page_size` of page `page_table[b, j / page_size]`; a key past
+    `kv_lengths[b]` is not read (the gather writes 0 there, and the
+    attention hides it), so garbage table entries past a sequence's length
+    are harmless; a live id outside `[0, num_pages)` is clamped into range
+    (never a read outside the pools; `tx-check-attention-lengths` reports it
+    on the CPU, the Python package before a GPU call).
+
+    The first step of `tx-cpu-pipeline` and `tx-gpu-pipeline` (after the
+    run-time checks), so every later pass (tiling, the strategies, the GPU
+    kernels, the reference lowering) sees ordinary operands. It costs one
+    copy of the visible K/V per call; reading the pools in the kernels
+    themselves is issue #43's next step. `tx-to-linalg` gathers a paged op
+    it meets the same way.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TxCheckAttentionLengths : Pass<"tx-check-attention-lengths",
                                    "::mlir::func::FuncOp"> {
   let summary = "Run-time range checks of tx.attention's per-sequence lengths";
@@ -1214,7 +1248,13 @@ def TxCheckAttentionLengths : Pass<"tx-check-attention-lengths",
     emits a loop over the batch that reads every length and a `cf.assert`
     that it lies in `[0, Sk]` (`kv_lengths`) or `[0, Sq]` (`q_lengths`), with
     a message that names the operand ("tx.attention: kv_lengths has an entry
-    outside [0, Sk]"). A compiled library returns that message as its error
+    outside [0, Sk]"; with a `page_table`, `Sk = max_pages * page_size`).
+    With a `page_table` it also checks a dynamic page size (a power of two
+    from 1 to 256) and the table entry of every live key's page (pages
+    `[0, ceil(kv_lengths[b] / page_size))` of batch `b`, all `max_pages`
+    without `kv_lengths`): "tx.attention: page_table has an entry outside
+    [0, num_pages) for a live key". A compiled library returns that message
+    as its error
     (`tx-host-checks-to-errors`, docs/ABI.md); under `mlir-runner` it aborts.
     The lowerings themselves clamp each length into range, so a bad length
     never reads outside the tensors even without this pass.

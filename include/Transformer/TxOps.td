@@ -101,6 +101,7 @@ def Tx_AttentionOp : Tx_Op<"attention", [
     | `mask` (optional) | `[B or 1, H or 1, Sq, Sk]` |
     | `kv_lengths` (optional) | `[B]`, `i32` |
     | `q_lengths` (optional) | `[B]`, `i32` |
+    | `page_table` (optional) | `[B, max_pages]`, `i32`; K becomes `[num_pages, page_size, Hkv, D]`, V `[num_pages, page_size, Hkv, Dv]` |
     | result (O) | `[B, H, Sq, Dv]` |
     | `lse` (optional second result) | `[B, H, Sq]`, `f32` |
 
@@ -192,8 +193,41 @@ def Tx_AttentionOp : Tx_Op<"attention", [
       exactly at the maximum), so huge but equal logits (Q = K = V = 60000 in
       f16) and huge finite masks give the right answer, never 0 or NaN.
 
+    - **Paged KV cache** (`page_table(%pt : tensor<B x max_pages x i32>)`,
+      optional; the block table of vLLM, FlashInfer and FlashAttention's
+      `flash_attn_with_kvcache`): K and V are page pools
+      `[num_pages, page_size, Hkv, D]` and `[num_pages, page_size, Hkv, Dv]`
+      (the layout vLLM and FlashInfer call NHD), and batch `b`'s key `j`
+      is row `j % page_size` of page `page_table[b, j / page_size]`:
+
+      ```
+      page_table[b] = [ 7, 2, 5, ...]      K pool (num_pages x page_size rows)
+                        |  |  `----------> page 5: keys 2*ps ..< 3*ps of b
+                        |  `-------------> page 2: keys   ps ..< 2*ps of b
+                        `----------------> page 7: keys    0 ..<   ps of b
+      ```
+
+      The op then means attention on the contiguous K/V
+      `[B, Hkv, Sk, D]` with `Sk = max_pages * page_size` gathered through
+      the table, and every other clause keeps its meaning with that `Sk`
+      (GQA, causal and window aligned bottom-right, `kv_lengths` /
+      `q_lengths`, a mask `[B|1, H|1, Sq, Sk]`, softcap, the LSE).
+      `page_size` is a power of two from 1 to 256, static or dynamic; the
+      pools' `num_pages` and `page_size` (and their `Hkv`) must agree.
+      Pages may be shared by several sequences (a common prefix) and appear
+      in any order. The table entries of keys past `kv_lengths[b]` (all
+      `max_pages` pages without `kv_lengths`) are never read, so stale or
+      garbage ids there (`-1`, out of range) are harmless. An id outside
+      `[0, num_pages)` for a live key is an error: `tx-cpu-pipeline` checks
+      it at run time (`tx-check-attention-lengths`); the Python package
+      checks it before a GPU call; the lowerings clamp it, so it never reads
+      outside the pools. `tx-gather-kv-pages` rewrites the op into gathers
+      and an unpaged `tx.attention` (the first step of both pipelines); a
+      paged op has no gradient.
+
     The optional clauses (`mask(...)`, `kv_lengths(...)`, `q_lengths(...)`,
-    `scale = s`, `softcap = c`, `window = [l, r]`, `causal`) may come in any
+    `page_table(...)`, `scale = s`, `softcap = c`, `window = [l, r]`,
+    `causal`) may come in any
     order, each at most once; the printer writes them in that order. An
     attribute without a dialect prefix that is not one of the op's own (say
     `{is_causal}`) is an error, not silently ignored.
@@ -242,6 +276,12 @@ def Tx_AttentionOp : Tx_Op<"attention", [
     %o5 = tx.attention %q, %k, %v window = [4096, 0]
         : tensor<1x32x32768x128xf16>, tensor<1x8x32768x128xf16>,
           tensor<1x8x32768x128xf16> -> tensor<1x32x32768x128xf16>
+    // Decoding 8 sequences against a paged KV cache: 16-token pages drawn
+    // from a pool of 4096, up to 512 pages (8192 keys) per sequence.
+    %o7 = tx.attention %q, %kp, %vp kv_lengths(%lens : tensor<8xi32>)
+        page_table(%pt : tensor<8x512xi32>) causal
+        : tensor<8x32x1x128xf16>, tensor<4096x16x8x128xf16>,
+          tensor<4096x16x8x128xf16> -> tensor<8x32x1x128xf16>
     ```
   }];
   let arguments = (ins Tx_FloatTensor:$query, Tx_FloatTensor:$key,
@@ -249,6 +289,7 @@ def Tx_AttentionOp : Tx_Op<"attention", [
                        Optional<RankedTensorOf<[I1, F16, BF16, F32]>>:$mask,
                        Optional<RankedTensorOf<[I32]>>:$kv_lengths,
                        Optional<RankedTensorOf<[I32]>>:$q_lengths,
+                       Optional<RankedTensorOf<[I32]>>:$page_table,
                        OptionalAttr<F32Attr>:$scale, UnitAttr:$causal,
                        OptionalAttr<F32Attr>:$softcap,
                        OptionalAttr<DenseI64ArrayAttr>:$window);
@@ -256,8 +297,9 @@ def Tx_AttentionOp : Tx_Op<"attention", [
                       Optional<RankedTensorOf<[F32]>>:$lse);
   let assemblyFormat = [{
     $query `,` $key `,`
-    custom<AttentionClauses>($value, $mask, type($mask), $kv_lengths,
+    custom<PagedAttentionClauses>($value, $mask, type($mask), $kv_lengths,
                              type($kv_lengths), $q_lengths, type($q_lengths),
+                             $page_table, type($page_table),
                              $scale, $softcap, $window, $causal)
     attr-dict
     `:` type($query) `,` type($key) `,` type($value) `->` type($result)
@@ -265,6 +307,14 @@ def Tx_AttentionOp : Tx_Op<"attention", [
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
+    /// Whether K and V are page pools read through a page table.
+    bool isPaged() { return static_cast<bool>(getPageTable()); }
+    /// The contiguous form of a K (or V) operand of type `t`: `t` itself,
+    /// or for a page pool [num_pages, page_size, Hkv, D] read through a page
+    /// table [B, max_pages], the tensor [B, Hkv, max_pages * page_size, D]
+    /// it stands for (dynamic where a factor is).
+    RankedTensorType getLogicalKvType(RankedTensorType t);
+
     /// The scale applied to Q·Kᵀ: the `scale` attribute, or 1/sqrt(D) when it
     /// is absent. Requires a static D when `scale` is absent; returns
     /// std::nullopt when D is dynamic (the lowering then computes it).
@@ -411,6 +461,57 @@ def Tx_OnlineAttentionOp : Tx_Op<"online_attention", [
       return ::mlir::MutableOperandRange(getOperation(), n - 3, 3);
     }
   }];
+}
+
+//===----------------------------------------------------------------------===//
+// tx.merge_attention_states
+//===----------------------------------------------------------------------===//
+
+def Tx_MergeAttentionStatesOp : Tx_Op<"merge_attention_states", [
+    Pure, AllTypesMatch<["out_a", "out_b", "result"]>,
+    AllTypesMatch<["lse_a", "lse_b", "lse"]>]> {
+  let summary = "merges two partial attention results by their log-sum-exp";
+  let description = [{
+    Two attention results of the same queries over disjoint sets of keys
+    (a shared prefix and a sequence's own suffix, two halves of a split-KV
+    call, two ranks of ring attention), each with its log-sum-exp (the
+    optional second result of `tx.attention`), merged into the result and
+    log-sum-exp of attention over the union of the keys; FlashInfer's
+    `merge_state` (Ye et al., 2025, "FlashInfer: Efficient and Customizable
+    Attention Engine for LLM Inference Serving", §3.1), the merge step of
+    FlashDecoding:
+
+    ```
+    m   = max(lse_a, lse_b)
+    w_a = exp(lse_a - m),  w_b = exp(lse_b - m)
+    out = (w_a * out_a + w_b * out_b) / (w_a + w_b)
+    lse = m + log(w_a + w_b)
+    ```
+
+    Shapes: `out_a`, `out_b` and the result `[..., Dv]` (rank >= 1: the
+    layout of `tx.attention`'s result `[B, H, Sq, Dv]`, or FlashInfer's
+    `[tokens, heads, Dv]`); `lse_a`, `lse_b` and the second result `[...]`
+    (the leading dimensions of `out_a`), `f32`. Element types of the
+    outputs: `f16`, `bf16` or `f32`, computed in `f32` and rounded once.
+    A row whose two log-sum-exps are both `-inf` (it saw no key in either
+    part) gives 0 and `-inf`, never NaN; a part with `-inf` contributes
+    nothing, whatever its output row holds.
+
+    Example:
+
+    ```mlir
+    %o, %lse = tx.merge_attention_states %o1, %lse1, %o2, %lse2
+        : tensor<8x32x1x128xf16>, tensor<8x32x1xf32>
+    ```
+  }];
+  let arguments = (ins Tx_FloatTensor:$out_a, Tx_F32Tensor:$lse_a,
+                       Tx_FloatTensor:$out_b, Tx_F32Tensor:$lse_b);
+  let results = (outs Tx_FloatTensor:$result, Tx_F32Tensor:$lse);
+  let assemblyFormat = [{
+    $out_a `,` $lse_a `,` $out_b `,` $lse_b attr-dict `:` type($out_a) `,`
+    type($lse_a)
+  }];
+  let hasVerifier = 1;
 }
 
 include "Transformer/TxGradOps.td"

@@ -104,8 +104,8 @@ std::string locString(Location loc) {
 }
 
 /// Per dimension of `v`: its static size, or the function argument dimension
-/// it equals (through tx.softmax, tx.attention's output and log-sum-exp, and
-/// tensor.cast), or unknown.
+/// it equals (through tx.softmax, tx.attention's output and log-sum-exp,
+/// tx.merge_attention_states, the backward ops and tensor.cast), or unknown.
 SmallVector<DimSource> dimSources(Value v, func::FuncOp func, int depth = 0) {
   auto ty = dyn_cast<RankedTensorType>(v.getType());
   if (!ty)
@@ -129,6 +129,10 @@ SmallVector<DimSource> dimSources(Value v, func::FuncOp func, int depth = 0) {
       } else if (q.size() == 4 && ty.getRank() == 3) {
         dims = {q[0], q[1], q[2]};
       }
+    } else if (auto m = v.getDefiningOp<MergeAttentionStatesOp>()) {
+      // The merged output and LSE have the shapes of out_a and lse_a.
+      bool out = cast<OpResult>(v).getResultNumber() == 0;
+      dims = dimSources(out ? m.getOutA() : m.getLseA(), func, depth + 1);
     } else if (auto g = v.getDefiningOp<SoftmaxGradOp>()) {
       dims = dimSources(g.getOutput(), func, depth + 1);
     } else if (auto g = v.getDefiningOp<AttentionGradOp>()) {
@@ -243,7 +247,8 @@ struct TxEmitManifestPass
     // The tx ops and, for each argument, the first tx operand it feeds.
     SmallVector<Operation *> ops;
     func.walk([&](Operation *op) {
-      if (isa<SoftmaxOp, AttentionOp, SoftmaxGradOp, AttentionGradOp>(op))
+      if (isa<SoftmaxOp, AttentionOp, SoftmaxGradOp, AttentionGradOp,
+              MergeAttentionStatesOp>(op))
         ops.push_back(op);
     });
     SmallVector<std::string> roles(nArgs);
@@ -389,10 +394,14 @@ struct TxEmitManifestPass
       return {{"input", sm.getInput()}};
     if (auto g = dyn_cast<SoftmaxGradOp>(op))
       return {{"output", g.getOutput()}, {"grad_output", g.getGradOutput()}};
+    if (auto m = dyn_cast<MergeAttentionStatesOp>(op))
+      return {{"out_a", m.getOutA()}, {"lse_a", m.getLseA()},
+              {"out_b", m.getOutB()}, {"lse_b", m.getLseB()}};
     if (auto att = dyn_cast<AttentionOp>(op))
       return {{"query", att.getQuery()},        {"key", att.getKey()},
               {"value", att.getValue()},        {"mask", att.getMask()},
-              {"kv_lengths", att.getKvLengths()}, {"q_lengths", att.getQLengths()}};
+              {"kv_lengths", att.getKvLengths()}, {"q_lengths", att.getQLengths()},
+              {"page_table", att.getPageTable()}};
     auto g = cast<AttentionGradOp>(op);
     return {{"query", g.getQuery()},         {"key", g.getKey()},
             {"value", g.getValue()},         {"mask", g.getMask()},
@@ -415,11 +424,12 @@ struct TxEmitManifestPass
         j.attribute("dim", sm.getNormalizedDim());
       else if (auto g = dyn_cast<SoftmaxGradOp>(op))
         j.attribute("dim", g.getNormalizedDim());
-      else
+      else if (!isa<MergeAttentionStatesOp>(op))
         emitAttentionClauses(j, op);
       j.attributeObject("operands", [&] {
         for (auto [role, v] : opOperands(op))
-          operand(role, v);
+          if (v || role != "page_table") // only a paged op names its table
+            operand(role, v);
       });
       llvm::json::Array results;
       for (auto [r, v] : llvm::enumerate(returned))

@@ -36,20 +36,25 @@ static ParseResult unknownClause(OpAsmParser &parser, SMLoc loc,
   if (bestDist <= std::max<size_t>(2, word.size() / 3))
     diag << "; did you mean '" << best << "'?";
   diag << " (the clauses are mask(...), kv_lengths(...), q_lengths(...), "
-          "scale = s, softcap = c, window = [l, r] and causal, in any "
+       << (llvm::is_contained(clauses, "page_table") ? "page_table(...), " : "")
+       << "scale = s, softcap = c, window = [l, r] and causal, in any "
           "order, then `:` and the types)";
   return diag;
 }
 
-ParseResult mlir::tx::parseAttentionClauses(
-    OpAsmParser &parser, OpAsmParser::UnresolvedOperand &value,
-    OptionalOperand &mask, Type &maskType,
-    OptionalOperand &kvLengths, Type &kvLengthsType, OptionalOperand &qLengths,
-    Type &qLengthsType, FloatAttr &scale, FloatAttr &softcap,
-    DenseI64ArrayAttr &window, UnitAttr &causal) {
-  const StringRef kClauses[] = {"mask",    "kv_lengths", "q_lengths",
-                                "scale",   "softcap",    "window",
-                                "causal"};
+/// The clauses of tx.attention (`pageTable` non-null: `page_table(...)`
+/// is one) and tx.attention_grad.
+static ParseResult
+parseClauses(OpAsmParser &parser, OpAsmParser::UnresolvedOperand &value,
+             OptionalOperand &mask, Type &maskType, OptionalOperand &kvLengths,
+             Type &kvLengthsType, OptionalOperand &qLengths,
+             Type &qLengthsType, OptionalOperand *pageTable,
+             Type *pageTableType, FloatAttr &scale, FloatAttr &softcap,
+             DenseI64ArrayAttr &window, UnitAttr &causal) {
+  SmallVector<StringRef> kClauses = {"mask", "kv_lengths", "q_lengths"};
+  if (pageTable)
+    kClauses.push_back("page_table");
+  kClauses.append({"scale", "softcap", "window", "causal"});
   if (parser.parseOperand(value))
     return failure();
   llvm::StringSet<> seen;
@@ -71,6 +76,8 @@ ParseResult mlir::tx::parseAttentionClauses(
       r = parseOperandClause(parser, kvLengths, kvLengthsType);
     else if (clause == "q_lengths")
       r = parseOperandClause(parser, qLengths, qLengthsType);
+    else if (clause == "page_table")
+      r = parseOperandClause(parser, *pageTable, *pageTableType);
     else if (clause == "scale")
       r = failure(parser.parseEqual() ||
                   parser.parseCustomAttributeWithFallback(scale, f32));
@@ -87,11 +94,43 @@ ParseResult mlir::tx::parseAttentionClauses(
   }
 }
 
+ParseResult mlir::tx::parseAttentionClauses(
+    OpAsmParser &parser, OpAsmParser::UnresolvedOperand &value,
+    OptionalOperand &mask, Type &maskType, OptionalOperand &kvLengths,
+    Type &kvLengthsType, OptionalOperand &qLengths, Type &qLengthsType,
+    FloatAttr &scale, FloatAttr &softcap, DenseI64ArrayAttr &window,
+    UnitAttr &causal) {
+  return parseClauses(parser, value, mask, maskType, kvLengths, kvLengthsType,
+                      qLengths, qLengthsType, nullptr, nullptr, scale, softcap,
+                      window, causal);
+}
+
+ParseResult mlir::tx::parsePagedAttentionClauses(
+    OpAsmParser &parser, OpAsmParser::UnresolvedOperand &value,
+    OptionalOperand &mask, Type &maskType, OptionalOperand &kvLengths,
+    Type &kvLengthsType, OptionalOperand &qLengths, Type &qLengthsType,
+    OptionalOperand &pageTable, Type &pageTableType, FloatAttr &scale,
+    FloatAttr &softcap, DenseI64ArrayAttr &window, UnitAttr &causal) {
+  return parseClauses(parser, value, mask, maskType, kvLengths, kvLengthsType,
+                      qLengths, qLengthsType, &pageTable, &pageTableType,
+                      scale, softcap, window, causal);
+}
+
+void mlir::tx::printPagedAttentionClauses(
+    OpAsmPrinter &printer, Operation *op, Value value, Value mask,
+    Type maskType, Value kvLengths, Type kvLengthsType, Value qLengths,
+    Type qLengthsType, Value pageTable, Type pageTableType, FloatAttr scale,
+    FloatAttr softcap, DenseI64ArrayAttr window, UnitAttr causal) {
+  printAttentionClauses(printer, op, value, mask, maskType, kvLengths,
+                        kvLengthsType, qLengths, qLengthsType, scale, softcap,
+                        window, causal, pageTable, pageTableType);
+}
+
 void mlir::tx::printAttentionClauses(
     OpAsmPrinter &printer, Operation *, Value value, Value mask, Type maskType,
     Value kvLengths, Type kvLengthsType, Value qLengths, Type qLengthsType,
     FloatAttr scale, FloatAttr softcap, DenseI64ArrayAttr window,
-    UnitAttr causal) {
+    UnitAttr causal, Value pageTable, Type pageTableType) {
   printer << value;
   auto operandClause = [&](StringRef name, Value v, Type t) {
     if (v)
@@ -100,6 +139,7 @@ void mlir::tx::printAttentionClauses(
   operandClause("mask", mask, maskType);
   operandClause("kv_lengths", kvLengths, kvLengthsType);
   operandClause("q_lengths", qLengths, qLengthsType);
+  operandClause("page_table", pageTable, pageTableType);
   auto floatClause = [&](StringRef name, FloatAttr a) {
     if (a) {
       printer << ' ' << name << " = ";

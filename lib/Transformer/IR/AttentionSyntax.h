@@ -2,7 +2,7 @@
 //
 // The custom<AttentionClauses> directive of tx.attention's assembly format
 // (TxOps.td): the value operand, then the optional clauses `mask(%m : T)`, `kv_lengths(%l : T)`,
-// `q_lengths(%l : T)`, `scale = s`, `softcap = c`, `window = [l, r]` and
+// `q_lengths(%l : T)`, (tx.attention only) `page_table(%pt : T)`, `scale = s`, `softcap = c`, `window = [l, r]` and
 // `causal` in any order, each at most once (a repeated clause is an error
 // naming it); printed in that canonical order.
 //
@@ -33,7 +33,24 @@ void printAttentionClauses(OpAsmPrinter &printer, Operation *op, Value value,
                            Type maskType, Value kvLengths, Type kvLengthsType,
                            Value qLengths, Type qLengthsType, FloatAttr scale,
                            FloatAttr softcap, DenseI64ArrayAttr window,
-                           UnitAttr causal);
+                           UnitAttr causal, Value pageTable = Value(),
+                           Type pageTableType = Type());
+
+/// tx.attention's clauses: those above plus `page_table(%pt : T)`.
+ParseResult parsePagedAttentionClauses(
+    OpAsmParser &parser, OpAsmParser::UnresolvedOperand &value,
+    OptionalOperand &mask, Type &maskType, OptionalOperand &kvLengths,
+    Type &kvLengthsType, OptionalOperand &qLengths, Type &qLengthsType,
+    OptionalOperand &pageTable, Type &pageTableType, FloatAttr &scale,
+    FloatAttr &softcap, DenseI64ArrayAttr &window, UnitAttr &causal);
+
+void printPagedAttentionClauses(OpAsmPrinter &printer, Operation *op,
+                                Value value, Value mask, Type maskType,
+                                Value kvLengths, Type kvLengthsType,
+                                Value qLengths, Type qLengthsType,
+                                Value pageTable, Type pageTableType,
+                                FloatAttr scale, FloatAttr softcap,
+                                DenseI64ArrayAttr window, UnitAttr causal);
 
 } // namespace tx
 } // namespace mlir

@@ -71,6 +71,12 @@ LogicalResult AttentionOp::verify() {
   auto kTy = getKey().getType();
   auto vTy = getValue().getType();
   auto oTy = getResult().getType();
+  if (isPaged()) { // the pools, then every rule on the K/V they stand for
+    if (failed(verifyPagedKv(*this, qTy, kTy, vTy, getPageTable())))
+      return failure();
+    kTy = getLogicalKvType(kTy);
+    vTy = getLogicalKvType(vTy);
+  }
   if (failed(verifyRanks(*this, {{qTy, 4, "query", "[B, H, Sq, D]"},
                                  {kTy, 4, "key", "[B, Hkv, Sk, D]"},
                                  {vTy, 4, "value", "[B, Hkv, Sk, Dv]"},
@@ -108,6 +114,24 @@ LogicalResult AttentionOp::reifyResultShapes(
   reifiedReturnShapes.push_back({q[0], q[1], q[2], dv});
   if (getLse())
     reifiedReturnShapes.push_back({q[0], q[1], q[2]});
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MergeAttentionStatesOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MergeAttentionStatesOp::verify() {
+  if (failed(verifyNoUnknownAttributes(*this, getAttributeNames())))
+    return failure();
+  auto oTy = getOutA().getType();
+  auto lTy = getLseA().getType();
+  if (oTy.getRank() < 1)
+    return emitOpError("expects outputs of rank >= 1 [..., Dv], got rank 0");
+  if (failed(verifyShapeLike(*this, lTy, Float32Type::get(getContext()),
+                             oTy.getShape().drop_back(), "log-sum-exp",
+                             "the outputs' leading dimensions [...]")))
+    return failure();
   return success();
 }
 

@@ -82,6 +82,14 @@ LogicalResult verifyAttentionClauses(Operation *op, RankedTensorType qTy,
                                      FloatAttr scale, FloatAttr softcap,
                                      DenseI64ArrayAttr window);
 
+/// tx.attention's page pools K [num_pages, page_size, Hkv, D] and V
+/// [num_pages, page_size, Hkv, Dv] and its page table i32 [B, max_pages]:
+/// ranks, the table's batch, equal num_pages and page_size, a static page
+/// size a power of two from 1 to 256 (PagedKv.cpp).
+LogicalResult verifyPagedKv(Operation *op, RankedTensorType qTy,
+                            RankedTensorType kTy, RankedTensorType vTy,
+                            Value pageTable);
+
 /// The diagonal operand of the tiled ops (tx.online_attention and the
 /// backward's block ops): `causal_offset` is present iff the op is causal
 /// or has a window.

@@ -266,6 +266,8 @@ LogicalResult mlir::tx::buildTxGPUPipeline(OpPassManager &pm,
   // Out-of-range tensor.dim/memref.dim: a diagnostic, not a crash in the gpu
   // dialect's canonicalization (issue #14).
   pm.addPass(createTxCheckDims());
+  // A paged KV cache is read through gathers for now (issue #43).
+  pm.addNestedPass<func::FuncOp>(createTxGatherKvPages());
 
   if (options.cInterface)
     pm.addPass(createTxEmitCInterface());
@@ -314,6 +316,7 @@ void mlir::tx::buildTxCPUPipeline(OpPassManager &pm,
   bool tiledSoftmax = options.softmax == "tiled";
   pm.addPass(createTxCheckDims());
   pm.addNestedPass<func::FuncOp>(createTxCheckAttentionLengths());
+  pm.addNestedPass<func::FuncOp>(createTxGatherKvPages());
   if (tiled) {
     TxTileAttentionOptions tile;
     tile.qTile = options.attentionQTile;

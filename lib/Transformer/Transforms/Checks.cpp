@@ -99,6 +99,90 @@ struct TxCheckDimsPass : public tx::impl::TxCheckDimsBase<TxCheckDimsPass> {
   }
 };
 
+/// `for i in [0, n)` around `body(i)`.
+void forEach(OpBuilder &b, Location loc, Value n,
+             llvm::function_ref<void(OpBuilder &, Location, Value)> body) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  scf::ForOp::create(b, loc, zero, n, one, ValueRange{},
+                     [&](OpBuilder &nb, Location nl, Value i, ValueRange) {
+                       body(nb, nl, i);
+                       scf::YieldOp::create(nb, nl);
+                     });
+}
+
+/// `lens[i]` as an index.
+Value lengthAt(OpBuilder &b, Location loc, Value lens, Value i) {
+  Value l = tensor::ExtractOp::create(b, loc, lens, ValueRange{i});
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), l);
+}
+
+/// Every entry of `lens` in [0, bound] (`boundName` names the bound).
+void checkLengths(OpBuilder &b, Location loc, Value lens, Value bound,
+                  StringRef what, StringRef boundName) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  std::string msg = ("tx.attention: " + what).str();
+  forEach(b, loc, tensor::DimOp::create(b, loc, lens, 0),
+          [&](OpBuilder &nb, Location nl, Value i) {
+            Value l = lengthAt(nb, nl, lens, i);
+            tx::emitFormattedCheck(nb, nl, arith::CmpIPredicate::sge, l, zero,
+                                   msg + ": %lld < %lld");
+            tx::emitFormattedCheck(nb, nl, arith::CmpIPredicate::sle, l,
+                                   bound,
+                                   msg + ": %lld > " + boundName.str() +
+                                       " = %lld");
+          });
+}
+
+/// A dynamic page size a power of two from 1 to 256, and the page id of
+/// every live key of every batch in [0, num_pages).
+void checkPageTable(OpBuilder &b, Location loc, tx::AttentionOp op) {
+  using P = arith::CmpIPredicate;
+  Value table = op.getPageTable(), lens = op.getKvLengths();
+  Value numPages = tensor::DimOp::create(b, loc, op.getKey(), 0);
+  Value ps = tensor::DimOp::create(b, loc, op.getKey(), 1);
+  Value maxPages = tensor::DimOp::create(b, loc, table, 1);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  if (op.getKey().getType().isDynamicDim(1)) {
+    const char *msg = "tx.attention: the page size must be a power of two "
+                      "from 1 to 256";
+    tx::emitFormattedCheck(b, loc, P::sge, ps, one,
+                           std::string(msg) + ": %lld < %lld");
+    tx::emitFormattedCheck(
+        b, loc, P::sle, ps, arith::ConstantIndexOp::create(b, loc, 256),
+        std::string(msg) + ": %lld > %lld");
+    Value low = arith::AndIOp::create(
+        b, loc, ps, arith::SubIOp::create(b, loc, ps, one));
+    tx::emitFormattedCheck(b, loc, P::eq, low, zero,
+                           std::string(msg) +
+                               ": page_size & (page_size - 1) = %lld, not "
+                               "%lld");
+  }
+  std::string msg = "tx.attention: page_table has an entry outside "
+                    "[0, num_pages) for a live key";
+  forEach(b, loc, tensor::DimOp::create(b, loc, table, 0),
+          [&](OpBuilder &nb, Location nl, Value bi) {
+            Value live = maxPages; // pages [0, ceil(len / ps)), clamped
+            if (lens) {
+              Value l = arith::MaxSIOp::create(nb, nl,
+                                               lengthAt(nb, nl, lens, bi),
+                                               zero);
+              l = arith::CeilDivUIOp::create(nb, nl, l, ps);
+              live = arith::MinUIOp::create(nb, nl, l, maxPages);
+            }
+            forEach(nb, nl, live, [&](OpBuilder &ib, Location il, Value p) {
+              Value id = tensor::ExtractOp::create(ib, il, table,
+                                                   ValueRange{bi, p});
+              id = arith::IndexCastOp::create(ib, il, ib.getIndexType(), id);
+              tx::emitFormattedCheck(ib, il, P::sge, id, zero,
+                                     msg + ": %lld < %lld");
+              tx::emitFormattedCheck(ib, il, P::slt, id, numPages,
+                                     msg + ": %lld >= num_pages = %lld");
+            });
+          });
+}
+
 struct TxCheckAttentionLengthsPass
     : public tx::impl::TxCheckAttentionLengthsBase<
           TxCheckAttentionLengthsPass> {
@@ -106,33 +190,22 @@ struct TxCheckAttentionLengthsPass
     getOperation().walk([](tx::AttentionOp op) {
       OpBuilder b(op);
       Location loc = op.getLoc();
-      for (auto [lens, dim, what] :
-           {std::tuple<Value, int64_t, const char *>{
-                op.getKvLengths(), 2, "kv_lengths has an entry outside [0, Sk]"},
-            {op.getQLengths(), 2, "q_lengths has an entry outside [0, Sq]"}}) {
-        if (!lens)
-          continue;
-        Value bound = tensor::DimOp::create(
-            b, loc, lens == op.getKvLengths() ? op.getKey() : op.getQuery(),
-            dim);
-        Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-        Value one = arith::ConstantIndexOp::create(b, loc, 1);
-        Value n = tensor::DimOp::create(b, loc, lens, 0);
-        std::string msg = std::string("tx.attention: ") + what;
-        std::string bound_name = lens == op.getKvLengths() ? "Sk" : "Sq";
-        scf::ForOp::create(
-            b, loc, zero, n, one, ValueRange{},
-            [&](OpBuilder &nb, Location nl, Value i, ValueRange) {
-              Value l = tensor::ExtractOp::create(nb, nl, lens, ValueRange{i});
-              l = arith::IndexCastOp::create(nb, nl, nb.getIndexType(), l);
-              tx::emitFormattedCheck(nb, nl, arith::CmpIPredicate::sge, l,
-                                     zero, msg + ": %lld < %lld");
-              tx::emitFormattedCheck(nb, nl, arith::CmpIPredicate::sle, l,
-                                     bound,
-                                     msg + ": %lld > " + bound_name + " = %lld");
-              scf::YieldOp::create(nb, nl);
-            });
+      if (Value lens = op.getKvLengths()) {
+        Value sk;
+        if (op.isPaged()) // Sk = max_pages * page_size
+          sk = arith::MulIOp::create(
+              b, loc, tensor::DimOp::create(b, loc, op.getPageTable(), 1),
+              tensor::DimOp::create(b, loc, op.getKey(), 1));
+        else
+          sk = tensor::DimOp::create(b, loc, op.getKey(), 2);
+        checkLengths(b, loc, lens, sk, "kv_lengths has an entry outside [0, Sk]",
+                     "Sk");
       }
+      if (Value lens = op.getQLengths())
+        checkLengths(b, loc, lens, tensor::DimOp::create(b, loc, op.getQuery(), 2),
+                     "q_lengths has an entry outside [0, Sq]", "Sq");
+      if (op.isPaged())
+        checkPageTable(b, loc, op);
     });
   }
 };

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Transforms/LinalgBuild.h"
+#include "Transforms/PagedKv.h"
 #include "Transformer/AttentionShapes.h"
 #include "Transformer/Passes.h"
 #include "Transformer/TxOps.h"
@@ -400,6 +401,10 @@ struct AttentionLowering : OpRewritePattern<AttentionOp> {
 
   LogicalResult matchAndRewrite(AttentionOp op,
                                 PatternRewriter &rewriter) const override {
+    if (op.isPaged()) { // gathers, then the unpaged op is lowered in turn
+      gatherKvPages(rewriter, op);
+      return success();
+    }
     ReferenceAttention ref(rewriter, op);
     rewriter.replaceOp(op, ref.build());
     return success();
@@ -432,6 +437,7 @@ struct ConvertTxToLinalgPass
                  DecomposeLowering<AttentionDqOp>,
                  DecomposeLowering<AttentionDkDvOp>>(ctx);
     populateReferenceGradPatterns(patterns);
+    populateMergeStatesPatterns(patterns);
     ConversionTarget target(*ctx);
     target.addIllegalDialect<TxDialect>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });

@@ -79,6 +79,12 @@ FailureOr<Operation *> resultOp(func::FuncOp f, unsigned r, Value v,
           " is a tx.attention's log-sum-exp (no gradient through the LSE)";
     return failure();
   }
+  if (att && att.isPaged()) {
+    why = "result " + std::to_string(r) +
+          " is a paged tx.attention (page_table): no backward reads a paged "
+          "KV cache";
+    return failure();
+  }
   if (!att && !isa_and_nonnull<SoftmaxOp>(op)) {
     why = "result " + std::to_string(r) +
           " is not computed by a tx.attention or tx.softmax";
@@ -156,7 +162,7 @@ func::FuncOp buildForward(func::FuncOp f, StringRef name) {
         b, att.getLoc(), att.getResult().getType(),
         lseType(att.getQuery().getType()), att.getQuery(), att.getKey(),
         att.getValue(), att.getMask(), att.getKvLengths(), att.getQLengths(),
-        att.getScaleAttr(), att.getCausalAttr(), att.getSoftcapAttr(),
+        att.getPageTable(), att.getScaleAttr(), att.getCausalAttr(), att.getSoftcapAttr(),
         att.getWindowAttr());
     att.getResult().replaceAllUsesWith(op.getResult());
     // An LSE the function computes but does not return.

@@ -62,6 +62,9 @@ inline Value convertElementType(OpBuilder &b, Location loc, Value input,
 /// ReferenceGrads.cpp).
 void populateReferenceGradPatterns(RewritePatternSet &patterns);
 
+/// The pattern of tx.merge_attention_states (MergeStates.cpp).
+void populateMergeStatesPatterns(RewritePatternSet &patterns);
+
 } // namespace tx
 } // namespace mlir
 

@@ -334,6 +334,11 @@ struct TxTileAttentionPass
   }
 
   LogicalResult rewrite(AttentionOp op) {
+    if (op.isPaged())
+      return op.emitError("tx-tile-attention: a paged tx.attention "
+                          "(page_table) is tiled once tx-gather-kv-pages has "
+                          "rewritten it onto contiguous K/V; run that pass "
+                          "first");
     IRRewriter rewriter(op.getContext());
     OpBuilder &b = rewriter;
     rewriter.setInsertionPoint(op);

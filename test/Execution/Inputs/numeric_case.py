@@ -33,6 +33,8 @@ import random
 import struct
 import sys
 
+import paged_kv
+
 DEFAULT_TOL = {"f32": 1e-5, "f16": 2e-3, "bf16": 1e-2}
 NEG_INF = float("-inf")
 NAN = float("nan")
@@ -513,7 +515,17 @@ def attention_operands(a, q, k, v, mask, mshape):
     alld = [True, not a.static_heads, True, True] if a.dynamic else None
     args = [("q", qs, dt, alld), ("k", ks, dt, alld), ("v", vs, dt, alld)]
     consts = [dense_float(q, dt, qs), dense_float(k, dt, ks), dense_float(v, dt, vs)]
-    mask_text = ""
+    mask_text = pt_text = ""
+    if getattr(a, "page_size", None):  # K/V as page pools read through a page table
+        ks, vs = pool_shapes(a)
+        args[1:3] = [("k", ks, dt, alld), ("v", vs, dt, alld)]
+        consts[1:3] = [dense_float(a.pools[0], dt, ks), dense_float(a.pools[1], dt, vs)]
+        pts = [B, Sk // a.page_size]
+        ptd = [True, True] if a.dynamic else None
+        args.append(("pt", pts, "i32", ptd))
+        consts.append("dense<[%s]> : %s" % (", ".join(
+            "[%s]" % ", ".join(str(x) for x in row) for row in a.table), ttype(pts, "i32")))
+        pt_text = " page_table(%%pt : %s)" % ttype(pts, "i32", ptd)
     if mask is not None:
         melt = "i1" if a.mask == "keep" else dt
         # Dynamic: every dim dynamic except a broadcast 1 (only a static 1
@@ -539,17 +551,29 @@ def attention_operands(a, q, k, v, mask, mshape):
     causal_text = " causal" if a.causal else ""
     if a.window is not None:
         causal_text = " window = [%d, %d]%s" % (a.window[0], a.window[1], causal_text)
-    return args, consts, mask_text + scale_text + causal_text
+    return args, consts, mask_text + pt_text + scale_text + causal_text
+
+
+def pool_shapes(a):
+    """The K and V page pools' shapes [num_pages, page_size, Hkv, D|Dv]."""
+    return ([a.num_pages, a.page_size, a.Hkv, a.D],
+            [a.num_pages, a.page_size, a.Hkv, a.Dv])
 
 
 def case_attention(a, rng):
     q, k, v, mask, mshape, scale = draw_attention(a, rng)
     B, H, Sq, Sk, D, Dv = a.B, a.H, a.Sq, a.Sk, a.D, a.Dv
+    if a.page_size:
+        paged_kv.share_prefix(a, k, v)
+        kp, vp, a.table, a.num_pages = paged_kv.build_pools(a, rng, k, v)
+        a.pools = (kp, vp)
     lse = [] if a.lse else None
     ref = attention_ref(a, q, k, v, mask, mshape, scale, lse)
     args, consts, clauses = attention_operands(a, q, k, v, mask, mshape)
     dt = a.dtype
     qs, ks, vs, os_ = [B, H, Sq, D], [B, a.Hkv, Sk, D], [B, a.Hkv, Sk, Dv], [B, H, Sq, Dv]
+    if a.page_size:
+        ks, vs = pool_shapes(a)
     alld = [True, not a.static_heads, True, True] if a.dynamic else None
     if a.lse:
         # The log-sum-exp result [B, H, Sq] (f32) is the one checked.
@@ -638,6 +662,7 @@ def main():
                         "past q_lengths")
     t.add_argument("--first-keys-masked", type=int, action="append", default=[],
                    help="query row whose keys 0-1 are masked, the rest kept")
+    paged_kv.add_arguments(t)
 
     a = p.parse_args()
     rng = random.Random(a.seed)

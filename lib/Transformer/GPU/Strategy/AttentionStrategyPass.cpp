@@ -52,6 +52,13 @@ struct TxAttentionStrategyPass
     SmallVector<AttentionOp> ops;
     getOperation().walk([&](AttentionOp op) { ops.push_back(op); });
     for (AttentionOp op : ops) {
+      if (op.isPaged()) {
+        op.emitError("tx-attention-strategy: a paged tx.attention "
+                     "(page_table) gets its strategy once tx-gather-kv-pages "
+                     "has rewritten it onto contiguous K/V; run that pass "
+                     "first");
+        return signalPassFailure();
+      }
       // A strategy already on the op (written by hand or by a tuner, or by
       // an earlier run of this pass) is kept, not replaced by the table's
       // choice: it is checked here against the op, and
