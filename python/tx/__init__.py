@@ -28,10 +28,11 @@ from ._errors import (ArgumentError, ArgumentTypeError, CompileError, ManifestEr
                       ShapeError, TxError, TxRuntimeError, UnsupportedError)
 from ._manifest import FunctionInfo, Manifest, manifest_path, read_manifest
 from ._compile import compile, compile_library
+from .states import merge_states
 
 __all__ = ["load", "compile", "compile_library", "read_manifest", "Library", "Manifest",
            "FunctionInfo", "TxError", "ArgumentError", "ArgumentTypeError", "ShapeError",
-           "TxRuntimeError", "ManifestError", "CompileError", "UnsupportedError"]
+           "TxRuntimeError", "ManifestError", "CompileError", "UnsupportedError", "merge_states"]
 
 
 def _raw_stream_getter(torch):

@@ -38,7 +38,8 @@ def op_rules(fn):
         o = op.operands
         q, k, v, m = o.get("query"), o.get("key"), o.get("value"), o.get("mask")
         keys = (("$q", q), ("$k", k), ("$v", v), ("$m", m), ("$o", o.get("output")),
-                ("$g", o.get("grad_output")), ("$l", o.get("lse")))
+                ("$g", o.get("grad_output")), ("$l", o.get("lse")),
+                ("$p", o.get("page_table")))
 
         def add(blame, needs, expr, message):
             # $q/$k/$v/$m/$o/$g/$l: the operands' argument indices (blame and
@@ -54,26 +55,18 @@ def op_rules(fn):
                 message = message.replace(key, str(i))
             rules.append(Rule(blame, expr, message))
 
+        if op.op == "tx.merge_attention_states":
+            _merge_rules(fn, op, rules)
+            continue
         if op.op in ("tx.softmax_grad", "tx.attention_grad"):
             _grad_rules(op, add)
         if op.op not in ("tx.attention", "tx.attention_grad"):
             continue  # tx.softmax: any shape of its type.
-
-        add(k, (q,), "S[$k][0] == S[$q][0]",
-            "batch size B = {S[$k][0]} differs from {A[$q]}'s {S[$q][0]}")
-        add(v, (q,), "S[$v][0] == S[$q][0]",
-            "batch size B = {S[$v][0]} differs from {A[$q]}'s {S[$q][0]}")
-        add(k, (q,), "S[$k][3] == S[$q][3]",
-            "head dim D = {S[$k][3]} differs from {A[$q]}'s {S[$q][3]}")
-        add(v, (k,), "S[$v][1] == S[$k][1]",
-            "K/V head count Hkv = {S[$v][1]} differs from {A[$k]}'s {S[$k][1]}")
-        add(v, (k,), "S[$v][2] == S[$k][2]",
-            "key length Sk = {S[$v][2]} differs from {A[$k]}'s {S[$k][2]}")
-        add(k, (q,), "S[$k][1] > 0 or S[$q][1] == 0",
-            "K/V head count Hkv is 0 but {A[$q]} has H = {S[$q][1]} heads")
-        add(k, (q,), "S[$k][1] == 0 or S[$q][1] % S[$k][1] == 0",
-            "K/V head count Hkv = {S[$k][1]} does not divide {A[$q]}'s H = {S[$q][1]} "
-            "query heads (grouped-query attention needs H % Hkv == 0)")
+        paged = o.get("page_table") is not None
+        if paged:
+            _paged_rules(add)
+        else:
+            _contiguous_rules(add)
         if m is not None:
             mshape = fn.arguments[m].shape or (None,) * 4
             # A mask dim broadcasts only where its type has a static 1
@@ -88,8 +81,13 @@ def op_rules(fn):
                     "mask broadcasts over H only where the function's mask type has a static 1)")
             add(m, (q,), "S[$m][2] == S[$q][2]",
                 "query length is {S[$m][2]}, expected Sq = {S[$q][2]} ({A[$q]}'s)")
-            add(m, (k,), "S[$m][3] == S[$k][2]",
-                "key length is {S[$m][3]}, expected Sk = {S[$k][2]} ({A[$k]}'s)")
+            if paged:
+                add(m, ("$p", k), "S[$m][3] == S[$p][1] * S[$k][1]",
+                    "key length is {S[$m][3]}, expected Sk = max_pages * page_size = "
+                    "{S[$p][1]} * {S[$k][1]} ({A[$p]}'s and {A[$k]}'s)")
+            else:
+                add(m, (k,), "S[$m][3] == S[$k][2]",
+                    "key length is {S[$m][3]}, expected Sk = {S[$k][2]} ({A[$k]}'s)")
         for key in ("kv_lengths", "q_lengths"):
             li = o.get(key)
             if li is not None and q is not None:
@@ -111,6 +109,66 @@ class _Missing:
 
 
 MISSING = _Missing()
+
+
+def _contiguous_rules(add):
+    """The shape rules of K [B, Hkv, Sk, D] and V [B, Hkv, Sk, Dv] against
+    Q [B, H, Sq, D]."""
+    add("$k", ("$q",), "S[$k][0] == S[$q][0]",
+        "batch size B = {S[$k][0]} differs from {A[$q]}'s {S[$q][0]}")
+    add("$v", ("$q",), "S[$v][0] == S[$q][0]",
+        "batch size B = {S[$v][0]} differs from {A[$q]}'s {S[$q][0]}")
+    add("$k", ("$q",), "S[$k][3] == S[$q][3]",
+        "head dim D = {S[$k][3]} differs from {A[$q]}'s {S[$q][3]}")
+    add("$v", ("$k",), "S[$v][1] == S[$k][1]",
+        "K/V head count Hkv = {S[$v][1]} differs from {A[$k]}'s {S[$k][1]}")
+    add("$v", ("$k",), "S[$v][2] == S[$k][2]",
+        "key length Sk = {S[$v][2]} differs from {A[$k]}'s {S[$k][2]}")
+    add("$k", ("$q",), "S[$k][1] > 0 or S[$q][1] == 0",
+        "K/V head count Hkv is 0 but {A[$q]} has H = {S[$q][1]} heads")
+    add("$k", ("$q",), "S[$k][1] == 0 or S[$q][1] % S[$k][1] == 0",
+        "K/V head count Hkv = {S[$k][1]} does not divide {A[$q]}'s H = {S[$q][1]} "
+        "query heads (grouped-query attention needs H % Hkv == 0)")
+
+
+def _paged_rules(add):
+    """The shape rules of a tx.attention on page pools K [num_pages,
+    page_size, Hkv, D], V [num_pages, page_size, Hkv, Dv] and a page table
+    [B, max_pages] (TxOps.td, "Paged KV cache"); Sk = max_pages * page_size."""
+    add("$p", ("$q",), "S[$p][0] == S[$q][0]",
+        "has {S[$p][0]} rows, expected one per batch, B = {S[$q][0]} ({A[$q]}'s)")
+    add("$k", ("$q",), "S[$k][3] == S[$q][3]",
+        "head dim D = {S[$k][3]} differs from {A[$q]}'s {S[$q][3]}")
+    for d, what in enumerate(("page count num_pages", "page size", "K/V head count Hkv")):
+        add("$v", ("$k",), "S[$v][%d] == S[$k][%d]" % (d, d),
+            "%s = {S[$v][%d]} differs from {A[$k]}'s {S[$k][%d]}" % (what, d, d))
+    add("$k", (), "S[$k][1] in (1, 2, 4, 8, 16, 32, 64, 128, 256)",
+        "page size {S[$k][1]} (dimension 1 of the page pool) is not a power of two "
+        "from 1 to 256")
+    add("$k", ("$q",), "S[$k][2] > 0 or S[$q][1] == 0",
+        "K/V head count Hkv is 0 but {A[$q]} has H = {S[$q][1]} heads")
+    add("$k", ("$q",), "S[$k][2] == 0 or S[$q][1] % S[$k][2] == 0",
+        "K/V head count Hkv = {S[$k][2]} does not divide {A[$q]}'s H = {S[$q][1]} "
+        "query heads (grouped-query attention needs H % Hkv == 0)")
+
+
+def _merge_rules(fn, op, rules):
+    """tx.merge_attention_states: out_b has out_a's shape; lse_a and lse_b
+    are out_a's leading dimensions."""
+    o = op.operands
+    oa, la, ob, lb = (o.get(r) for r in ("out_a", "lse_a", "out_b", "lse_b"))
+    if oa is None:
+        return
+    if ob is not None:
+        rules.append(Rule(ob, "S[%d] == S[%d]" % (ob, oa),
+                          "shape {S[%d]} differs from {A[%d]}'s {S[%d]} (both parts have "
+                          "one shape)" % (ob, oa, oa)))
+    for li in (la, lb):
+        if li is not None:
+            rules.append(Rule(li, "tuple(S[%d]) == tuple(S[%d][:-1])" % (li, oa),
+                              "shape {S[%d]} is not {A[%d]}'s leading dimensions (its "
+                              "shape {S[%d]} without the last: an LSE per output row)"
+                              % (li, oa, oa)))
 
 
 def _grad_rules(op, add):

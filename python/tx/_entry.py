@@ -69,7 +69,9 @@ def _need_out(fn):
 def _length_checker(fn, torch):
     """The per-sequence length checks of ``fn``'s ``tx.attention`` ops:
     returns ``(checks, check)``, ``check(args)`` raising an ArgumentError for
-    a ``kv_lengths`` / ``q_lengths`` entry outside ``[0, Sk]`` / ``[0, Sq]``.
+    a ``kv_lengths`` / ``q_lengths`` entry outside ``[0, Sk]`` / ``[0, Sq]``
+    (paged K/V: ``Sk = max_pages * page_size``) and for a page table entry of
+    a live key outside ``[0, num_pages)``.
 
     The compiled GPU code clamps such lengths (it never reads outside the
     tensors) but cannot report them, so they are checked here, on the
@@ -77,21 +79,28 @@ def _length_checker(fn, torch):
     while a CUDA graph is captured (no synchronization is allowed then) and
     for meta tensors (no values)."""
     names = [a.pyname for a in fn.arguments]
-    checks = []
+    checks, pages = [], []
     for op in fn.ops:
         if op.op not in ("tx.attention", "tx.attention_grad"):
             continue
+        pt = op.operands.get("page_table")
         for key, src, bound in (("kv_lengths", "key", "Sk"), ("q_lengths", "query", "Sq")):
             i, j = op.operands.get(key), op.operands.get(src)
             if i is not None and j is not None:
-                checks.append((i, j, key, bound))
+                # A paged K is [num_pages, page_size, Hkv, D]: Sk = max_pages * page_size.
+                size = ((lambda a, j=j, pt=pt: a[pt].shape[1] * a[j].shape[1])
+                        if key == "kv_lengths" and pt is not None
+                        else (lambda a, j=j: a[j].shape[2]))
+                checks.append((i, size, key, bound))
+        if pt is not None and op.operands.get("key") is not None:
+            pages.append((pt, op.operands["key"], op.operands.get("kv_lengths")))
 
     def check(args):
         cuda = getattr(torch, "cuda", None)
         if cuda is not None and cuda.is_available() and cuda.is_current_stream_capturing():
             return
-        for i, j, key, bound in checks:
-            lens, n = args[i], args[j].shape[2]
+        for i, size, key, bound in checks:
+            lens, n = args[i], size(args)
             if lens.numel() == 0 or lens.is_meta:
                 continue
             bad = (lens < 0) | (lens > n)
@@ -101,8 +110,34 @@ def _length_checker(fn, torch):
                     "%s: argument '%s' (%s): entry %d is %d, outside [0, %s = %d]"
                     % (fn.name, names[i], key, b, int(lens[b]), bound, n),
                     fn.name, names[i])
+        for pt, k, kl in pages:
+            _check_page_ids(fn, names, torch, args, pt, k, kl)
 
-    return checks, check
+    return checks + pages, check
+
+
+def _check_page_ids(fn, names, torch, args, pt, k, kl):
+    """Raises an ArgumentError naming the page table when the id of a live
+    key's page (pages [0, ceil(kv_lengths[b] / page_size)) of batch b, all
+    of them without kv_lengths) lies outside [0, num_pages). Entries past a
+    sequence's length are never read and may hold anything."""
+    table, pool = args[pt], args[k]
+    if table.numel() == 0 or table.is_meta or (kl is not None and args[kl].is_meta):
+        return
+    num_pages, page_size = pool.shape[0], pool.shape[1]
+    live = torch.ones_like(table, dtype=torch.bool)
+    if kl is not None and page_size > 0:
+        n = (args[kl].to(torch.int64).clamp(min=0) + page_size - 1) // page_size
+        cols = torch.arange(table.shape[1], device=table.device)
+        live = cols.unsqueeze(0) < n.to(table.device).unsqueeze(1)
+    bad = live & ((table < 0) | (table >= num_pages))
+    if bool(bad.any()):
+        b, p = (int(x) for x in bad.nonzero()[0])
+        raise ArgumentError(
+            "%s: argument '%s' (page_table): entry [%d, %d] is %d, outside [0, num_pages = %d) "
+            "for a live key (sequence %d's page %d)"
+            % (fn.name, names[pt], b, p, int(table[b, p]), num_pages, b, p),
+            fn.name, names[pt])
 
 
 def _define(fn, env, body):
