@@ -117,14 +117,14 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::init("flash")};
   Option<bool> attentionGradKernels{
       *this, "attention-grad-kernels",
-      llvm::cl::desc("tx.attention_grad: the tiled backward's mma.sync "
-                     "kernels (tx-attention-grad-strategy, "
-                     "tx-tile-attention-grad, tx-map-attention-grad-to-gpu) "
-                     "for the ops they take, the reference lowering for the "
-                     "rest; default false (every backward op takes the "
-                     "reference lowering: the kernels have not yet run on a "
-                     "GPU)"),
-      llvm::cl::init(false)};
+      llvm::cl::desc("tx.attention_grad: the tiled backward's kernels "
+                     "(tx-attention-grad-strategy, tx-tile-attention-grad, "
+                     "tx-map-attention-grad-to-gpu: sm_90a's one-pass "
+                     "wgmma kernel, else the mma.sync pair) for the ops they "
+                     "take, the reference lowering for the rest; default "
+                     "true (false: every backward op takes the reference "
+                     "lowering)"),
+      llvm::cl::init(true)};
   Option<bool> attentionGradDeterministic{
       *this, "attention-grad-deterministic",
       llvm::cl::desc("tx.attention_grad kernels: bitwise-deterministic "
