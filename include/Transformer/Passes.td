@@ -1223,9 +1223,10 @@ def TxGatherKvPages : Pass<"tx-gather-kv-pages", "::mlir::func::FuncOp"> {
     `j % page_size` of page `page_table[b, j / page_size]`; a key past
     `kv_lengths[b]` is not read (the gather writes 0 there, and the
     attention hides it), so garbage table entries past a sequence's length
-    are harmless; a live id outside `[0, num_pages)` is clamped into range
-    (never a read outside the pools; `tx-check-attention-lengths` reports it
-    on the CPU, the Python package before a GPU call).
+    are harmless; a live key whose id lies outside `[0, num_pages)` reads
+    as zeros too (never a read outside the pools;
+    `tx-check-attention-lengths` reports it on the CPU, the Python package
+    before a GPU call).
 
     The first step of `tx-cpu-pipeline` and `tx-gpu-pipeline` (after the
     run-time checks), so every later pass (tiling, the strategies, the GPU

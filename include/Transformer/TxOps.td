@@ -220,8 +220,8 @@ def Tx_AttentionOp : Tx_Op<"attention", [
       garbage ids there (`-1`, out of range) are harmless. An id outside
       `[0, num_pages)` for a live key is an error: `tx-cpu-pipeline` checks
       it at run time (`tx-check-attention-lengths`); the Python package
-      checks it before a GPU call; the lowerings clamp it, so it never reads
-      outside the pools. `tx-gather-kv-pages` rewrites the op into gathers
+      checks it before a GPU call; the lowerings read such a key as zeros,
+      never outside the pools. `tx-gather-kv-pages` rewrites the op into gathers
       and an unpaged `tx.attention` (the first step of both pipelines); a
       paged op has no gradient.
 
