@@ -48,3 +48,8 @@
 // kv_lengths is bounded by max_pages * page_size.
 // RUN: %python %S/Inputs/numeric_case.py attention --B 2 --H 1 --Sq 2 --Sk 4 --D 8 --page-size 2 --kv-lengths 4,4 --name bad_len | sed -e 's/dense<\[4, 4\]> : tensor<2xi32>/dense<[4, 5]> : tensor<2xi32>/' | tx-opt --tx-cpu-pipeline | not %run_cpu 2>&1 | FileCheck %s --check-prefix=BADLEN
 // BADLEN: error: tx_case: tx.attention: kv_lengths has an entry outside [0, Sk]: 5 > Sk = 4
+// A dynamic page size that is not a power of two is a run-time error too
+// (a static one is a verifier error, test/Dialect/paged-invalid.mlir).
+// RUN: %python %S/Inputs/numeric_case.py attention --dynamic --B 2 --H 1 --Sq 2 --Sk 6 --D 8 --page-size 3 --kv-lengths 5,6 --name bad_ps | tx-opt --tx-cpu-pipeline | not %run_cpu 2>&1 | FileCheck %s --check-prefix=BADPS
+// BADPS: error: tx_case: tx.attention: the page size must be a power of two from 1 to 256: page_size & (page_size - 1) = 2, not 0
+// BADPS-NOT: PLEASE submit
