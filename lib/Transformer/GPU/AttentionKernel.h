@@ -200,6 +200,12 @@ struct AttentionProblem {
   Location loc;
   Value query, key, value, mask;
   Value kvLengths, qLengths;       // i32 [B] per-sequence lengths, or null
+  /// A paged KV cache read in place (the decode family only): K and V are
+  /// the gathers of tx-gather-kv-pages (`key`/`value` above, their sizes);
+  /// the kernel reads the pools [num_pages, page_size, Hkv, D|Dv] through
+  /// the i32 page table [B, max_pages] instead (TxOps.td, "Paged KV
+  /// cache"). All null: K/V are read as they are.
+  Value keyPages, valuePages, pageTable;
   double scale = 1.0;              // static scale of Q K^T
   bool causal = false;             // bottom-right aligned
   DenseI64ArrayAttr window;        // [left, right], -1 = unbounded

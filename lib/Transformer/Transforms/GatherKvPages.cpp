@@ -133,3 +133,29 @@ AttentionOp mlir::tx::gatherKvPages(RewriterBase &rewriter, AttentionOp op) {
   rewriter.replaceOp(op, unpaged->getResults());
   return unpaged;
 }
+
+FailureOr<KvPageGather> mlir::tx::matchKvPageGather(Value logical) {
+  auto gather = logical.getDefiningOp<linalg::GenericOp>();
+  if (!gather || !gather->hasAttr("tx.kv_page_gather") ||
+      gather.getNumDpsInputs() != 0 || gather->getNumResults() != 1)
+    return failure();
+  KvPageGather g;
+  bool odd = false;
+  gather.getRegion().walk([&](tensor::ExtractOp x) {
+    Value t = x.getTensor();
+    if (gather.getRegion().isAncestor(t.getParentRegion()))
+      return; // not read from above
+    int64_t rank = x.getTensor().getType().getRank();
+    Value &slot = rank == 4   ? g.pool
+                  : rank == 2 ? g.pageTable
+                              : g.kvLengths;
+    odd |= rank == 3 || rank > 4 || (slot && slot != t);
+    slot = t;
+  });
+  if (odd || !g.pool || !g.pageTable ||
+      !cast<RankedTensorType>(g.pageTable.getType())
+           .getElementType()
+           .isInteger(32))
+    return failure();
+  return g;
+}

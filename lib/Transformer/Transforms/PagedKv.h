@@ -24,6 +24,18 @@ namespace tx {
 /// pools).
 AttentionOp gatherKvPages(RewriterBase &rewriter, AttentionOp op);
 
+/// One gather of gatherKvPages, read back: the pool it reads, the page
+/// table and kv_lengths (null without).
+struct KvPageGather {
+  Value pool, pageTable, kvLengths;
+};
+
+/// The gather that defines `logical` (a linalg.generic marked
+/// tx.kv_page_gather whose body reads a rank-4 pool and a rank-2 i32 page
+/// table from above), or failure: a kernel that reads the pool in place
+/// may replace it.
+FailureOr<KvPageGather> matchKvPageGather(Value logical);
+
 } // namespace tx
 } // namespace mlir
 

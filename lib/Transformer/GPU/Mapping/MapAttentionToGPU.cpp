@@ -19,6 +19,7 @@
 #include "Transformer/Passes.h"
 #include "Transformer/TilingUtils.h"
 #include "Transformer/TxOps.h"
+#include "Transforms/PagedKv.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -42,6 +43,31 @@ using namespace mlir;
 using namespace mlir::tx;
 
 namespace {
+
+/// The kernels read a paged KV cache in place: when K and V are the
+/// gathers of tx-gather-kv-pages from two pools through one page table
+/// (with the op's kv_lengths), the problem names the pools and the table.
+void readPagesInPlace(AttentionProblem &p) {
+  FailureOr<KvPageGather> k = matchKvPageGather(p.key);
+  FailureOr<KvPageGather> v = matchKvPageGather(p.value);
+  if (failed(k) || failed(v) || k->pageTable != v->pageTable ||
+      k->kvLengths != p.kvLengths || v->kvLengths != p.kvLengths)
+    return;
+  p.keyPages = k->pool;
+  p.valuePages = v->pool;
+  p.pageTable = k->pageTable;
+}
+
+/// Erases the gather that defines `logical` once no kernel reads it: its
+/// sizes (tensor.dim) are its destination's.
+void eraseUnreadGather(Value logical) {
+  auto gather = logical.getDefiningOp<linalg::GenericOp>();
+  for (OpOperand &use : llvm::make_early_inc_range(logical.getUses()))
+    if (auto dim = dyn_cast<tensor::DimOp>(use.getOwner()))
+      dim.getSourceMutable().assign(gather.getDpsInits()[0]);
+  if (gather->use_empty())
+    gather->erase();
+}
 
 //===----------------------------------------------------------------------===//
 // tx-map-attention-to-gpu
@@ -182,6 +208,8 @@ struct TxMapAttentionToGPUPass
 
     // The chip's shared memory per SM (the decode kernel's CTAs per SM).
     cfg.smemPerSm = GPUTarget::fromSm(sm, wgmma).sharedMemoryPerSm;
+    if (cfg.decode || cfg.mma || cfg.wgmma) // the cp.async families
+      readPagesInPlace(p);
     OpBuilder b(forall);
     // Shape checks: already emitted by tx-tile-attention; a user's tiling
     // (kCheckShapesAttr, set by tx-attention-strategy) gets them here.
@@ -191,6 +219,10 @@ struct TxMapAttentionToGPUPass
     if (resL >= 0)
       forall.getResult(resL).replaceAllUsesWith(res[1]);
     forall.erase();
+    if (p.pageTable) {
+      eraseUnreadGather(p.key);
+      eraseUnreadGather(p.value);
+    }
     return success();
   }
 

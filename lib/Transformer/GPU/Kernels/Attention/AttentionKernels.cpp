@@ -23,8 +23,14 @@ SmallVector<Value> FlashKernelBuilder::build() {
         /*read_only=*/true);
   };
   q = toBuf(prob.query);
-  k = toBuf(prob.key);
-  v = toBuf(prob.value);
+  // A paged cache read in place: the pools, read through the table by
+  // tiles of the family's keys per step.
+  k = toBuf(prob.pageTable ? prob.keyPages : prob.key);
+  v = toBuf(prob.pageTable ? prob.valuePages : prob.value);
+  if (prob.pageTable)
+    pages = kernel::PagedKvRows::build(
+        b, loc, k, v, prob.pageTable,
+        cfg.decode ? cfg.decodeTileKeys : cfg.kvTile);
   if (prob.mask) {
     mask = toBuf(prob.mask);
     auto mTy = cast<MemRefType>(mask.getType());

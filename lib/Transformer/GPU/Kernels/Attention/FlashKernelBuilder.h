@@ -5,11 +5,10 @@
 // choices shared by every family), on mma.sync m16n8k16 (sm_80+) and on
 // wgmma.mma_async (sm_90a), and the split-KV decode kernel.
 //
-// One class, its methods in one file per family: AttentionKernels.cpp
-// (entry, sizes, shared helpers), SimtKernel.cpp, DecodeKernel.cpp and
-// DecodeWarps.cpp, SplitKv.cpp (merges), MmaKernel.cpp (tensor-core helpers
-// wgmma shares), MmaLaunch.cpp, WgmmaKernel.cpp, WgmmaLaunch.cpp. The
-// values one kernel's pieces pass each other: KernelState.h. Private.
+// One class, its methods in one file per family: AttentionKernels.cpp,
+// SimtKernel.cpp, Decode{Kernel,Tiles,Warps}.cpp, SplitKv.cpp, MmaKernel.cpp
+// (helpers wgmma shares), MmaLaunch.cpp, WgmmaKernel.cpp, WgmmaLaunch.cpp;
+// values between pieces: KernelState.h. Private.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TRANSFORMER_GPU_FLASHKERNELBUILDER_H
@@ -17,6 +16,7 @@
 
 #include "GPU/AttentionKernel.h"
 #include "GPU/Kernels/Attention/KernelState.h"
+#include "GPU/Kernels/Common/PagedKvRows.h"
 #include "Transformer/AttentionShapes.h"
 #include "Transformer/Passes.h"
 #include "Transformer/TxOps.h"
@@ -245,8 +245,9 @@ private:
   /// Decode step u's start: issue tile u + S - 1, wait for tile u.
   DecodeStepTile decodeStepBegin(DecodeCall &d, Value u);
   /// cp.async of the warp's local tile `u` (when it exists) into stage
-  /// u % S; rows past the chunk zero-filled. Always one group.
-  Value decodeIssue(DecodeCall &d, Value u);
+  /// u % S; rows past the chunk zero-filled; `page`: its page, read ahead
+  /// (a paged cache whose pages hold whole tiles). Always one group.
+  Value decodeIssue(DecodeCall &d, Value u, Value page = Value());
   void decodeSyncWarp(DecodeCall &d);
   /// The warps' key loop on tensor cores (cfg.decodeTC; DecodeWarps.cpp),
   /// ending with each warp's (m, l, O) in its shared region.
@@ -576,20 +577,19 @@ private:
   Type f32, elt;
   bool checks; // emit the shape checks of AttentionShapes.h
   Value q, k, v, mask, out, scale, scaleNat, maskScale;
+  std::optional<kernel::PagedKvRows> pages; // k, v are pools (paged cache)
   Value softcap; // f32 cap c of logit soft-capping, when the op has one
   double softcapD = 0.0, scaleD = 1.0; // the cap and the scale (host values)
   // The keys each query sees (causal and window; keyBand), sides wider
   // than 2^40 keys dropped: no GPU tensor is that long.
   KeyBand band;
-  // The CTA's kvBase (Cta), for the helpers that need it.
-  Value ctaKvBase;
+  Value ctaKvBase; // the CTA's kvBase (Cta), for the helpers that need it
   Value lseOut; // log-sum-exp result [B, H, Sq] (f32), when requested
   Value flagsW, flagsR; // key visibility flags (cfg.keyFlags)
   Value B, H, Sq, Sk, G, tid;
-  // Per-sequence lengths (tx.attention's kv_lengths / q_lengths): the i32
-  // [B] buffers, the host's Sk while a kernel body replaces `Sk` by its
-  // batch's key count Lk, and the batch's query count Lq (null without
-  // q_lengths; rows >= Lq see no key and store 0 / -inf).
+  // Per-sequence lengths (kv_lengths / q_lengths): the i32 [B] buffers, the
+  // host's Sk while a kernel body replaces `Sk` by its batch's key count Lk,
+  // and its query count Lq (null without q_lengths; rows >= Lq see no key).
   Value kvLens, qLens, skAll, batchRows;
   bool keepMask = false, maskBatchBcast = false, maskHeadBcast = false;
 };

@@ -107,7 +107,11 @@ void FlashKernelBuilder::asyncTile(Value buf, Value i0, Value i1, Value row0, Va
   const int64_t threads = cfg.warps * 32, step = threads / chunksPerRow;
   std::optional<scf::IfOp> ifFull;
   OpBuilder::InsertionGuard gd(b);
-  if (!flagBuf && !rowStart && total % threads == 0 &&
+  // K/V of a paged cache: rows found through the page table (the tile's
+  // page read once when it holds the whole tile); no strided fast path.
+  const bool paged = pages && (buf == k || buf == v);
+  Value page = paged ? pages->tilePage(b, loc, i0, row0) : Value();
+  if (!flagBuf && !rowStart && !paged && total % threads == 0 &&
       threads % chunksPerRow == 0) {
     // A tile whose rows are all below rowLimit: the thread's copies are
     // `step` rows apart in both memories, one cp.async each, no predicate
@@ -127,6 +131,31 @@ void FlashKernelBuilder::asyncTile(Value buf, Value i0, Value i1, Value row0, Va
                   total / threads);
     b.setInsertionPointToStart(ifFull->elseBlock());
   }
+  if (paged && total % threads == 0 && threads % chunksPerRow == 0) {
+    // Paged rows, unrolled: every table read first, then the copies (the
+    // reads in flight together, not one latency per copy).
+    Value r0 = divui(tid, chunksPerRow);
+    Value col = mul(remui(tid, chunksPerRow), perCopy);
+    const int64_t count = total / threads;
+    SmallVector<Value> ok;
+    SmallVector<SmallVector<Value>> from;
+    for (int64_t i = 0; i < count; ++i) {
+      Value r = add(r0, i * step), gRow = add(row0, r);
+      ok.push_back(copyRowOk(gRow, r, rowLimit, rowStart, flagBuf));
+      if (!pages->stridesPages(rows))
+        from.push_back(pages->index(b, loc, i0, i1, page, row0,
+                                    minsi(gRow, lastRow), col, ok[i]));
+    }
+    if (pages->stridesPages(rows))
+      from = pages->stridedIndex(b, loc, i0, i1, row0, r0, step, col,
+                                 lastRow, ok);
+    for (int64_t i = 0; i < count; ++i)
+      nvgpu::DeviceAsyncCopyOp::create(
+          b, loc, tokTy, view, ValueRange{add(r0, i * step), col}, buf,
+          from[i], b.getIndexAttr(perCopy), select(ok[i], cst(perCopy), cst(0)),
+          b.getUnitAttr());
+    return;
+  }
   scf::ForOp::create(
       b, loc, tid, cst(total), cst(threads), ValueRange{},
       [&](OpBuilder &, Location, Value c, ValueRange) {
@@ -136,11 +165,13 @@ void FlashKernelBuilder::asyncTile(Value buf, Value i0, Value i1, Value row0, Va
         Value gRow = add(row0, r);
         Value ok = copyRowOk(gRow, r, rowLimit, rowStart, flagBuf);
         Value srcRow = minsi(gRow, lastRow);
+        SmallVector<Value> from{i0, i1, srcRow, col};
+        if (paged)
+          from = pages->index(b, loc, i0, i1, page, row0, srcRow, col, ok);
         Value n = select(ok, cst(perCopy), cst(0));
         nvgpu::DeviceAsyncCopyOp::create(
-            b, loc, tokTy, view, ValueRange{r, col}, buf,
-            ValueRange{i0, i1, srcRow, col}, b.getIndexAttr(perCopy), n,
-            b.getUnitAttr());
+            b, loc, tokTy, view, ValueRange{r, col}, buf, from,
+            b.getIndexAttr(perCopy), n, b.getUnitAttr());
         scf::YieldOp::create(b, loc);
       });
 }

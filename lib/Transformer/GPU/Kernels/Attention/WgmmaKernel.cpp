@@ -60,28 +60,71 @@ void FlashKernelBuilder::asyncTileSwizzled(Value buf, Value i0, Value i1, Value 
   Value tid = copyTid ? copyTid : this->tid;
   auto tokTy = nvgpu::DeviceAsyncTokenType::get(b.getContext());
   Value lastRow = sub(rowLimit, cst(1));
-  auto copy = [&](Value r, Value ch) {
-    Value gRow = add(row0, r);
-    Value ok = copyRowOk(gRow, r, rowLimit, rowStart, flagBuf);
+  // K/V of a paged cache: rows found through the page table (the tile's
+  // page read once when it holds the whole tile).
+  const bool paged = pages && (buf == k || buf == v);
+  Value page = paged ? pages->tilePage(b, loc, i0, row0) : Value();
+  // A copy's source (and whether it reads): paged rows read the table.
+  struct Source {
+    Value gRow, ok;
+    SmallVector<Value> from;
+  };
+  auto source = [&](Value r, Value ch) {
+    Source s{add(row0, r), Value(), {}};
+    s.ok = copyRowOk(s.gRow, r, rowLimit, rowStart, flagBuf);
+    if (paged)
+      s.from = pages->index(b, loc, i0, i1, page, row0,
+                            minsi(s.gRow, lastRow), mul(ch, 8), s.ok);
+    return s;
+  };
+  auto issue = [&](Value r, Value ch, Source s) {
+    Value gRow = s.gRow, ok = s.ok;
+    SmallVector<Value> from = s.from;
     Value n = select(ok, cst(8), cst(0));
     Value dRow = add(add(viewRow0, mul(divui(ch, 8), rows)), r);
     Value dCol = mul(arith::XOrIOp::create(b, loc, remui(ch, 8), remui(r, 8)),
                      8);
-    nvgpu::DeviceAsyncCopyOp::create(
-        b, loc, tokTy, view, ValueRange{dRow, dCol}, buf,
-        ValueRange{i0, i1, minsi(gRow, lastRow), mul(ch, 8)},
-        b.getIndexAttr(8), n, b.getUnitAttr());
+    if (!paged)
+      from = {i0, i1, minsi(gRow, lastRow), mul(ch, 8)};
+    nvgpu::DeviceAsyncCopyOp::create(b, loc, tokTy, view,
+                                     ValueRange{dRow, dCol}, buf, from,
+                                     b.getIndexAttr(8), n, b.getUnitAttr());
   };
+  auto copy = [&](Value r, Value ch) { issue(r, ch, source(r, ch)); };
   if (total % threads == 0 && threads % cpr == 0) {
     // Unrolled: every thread copies the same chunk column of rows
     // tid / cpr + i * step.
     const int64_t step = threads / cpr;
     Value r0 = divui(tid, cpr), ch = remui(tid, cpr);
     auto predicated = [&] {
+      if (!paged) {
+        for (int64_t i = 0; i < total / threads; ++i)
+          copy(add(r0, i * step), ch);
+        return;
+      }
+      // Every table read first, then the copies: the reads are in flight
+      // together instead of one latency per copy (pages smaller than the
+      // tile: one read per distinct page, rows at static offsets).
+      SmallVector<Source> src;
+      if (!pages->stridesPages(rows)) {
+        for (int64_t i = 0; i < total / threads; ++i)
+          src.push_back(source(add(r0, i * step), ch));
+      } else {
+        SmallVector<Value> ok;
+        for (int64_t i = 0; i < total / threads; ++i) {
+          Value r = add(r0, i * step);
+          src.push_back({add(row0, r), Value(), {}});
+          ok.push_back(copyRowOk(src[i].gRow, r, rowLimit, rowStart, flagBuf));
+        }
+        auto from = pages->stridedIndex(b, loc, i0, i1, row0, r0, step,
+                                        mul(ch, 8), lastRow, ok);
+        for (int64_t i = 0; i < total / threads; ++i)
+          src[i].ok = ok[i], src[i].from = from[i];
+      }
       for (int64_t i = 0; i < total / threads; ++i)
-        copy(add(r0, i * step), ch);
+        issue(add(r0, i * step), ch, src[i]);
     };
-    if (flagBuf || rowStart || step % 8 != 0) {
+    if (flagBuf || rowStart || step % 8 != 0 || paged) {
       predicated();
       return;
     }

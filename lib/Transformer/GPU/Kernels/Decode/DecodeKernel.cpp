@@ -273,103 +273,21 @@ void FlashKernelBuilder::emitDecodeCtaSetup(DecodeCall &d, Value bid) {
     d.shift = sub(Sk, Sq);
   d.mb = mask && !maskBatchBcast ? d.bi : zero;
   d.allLanes = arith::ConstantIntOp::create(b, loc, b.getI32Type(), -1);
-  // The first S - 1 tiles are in flight while Q is loaded.
+  // The first S - 1 tiles are in flight while Q is loaded (a paged cache:
+  // their pages read together first).
+  SmallVector<Value> page(S, Value());
+  if (pages && pages->holdsTiles())
+    for (int64_t s = 0; s + 1 < S; ++s)
+      page[s] = ifElse(
+          cmpi(arith::CmpIPredicate::ult, cst(s), d.nLocal),
+          TypeRange{b.getIndexType()},
+          [&] {
+            return SmallVector<Value>{
+                pages->tilePage(b, loc, d.bi, decodeTileStart(d, cst(s)))};
+          },
+          [&] { return SmallVector<Value>{zero}; })[0];
   for (int64_t s = 0; s + 1 < S; ++s)
-    decodeIssue(d, cst(s));
-}
-
-Value FlashKernelBuilder::decodeView(DecodeCall &d, Value off,
-                                     ArrayRef<int64_t> shape, Type et) {
-  auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
-                                       gpu::AddressSpace::Workgroup);
-  auto ty = MemRefType::get(shape, et, MemRefLayoutAttrInterface(), wg);
-  return memref::ViewOp::create(b, loc, ty, d.base, off, ValueRange{});
-}
-
-Value FlashKernelBuilder::decodeStageOff(DecodeCall &d, Value s) {
-  return add(add(d.warpBase, cfg.decodePBytes()),
-             mul(s, cfg.decodeKBytes() + cfg.decodeVBytes()));
-}
-
-// K and V tiles in shared memory (decodeSwizzle): rows of whole 128-byte
-// lines (or 64 bytes) as the tile's global bytes (TK whole rows,
-// contiguous) with the 16-byte chunks of each line permuted by an XOR with
-// the row. A warp's cp.async of 512 contiguous bytes then fills four
-// aligned 128-byte lines: with rows padded by 16 bytes instead, lines
-// straddled the padding and the copies asked L2 for 1.5x the sectors (H200
-// ncu, bench/RESULTS.md session 13); ldmatrix and the CUDA-core K loads
-// read 8 rows' same chunk from 8 distinct bank groups. Other row widths
-// (e.g. 80, 96 f16) stay padded by 16 bytes, where the permutation would
-// cost bank conflicts. The CUDA-core form's V rows (read along the row)
-// stay in order (swizzled only with cfg.decodeTC).
-Value FlashKernelBuilder::decodeKView(DecodeCall &d, Value s) {
-  return decodeView(d, decodeStageOff(d, s),
-                    {cfg.decodeTileKeys * cfg.decodeTileStride(cfg.D)}, elt);
-}
-
-Value FlashKernelBuilder::decodeVView(DecodeCall &d, Value s) {
-  const int64_t TK = cfg.decodeTileKeys, Dv = cfg.Dv;
-  Value off = add(decodeStageOff(d, s), cfg.decodeKBytes());
-  return cfg.decodeTC
-             ? decodeView(d, off, {TK * cfg.decodeTileStride(Dv)}, elt)
-             : decodeView(d, off, {TK, Dv}, elt);
-}
-
-Value FlashKernelBuilder::decodeTileStart(DecodeCall &d, Value u) {
-  return add(d.kBegin,
-             mul(add(d.warp, mul(u, cfg.warps)), cfg.decodeTileKeys));
-}
-
-kernel::DecodeStepTile
-FlashKernelBuilder::decodeStepBegin(DecodeCall &d, Value u) {
-  const int64_t S = cfg.decodeStages;
-  decodeSyncWarp(d);
-  asyncWait(decodeIssue(d, add(u, S - 1)), S - 1); // tile u has landed
-  decodeSyncWarp(d);
-  Value s = arith::RemUIOp::create(b, loc, u, cst(S));
-  Value ks = decodeKView(d, s), vs = decodeVView(d, s);
-  return {ks, vs, decodeTileStart(d, u)};
-}
-
-Value FlashKernelBuilder::decodeIssue(DecodeCall &d, Value u) {
-  const int64_t TK = cfg.decodeTileKeys, S = cfg.decodeStages;
-  const int64_t nv = 16 / cfg.eltBytes; // elements per 16-byte load
-  auto tokTy = nvgpu::DeviceAsyncTokenType::get(b.getContext());
-  ifThen(cmpi(arith::CmpIPredicate::ult, u, d.nLocal), [&] {
-    Value j0 = decodeTileStart(d, u);
-    Value s = arith::RemUIOp::create(b, loc, u, cst(S));
-    auto copyRows = [&](Value buf, Value dst, int64_t width, bool sw) {
-      int64_t cpr = width / nv; // 16-byte chunks per row
-      for (int64_t c0 = 0; c0 < TK * cpr; c0 += 32) {
-        Value c = add(d.lane, c0);
-        auto copy = [&] {
-          Value r = arith::DivUIOp::create(b, loc, c, cst(cpr));
-          Value col = mul(arith::RemUIOp::create(b, loc, c, cst(cpr)), nv);
-          Value gRow = add(j0, r);
-          Value ok = cmpi(arith::CmpIPredicate::ult, gRow, d.kEnd);
-          Value n = select(ok, cst(nv), d.zero);
-          SmallVector<Value> at{r, col};
-          if (sw)
-            at = {decodeSwizzle(r, col, width)};
-          nvgpu::DeviceAsyncCopyOp::create(
-              b, loc, tokTy, dst, at, buf,
-              ValueRange{d.bi, d.kh, minsi(gRow, d.skLast), col},
-              b.getIndexAttr(nv), n, b.getUnitAttr());
-        };
-        if (c0 + 32 <= TK * cpr)
-          copy();
-        else
-          ifThen(cmpi(arith::CmpIPredicate::ult, c, cst(TK * cpr)), copy);
-      }
-    };
-    copyRows(k, decodeKView(d, s), cfg.D, true);
-    copyRows(v, decodeVView(d, s), cfg.Dv, cfg.decodeTC);
-  });
-  return asyncCommit();
-}
-
-void FlashKernelBuilder::decodeSyncWarp(DecodeCall &d) {
-  NVVM::SyncWarpOp::create(b, loc, d.allLanes);
+    decodeIssue(d, cst(s), page[s]);
 }
 
 // The CTA's part (split sp) of each row: warp w combines rows w, w + W,
