@@ -764,7 +764,10 @@ def TxMapAttentionToGPU : Pass<"tx-map-attention-to-gpu", "::mlir::func::FuncOp"
     family that the forall's `tx.gpu_strategy` names (CUDA cores, mma.sync,
     wgmma: Q/K/V staging in shared memory, cp.async pipelining, tensor-core
     fragments, online softmax in registers, O and the log-sum-exp written
-    once). The mapping does not choose: a forall without a strategy (a
+    once). K and V that are the gathers of `tx-gather-kv-pages` (a paged
+    cache) are read in place by the decode, mma.sync and wgmma kernels:
+    their copies find each key row through the page table, and the
+    gathers are erased. The mapping does not choose: a forall without a strategy (a
     user's tiling) is an error that asks for `tx-attention-strategy`, which
     gives it the strategy of its tiles. A forall whose tiles are the `H / Hkv` query heads of one
     K/V head and all `Sq` rows (tile sizes `(1, H / Hkv, Sq)`, the
@@ -1229,11 +1232,14 @@ def TxGatherKvPages : Pass<"tx-gather-kv-pages", "::mlir::func::FuncOp"> {
     before a GPU call).
 
     The first step of `tx-cpu-pipeline` and `tx-gpu-pipeline` (after the
-    run-time checks), so every later pass (tiling, the strategies, the GPU
-    kernels, the reference lowering) sees ordinary operands. It costs one
-    copy of the visible K/V per call; reading the pools in the kernels
-    themselves is issue #43's next step. `tx-to-linalg` gathers a paged op
-    it meets the same way.
+    run-time checks), so every later pass (tiling, the strategies, the
+    reference lowering) sees ordinary operands. On the GPU the gathers are
+    not run: `tx-map-attention-to-gpu` gives the split-KV decode, mma.sync
+    and wgmma kernels the pools and the table instead, and they read each
+    key row through the table (one read per key tile when a page holds
+    whole tiles); only the CUDA-core kernel reads gathered K/V. On the CPU
+    the gathers cost one copy of the visible K/V per call. `tx-to-linalg`
+    gathers a paged op it meets the same way.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",

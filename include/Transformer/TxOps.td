@@ -222,8 +222,10 @@ def Tx_AttentionOp : Tx_Op<"attention", [
       it at run time (`tx-check-attention-lengths`); the Python package
       checks it before a GPU call; the lowerings read such a key as zeros,
       never outside the pools. `tx-gather-kv-pages` rewrites the op into gathers
-      and an unpaged `tx.attention` (the first step of both pipelines); a
-      paged op has no gradient.
+      and an unpaged `tx.attention` (the first step of both pipelines); on
+      the GPU the tensor-core and decode kernels then read the pools in
+      place through the table instead of the gathers. A paged op has no
+      gradient.
 
     The optional clauses (`mask(...)`, `kv_lengths(...)`, `q_lengths(...)`,
     `page_table(...)`, `scale = s`, `softcap = c`, `window = [l, r]`,
