@@ -16,8 +16,8 @@ contiguous cache with tx's per-sequence visibility (kv_lengths, q_lengths,
 causal bottom-right, window), computed before the garbage is written;
 results must agree within check.py's tolerances (LSE rows with no visible
 key are -inf exactly). The split-KV decode kernel and the prefill kernels
-(mma.sync on sm_90, wgmma on sm_90a) read the pools in place. Exits 1 when
-a case fails.
+(mma.sync on sm_90, wgmma on sm_90a) read the pools in place; the f32
+prefill (CUDA cores) reads the gathers. Exits 1 when a case fails.
 """
 import argparse
 import math
@@ -146,6 +146,8 @@ class PagedRunner(H.Runner):
             c("pg_prefill_f16_pdyn_lse", "paged prefill f16 dynamic p%d causal LSE Sq 150 "
               "kv (600, 150, 0)" % page, 3, 8, 2, 150, 128, page, [600, 150, 0], f16,
               causal=True, lse=True)
+        c("pg_prefill_f32_p16", "paged prefill f32 p16 Sq 70 causal kv (300, 0, 70)",
+          3, 2, 2, 70, 64, 16, [300, 0, 70], f32, causal=True)
 
 
 def main():

@@ -90,3 +90,12 @@ func.func @pg_prefill_f16_pdyn_lse(%q: tensor<?x8x?x128xf16>, %k: tensor<?x?x2x1
       : tensor<?x8x?x128xf16>, tensor<?x?x2x128xf16>, tensor<?x?x2x128xf16> -> tensor<?x8x?x128xf16>, tensor<?x8x?xf32>
   return %o, %lse : tensor<?x8x?x128xf16>, tensor<?x8x?xf32>
 }
+
+// f32 prefill (the CUDA-core kernel, which reads the gathered K/V).
+func.func @pg_prefill_f32_p16(%q: tensor<?x2x?x64xf32>, %k: tensor<?x16x2x64xf32>,
+                              %v: tensor<?x16x2x64xf32>, %pt: tensor<?x?xi32>,
+                              %kl: tensor<?xi32>) -> tensor<?x2x?x64xf32> {
+  %o = tx.attention %q, %k, %v kv_lengths(%kl : tensor<?xi32>) page_table(%pt : tensor<?x?xi32>) causal
+      : tensor<?x2x?x64xf32>, tensor<?x16x2x64xf32>, tensor<?x16x2x64xf32> -> tensor<?x2x?x64xf32>
+  return %o : tensor<?x2x?x64xf32>
+}
