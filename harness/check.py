@@ -179,6 +179,27 @@ def ref_attention(q, k, v, mask=None, causal=False, scale=None, softcap=None, wi
     return torch.where(l == 0, torch.zeros_like(o), o / torch.where(l == 0, torch.ones_like(l), l))
 
 
+def visible_lengths(sq, sk, kl, ql, causal=False, window=None):
+    """bool [B, 1, Sq, Sk]: tx's per-sequence visibility (key j of batch b
+    visible to query i when j < kv_lengths[b], i < q_lengths[b], and the
+    causal / window diagonal lies at i + Lk - Lq)."""
+    dev = DEVICE
+    i = torch.arange(sq, device=dev)[None, :, None]
+    j = torch.arange(sk, device=dev)[None, None, :]
+    lk = kl.to(dev).long()[:, None, None]
+    lq = ql.to(dev).long()[:, None, None]
+    ok = (j < lk) & (i < lq)
+    d = j - (i + lk - lq)
+    if causal:
+        ok &= d <= 0
+    if window is not None:
+        if window[0] >= 0:
+            ok &= d >= -window[0]
+        if window[1] >= 0:
+            ok &= d <= window[1]
+    return ok[:, None]
+
+
 # ----------------------------------------------------------------------------
 # Comparison
 # ----------------------------------------------------------------------------
@@ -692,23 +713,7 @@ class Runner:
         equivalent dense keep-mask, computed before the garbage is written."""
         g, dev = self.gen, DEVICE
         f16, f32, bf16 = torch.float16, torch.float32, torch.bfloat16
-
-        def visible(sq, sk, kl, ql, causal=False, window=None):
-            """bool [B, 1, Sq, Sk]: tx's per-sequence visibility."""
-            i = torch.arange(sq, device=dev)[None, :, None]
-            j = torch.arange(sk, device=dev)[None, None, :]
-            lk = kl.to(dev).long()[:, None, None]
-            lq = ql.to(dev).long()[:, None, None]
-            ok = (j < lk) & (i < lq)
-            d = j - (i + lk - lq)
-            if causal:
-                ok &= d <= 0
-            if window is not None:
-                if window[0] >= 0:
-                    ok &= d >= -window[0]
-                if window[1] >= 0:
-                    ok &= d <= window[1]
-            return ok[:, None]
+        visible = visible_lengths
 
         def garbage(q, k, v, kl, ql):
             for b in range(q.shape[0]):

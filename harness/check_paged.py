@@ -20,7 +20,6 @@ key are -inf exactly). The split-KV decode kernel and the prefill kernels
 prefill (CUDA cores) reads the gathers. Exits 1 when a case fails.
 """
 import argparse
-import math
 import os
 import sys
 
@@ -30,26 +29,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check as H  # noqa: E402  (harness/check.py: references, compare, call)
 
 GARBAGE = (-1, None, 10 ** 6, -7)  # None: num_pages
-
-
-def visible(sq, sk, kl, ql, causal=False, window=None):
-    """bool [B, 1, Sq, Sk]: key j visible to query i of batch b (tx's
-    per-sequence rule: j < Lk, i < Lq, diagonal at i + Lk - Lq)."""
-    dev = H.DEVICE
-    i = torch.arange(sq, device=dev)[None, :, None]
-    j = torch.arange(sk, device=dev)[None, None, :]
-    lk = kl.to(dev).long()[:, None, None]
-    lq = ql.to(dev).long()[:, None, None]
-    ok = (j < lk) & (i < lq)
-    d = j - (i + lk - lq)
-    if causal:
-        ok &= d <= 0
-    if window is not None:
-        if window[0] >= 0:
-            ok &= d >= -window[0]
-        if window[1] >= 0:
-            ok &= d <= window[1]
-    return ok[:, None]
 
 
 def paged_cache(g, b, hkv, d, page, lens, dt, max_pages=None, spare=5):
@@ -102,7 +81,7 @@ class PagedRunner(H.Runner):
         sk = k.shape[2]
         kl = T(lens if lens is not None else [sk] * b)
         ql = T(qlens if qlens is not None else [sq] * b)
-        vis = visible(sq, sk, kl, ql, causal, window)
+        vis = H.visible_lengths(sq, sk, kl, ql, causal, window)
         ref_o = None if H.DRY_RUN else H.ref_attention(q, k, v, vis, softcap=softcap)
         ref_l = None if H.DRY_RUN or not lse else H.ref_lse(q, k, vis, softcap=softcap)
         if qlens is not None:  # query rows past q_lengths: never read
