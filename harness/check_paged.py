@@ -132,7 +132,8 @@ class PagedRunner(H.Runner):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--lib-dir", required=True, help="holds paged_cases/libpaged_cases.so/.json")
-    ap.add_argument("--only", default=None, help="run the cases whose name contains this")
+    ap.add_argument("--only", action="append", default=[],
+                    help="run the cases whose name contains this (repeatable: any)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--dry-run", action="store_true",
                     help="no GPU: argument checks only (check.py --dry-run)")
