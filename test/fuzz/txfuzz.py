@@ -197,6 +197,30 @@ def attention_shapes(rng):
     return dict(B=B, H=H, Hkv=Hkv, Sq=Sq, Sk=Sk, D=D, Dv=Dv)
 
 
+def paged_kv(rng, s, k_shape, v_shape, b_dim, chaos):
+    """K/V as page pools [num_pages, page_size, Hkv, D|Dv] for a logical
+    Sk = max_pages * page_size: ((table shape [B, max_pages], whether
+    kv_lengths come too), the pools' shapes, the logical Sk for a mask).
+    Without chaos the shapes agree (page size a power of two in [1, 256]);
+    with it, page sizes 0, 3, 512 and mismatched pools."""
+    ps = rng.choice([1, 2, 16, 16, 64, 256] + ([0, 3, 512] if chaos else []))
+    max_pages = max(1, -(-max(s["Sk"], 1) // max(ps, 1)))
+    pages = rng.choice([max_pages * max(s["B"], 1), max_pages + 3, 1, pick_size(rng)])
+    dyn_ps = rng.random() < 0.25
+    # (Chaos may have dropped or added a dim of K/V: take Hkv and D from
+    # the shapes' ends.)
+    pool = [maybe_dyn(rng, pages, 0.4), None if dyn_ps else ps] + list(k_shape[-3:][:1]) + \
+        list(k_shape[-1:])
+    vpool = [pool[0], pool[1]] + list(v_shape[-3:][:1]) + list(v_shape[-1:])
+    if chaos and rng.random() < 0.3:
+        vpool[rng.randrange(len(vpool))] = rng.choice([None, 1, 3, pick_size(rng)])
+    table = [b_dim, maybe_dyn(rng, max_pages, 0.3)]
+    if chaos and rng.random() < 0.2:
+        table = rng.choice([[b_dim], [b_dim, 1, max_pages], [1, max_pages]])
+    sk = None if dyn_ps or table[-1] is None or ps <= 0 else max_pages * ps
+    return (table, rng.random() < 0.6), pool, vpool, sk
+
+
 def gen_attention(rng, f, chaos, online=False):
     s = attention_shapes(rng)
     if not chaos:
@@ -231,9 +255,22 @@ def gen_attention(rng, f, chaos, online=False):
     etypes = [elem] * 4
     if chaos and rng.random() < 0.12:
         etypes[rng.randrange(4)] = rng.choice(FLOAT_TYPES + ODD_TYPES[:3])
+    # A paged KV cache (issue #43): K/V page pools and a page table.
+    sk_dim = k_shape[2]
+    paged = None
+    if not online and rng.random() < 0.12:
+        paged, k_shape, v_shape, sk_dim = paged_kv(rng, s, k_shape, v_shape, q_shape[0], chaos)
     q = operand(rng, f, q_shape, etypes[0], "q")
     k = operand(rng, f, k_shape, etypes[1], "k")
     v = operand(rng, f, v_shape, etypes[2], "v")
+    clauses = ""
+    if paged:
+        pt_shape, with_lens = paged
+        pt = operand(rng, f, pt_shape, "i32" if not chaos or rng.random() < 0.9 else "i64", "pt")
+        if with_lens:
+            lens = operand(rng, f, [pt_shape[0]], "i32", "kl")
+            clauses += " kv_lengths(%s : %s)" % (lens, ttype([pt_shape[0]], "i32"))
+        clauses += " page_table(%s : %s)" % (pt, ttype(pt_shape, "i32"))
     mask = ""
     if rng.random() < 0.35:
         mt = rng.choice(MASK_TYPES + (["f64", "i8"] if rng.random() < 0.1 else [])) if chaos else \
@@ -242,7 +279,7 @@ def gen_attention(rng, f, chaos, online=False):
             ms = [rng.choice([s["B"], 1, None]), rng.choice([s["H"], 1, None]),
                   rng.choice([s["Sq"], s["Sq"], None, 1]), rng.choice([s["Sk"], s["Sk"], None, 1])]
         else:
-            ms = [rng.choice([q_shape[0], 1]), rng.choice([q_shape[1], 1]), q_shape[2], k_shape[2]]
+            ms = [rng.choice([q_shape[0], 1]), rng.choice([q_shape[1], 1]), q_shape[2], sk_dim]
         if chaos and rng.random() < 0.1:
             ms = ms[rng.randrange(1, 3):]
         mty = ttype(ms, mt)
@@ -261,7 +298,8 @@ def gen_attention(rng, f, chaos, online=False):
     if not online:
         t = f.tmp()
         oty = ttype(o_shape, etypes[3] if rng.random() < 0.95 else rng.choice(FLOAT_TYPES))
-        f.body.append("%s = tx.attention %s, %s, %s%s%s%s : %s -> %s" % (t, q, k, v, mask, scale, causal, tys, oty))
+        f.body.append("%s = tx.attention %s, %s, %s%s%s%s%s : %s -> %s" % (
+            t, q, k, v, mask, clauses, scale, causal, tys, oty))
         return t, o_shape, etypes[3]
     # tx.online_attention: f32 state acc [B,H,Sq,Dv], max/sum [B,H,Sq].
     st = o_shape[:3]
