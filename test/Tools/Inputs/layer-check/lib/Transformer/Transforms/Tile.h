@@ -1,0 +1,2 @@
+#include "GPU/Kernel.h"
+int tile();
