@@ -8,6 +8,8 @@
 #ifndef TRANSFORMER_ATTENTIONSHAPES_H
 #define TRANSFORMER_ATTENTIONSHAPES_H
 
+#include <functional>
+
 #include "Transformer/TxOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpDefinition.h"
@@ -108,6 +110,11 @@ struct ScoreRules {
   Value skMinusSq;       // index: Sk - Sq, when band.bounded()
   Value negInf;          // f32 -inf
   unsigned iDim = 0, jDim = 0; // the generic's dims of query i and key j
+  /// tx.attention's score function (score_mod), when it has one: built in
+  /// the body from the capped score; applied before the mask.
+  std::function<Value(OpBuilder &, Location, Value)> scoreMod;
+  /// Its mask function (mask_mod): the i1 visibility of the body's (i, j).
+  std::function<Value(OpBuilder &, Location)> maskMod;
 };
 
 /// The ScoreRules of an attention op's clauses (`scale` and `negInf` f32

@@ -227,10 +227,51 @@ def Tx_AttentionOp : Tx_Op<"attention", [
       place through the table instead of the gathers. A paged op has no
       gradient.
 
+    - **Score and mask functions** (`score_mod`, `mask_mod`; optional
+      regions written as clauses; FlexAttention's `score_mod` and
+      `mask_mod`, Dong et al., 2024, "Flex Attention: A Programming Model
+      for Generating Optimized Attention Kernels"): the user writes the
+      variant as IR.
+
+      ```mlir
+      score_mod(%slopes : tensor<32xf32>) {
+      ^bb0(%s: f32, %b: index, %h: index, %q_idx: index, %kv_idx: index,
+           %sl: tensor<32xf32>):
+        ...
+        tx.yield %new_score : f32
+      }
+      mask_mod(%doc : tensor<4096xi32>) {
+      ^bb0(%b: index, %h: index, %q_idx: index, %kv_idx: index,
+           %d: tensor<4096xi32>):
+        ...
+        tx.yield %visible : i1
+      }
+      ```
+
+      The score function takes the score (`f32`, after the scale and the
+      soft cap, before an additive mask) and the indices of batch `b`, query
+      head `h` (`0 <= h < H`), query row `q_idx` and key `kv_idx`, and
+      yields the new score. The mask function takes the four indices and
+      yields `true` when the key is visible; a key it hides is a hidden key
+      (below) like one of the causal diagonal. Each region has one block
+      whose arguments are those, then one per captured operand (the
+      operands in parentheses after the keyword: tensors of any element
+      type, or scalars, read with `tensor.extract` in the body). The body
+      holds ops without side effects (`arith`, `math`, `tensor.extract`,
+      `scf.if`, ...) that use only its own values and arguments, and ends
+      in `tx.yield`. Indices are those of the logical (contiguous) K/V and
+      of the whole tensors: `causal`, `window` and `kv_lengths` apply as
+      well, and an index past a length is still passed (its key is hidden).
+      Today the functions take the reference lowering on every path (the
+      GPU pipeline remarks so); the tiled path, the GPU kernels and the
+      gradients of ops with regions are to come (issue #42).
+
     The optional clauses (`mask(...)`, `kv_lengths(...)`, `q_lengths(...)`,
     `page_table(...)`, `scale = s`, `softcap = c`, `window = [l, r]`,
     `causal`) may come in any
-    order, each at most once; the printer writes them in that order. An
+    order, each at most once; the printer writes them in that order. The
+    regions (`score_mod`, `mask_mod`) are clauses too (any order, each at
+    most once); the printer writes them last. An
     attribute without a dialect prefix that is not one of the op's own (say
     `{is_causal}`) is an error, not silently ignored.
 
@@ -292,17 +333,22 @@ def Tx_AttentionOp : Tx_Op<"attention", [
                        Optional<RankedTensorOf<[I32]>>:$kv_lengths,
                        Optional<RankedTensorOf<[I32]>>:$q_lengths,
                        Optional<RankedTensorOf<[I32]>>:$page_table,
+                       Variadic<AnyType>:$score_captures,
+                       Variadic<AnyType>:$mask_captures,
                        OptionalAttr<F32Attr>:$scale, UnitAttr:$causal,
                        OptionalAttr<F32Attr>:$softcap,
                        OptionalAttr<DenseI64ArrayAttr>:$window);
   let results = (outs Tx_FloatTensor:$result,
                       Optional<RankedTensorOf<[F32]>>:$lse);
+  let regions = (region AnyRegion:$score_mod, AnyRegion:$mask_mod);
   let assemblyFormat = [{
     $query `,` $key `,`
     custom<PagedAttentionClauses>($value, $mask, type($mask), $kv_lengths,
                              type($kv_lengths), $q_lengths, type($q_lengths),
                              $page_table, type($page_table),
-                             $scale, $softcap, $window, $causal)
+                             $scale, $softcap, $window, $causal,
+                             $score_captures, type($score_captures), $score_mod,
+                             $mask_captures, type($mask_captures), $mask_mod)
     attr-dict
     `:` type($query) `,` type($key) `,` type($value) `->` type($result)
     (`,` type($lse)^)?
@@ -311,6 +357,9 @@ def Tx_AttentionOp : Tx_Op<"attention", [
   let extraClassDeclaration = [{
     /// Whether K and V are page pools read through a page table.
     bool isPaged() { return static_cast<bool>(getPageTable()); }
+    /// Whether the op carries a score function or a mask function
+    /// (`score_mod`, `mask_mod` regions).
+    bool hasMods() { return !getScoreMod().empty() || !getMaskMod().empty(); }
     /// The contiguous form of a K (or V) operand of type `t`: `t` itself,
     /// or for a page pool [num_pages, page_size, Hkv, D] read through a page
     /// table [B, max_pages], the tensor [B, Hkv, max_pages * page_size, D]
@@ -322,6 +371,26 @@ def Tx_AttentionOp : Tx_Op<"attention", [
     /// std::nullopt when D is dynamic (the lowering then computes it).
     std::optional<double> getStaticScale();
   }];
+}
+
+//===----------------------------------------------------------------------===//
+// tx.yield
+//===----------------------------------------------------------------------===//
+
+def Tx_YieldOp : Tx_Op<"yield", [Pure, Terminator,
+                                 HasParent<"AttentionOp">]> {
+  let summary = "ends a score or mask function of tx.attention";
+  let description = [{
+    The terminator of tx.attention's `score_mod` and `mask_mod` regions: it
+    yields the modified score (`f32`) or the visibility of the key (`i1`,
+    true = visible). tx.attention's verifier checks the type.
+
+    ```mlir
+    tx.yield %s : f32
+    ```
+  }];
+  let arguments = (ins AnyType:$value);
+  let assemblyFormat = "$value attr-dict `:` type($value)";
 }
 
 //===----------------------------------------------------------------------===//

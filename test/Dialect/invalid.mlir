@@ -369,7 +369,7 @@ func.func @attention_repeated_clause(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x1
 
 // A misspelled clause is named (it was only "expected ':'").
 func.func @attention_misspelled_clause(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x16x64xf32>, %v: tensor<1x4x16x64xf32>) -> tensor<1x4x16x64xf32> {
-  // expected-error @+1 {{unknown clause 'caussal'; did you mean 'causal'? (the clauses are mask(...), kv_lengths(...), q_lengths(...), page_table(...), scale = s, softcap = c, window = [l, r] and causal, in any order, then `:` and the types)}}
+  // expected-error @+1 {{unknown clause 'caussal'; did you mean 'causal'? (the clauses are mask(...), kv_lengths(...), q_lengths(...), page_table(...), scale = s, softcap = c, window = [l, r], causal, score_mod(...) {...} and mask_mod(...) {...}, in any order, then `:` and the types)}}
   %0 = tx.attention %q, %k, %v scale = 0.5 caussal : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
   return %0 : tensor<1x4x16x64xf32>
 }

@@ -101,7 +101,7 @@ func.func @page_table_twice(%q: tensor<2x4x1x64xf16>, %k: tensor<64x16x2x64xf16>
 // -----
 
 func.func @page_table_misspelled(%q: tensor<2x4x1x64xf16>, %k: tensor<64x16x2x64xf16>, %v: tensor<64x16x2x64xf16>, %pt: tensor<2x8xi32>) -> tensor<2x4x1x64xf16> {
-  // expected-error @+1 {{unknown clause 'page_tables'; did you mean 'page_table'? (the clauses are mask(...), kv_lengths(...), q_lengths(...), page_table(...), scale = s, softcap = c, window = [l, r] and causal, in any order, then `:` and the types)}}
+  // expected-error @+1 {{unknown clause 'page_tables'; did you mean 'page_table'? (the clauses are mask(...), kv_lengths(...), q_lengths(...), page_table(...), scale = s, softcap = c, window = [l, r], causal, score_mod(...) {...} and mask_mod(...) {...}, in any order, then `:` and the types)}}
   %0 = tx.attention %q, %k, %v page_tables(%pt : tensor<2x8xi32>) : tensor<2x4x1x64xf16>, tensor<64x16x2x64xf16>, tensor<64x16x2x64xf16> -> tensor<2x4x1x64xf16>
   return %0 : tensor<2x4x1x64xf16>
 }

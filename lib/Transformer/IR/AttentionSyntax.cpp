@@ -1,5 +1,6 @@
 //===- AttentionSyntax.cpp - tx.attention's optional clauses --------------===//
 #include "IR/AttentionSyntax.h"
+#include "IR/AttentionMods.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -37,24 +38,31 @@ static ParseResult unknownClause(OpAsmParser &parser, SMLoc loc,
     diag << "; did you mean '" << best << "'?";
   diag << " (the clauses are mask(...), kv_lengths(...), q_lengths(...), "
        << (llvm::is_contained(clauses, "page_table") ? "page_table(...), " : "")
-       << "scale = s, softcap = c, window = [l, r] and causal, in any "
-          "order, then `:` and the types)";
+       << (llvm::is_contained(clauses, "score_mod")
+               ? "scale = s, softcap = c, window = [l, r], causal, "
+                 "score_mod(...) {...} and mask_mod(...) {...}"
+               : "scale = s, softcap = c, window = [l, r] and causal")
+       << ", in any order, then `:` and the types)";
   return diag;
 }
 
 /// The clauses of tx.attention (`pageTable` non-null: `page_table(...)`
-/// is one) and tx.attention_grad.
+/// is one; `parseMod` non-null: `score_mod` and `mask_mod`, parsed by it)
+/// and tx.attention_grad.
 static ParseResult
 parseClauses(OpAsmParser &parser, OpAsmParser::UnresolvedOperand &value,
              OptionalOperand &mask, Type &maskType, OptionalOperand &kvLengths,
              Type &kvLengthsType, OptionalOperand &qLengths,
              Type &qLengthsType, OptionalOperand *pageTable,
              Type *pageTableType, FloatAttr &scale, FloatAttr &softcap,
-             DenseI64ArrayAttr &window, UnitAttr &causal) {
+             DenseI64ArrayAttr &window, UnitAttr &causal,
+             function_ref<ParseResult(StringRef)> parseMod = nullptr) {
   SmallVector<StringRef> kClauses = {"mask", "kv_lengths", "q_lengths"};
   if (pageTable)
     kClauses.push_back("page_table");
   kClauses.append({"scale", "softcap", "window", "causal"});
+  if (parseMod)
+    kClauses.append({"score_mod", "mask_mod"});
   if (parser.parseOperand(value))
     return failure();
   llvm::StringSet<> seen;
@@ -70,7 +78,9 @@ parseClauses(OpAsmParser &parser, OpAsmParser::UnresolvedOperand &value,
       return parser.emitError(loc)
              << "the clause '" << clause << "' appears twice";
     ParseResult r = success();
-    if (clause == "mask")
+    if (clause == "score_mod" || clause == "mask_mod")
+      r = parseMod(clause);
+    else if (clause == "mask")
       r = parseOperandClause(parser, mask, maskType);
     else if (clause == "kv_lengths")
       r = parseOperandClause(parser, kvLengths, kvLengthsType);
@@ -110,20 +120,34 @@ ParseResult mlir::tx::parsePagedAttentionClauses(
     OptionalOperand &mask, Type &maskType, OptionalOperand &kvLengths,
     Type &kvLengthsType, OptionalOperand &qLengths, Type &qLengthsType,
     OptionalOperand &pageTable, Type &pageTableType, FloatAttr &scale,
-    FloatAttr &softcap, DenseI64ArrayAttr &window, UnitAttr &causal) {
+    FloatAttr &softcap, DenseI64ArrayAttr &window, UnitAttr &causal,
+    SmallVectorImpl<OpAsmParser::UnresolvedOperand> &scoreCaptures,
+    SmallVectorImpl<Type> &scoreCaptureTypes, Region &scoreMod,
+    SmallVectorImpl<OpAsmParser::UnresolvedOperand> &maskCaptures,
+    SmallVectorImpl<Type> &maskCaptureTypes, Region &maskMod) {
+  auto parseMod = [&](StringRef clause) {
+    if (clause == "score_mod")
+      return parseAttentionMod(parser, scoreCaptures, scoreCaptureTypes,
+                               scoreMod);
+    return parseAttentionMod(parser, maskCaptures, maskCaptureTypes, maskMod);
+  };
   return parseClauses(parser, value, mask, maskType, kvLengths, kvLengthsType,
                       qLengths, qLengthsType, &pageTable, &pageTableType,
-                      scale, softcap, window, causal);
+                      scale, softcap, window, causal, parseMod);
 }
 
 void mlir::tx::printPagedAttentionClauses(
     OpAsmPrinter &printer, Operation *op, Value value, Value mask,
     Type maskType, Value kvLengths, Type kvLengthsType, Value qLengths,
     Type qLengthsType, Value pageTable, Type pageTableType, FloatAttr scale,
-    FloatAttr softcap, DenseI64ArrayAttr window, UnitAttr causal) {
+    FloatAttr softcap, DenseI64ArrayAttr window, UnitAttr causal,
+    OperandRange scoreCaptures, TypeRange scoreTypes, Region &scoreMod,
+    OperandRange maskCaptures, TypeRange maskTypes, Region &maskMod) {
   printAttentionClauses(printer, op, value, mask, maskType, kvLengths,
                         kvLengthsType, qLengths, qLengthsType, scale, softcap,
                         window, causal, pageTable, pageTableType);
+  printAttentionMods(printer, scoreCaptures, scoreTypes, scoreMod,
+                     maskCaptures, maskTypes, maskMod);
 }
 
 void mlir::tx::printAttentionClauses(

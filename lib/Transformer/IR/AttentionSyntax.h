@@ -36,21 +36,27 @@ void printAttentionClauses(OpAsmPrinter &printer, Operation *op, Value value,
                            UnitAttr causal, Value pageTable = Value(),
                            Type pageTableType = Type());
 
-/// tx.attention's clauses: those above plus `page_table(%pt : T)`.
+/// tx.attention's clauses: those above plus `page_table(%pt : T)` and the
+/// `score_mod` and `mask_mod` regions (AttentionMods.h), any order; printed
+/// with the regions last.
 ParseResult parsePagedAttentionClauses(
     OpAsmParser &parser, OpAsmParser::UnresolvedOperand &value,
     OptionalOperand &mask, Type &maskType, OptionalOperand &kvLengths,
     Type &kvLengthsType, OptionalOperand &qLengths, Type &qLengthsType,
     OptionalOperand &pageTable, Type &pageTableType, FloatAttr &scale,
-    FloatAttr &softcap, DenseI64ArrayAttr &window, UnitAttr &causal);
+    FloatAttr &softcap, DenseI64ArrayAttr &window, UnitAttr &causal,
+    SmallVectorImpl<OpAsmParser::UnresolvedOperand> &scoreCaptures,
+    SmallVectorImpl<Type> &scoreCaptureTypes, Region &scoreMod,
+    SmallVectorImpl<OpAsmParser::UnresolvedOperand> &maskCaptures,
+    SmallVectorImpl<Type> &maskCaptureTypes, Region &maskMod);
 
-void printPagedAttentionClauses(OpAsmPrinter &printer, Operation *op,
-                                Value value, Value mask, Type maskType,
-                                Value kvLengths, Type kvLengthsType,
-                                Value qLengths, Type qLengthsType,
-                                Value pageTable, Type pageTableType,
-                                FloatAttr scale, FloatAttr softcap,
-                                DenseI64ArrayAttr window, UnitAttr causal);
+void printPagedAttentionClauses(
+    OpAsmPrinter &printer, Operation *op, Value value, Value mask,
+    Type maskType, Value kvLengths, Type kvLengthsType, Value qLengths,
+    Type qLengthsType, Value pageTable, Type pageTableType, FloatAttr scale,
+    FloatAttr softcap, DenseI64ArrayAttr window, UnitAttr causal,
+    OperandRange scoreCaptures, TypeRange scoreTypes, Region &scoreMod,
+    OperandRange maskCaptures, TypeRange maskTypes, Region &maskMod);
 
 } // namespace tx
 } // namespace mlir

@@ -204,6 +204,10 @@ FailureOr<TilingResult>
 AttentionOp::getTiledImplementation(OpBuilder &b,
                                     ArrayRef<OpFoldResult> offsets,
                                     ArrayRef<OpFoldResult> sizes) {
+  if (hasMods())
+    return emitOpError() << "with a score_mod or mask_mod region cannot be "
+                            "tiled yet (issue #42); it has the reference "
+                            "lowering only";
   Location loc = getLoc();
   OpFoldResult zero = b.getIndexAttr(0);
   OpFoldResult m0 = offsets[2];

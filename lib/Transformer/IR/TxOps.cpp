@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Transformer/TxOps.h"
+#include "IR/AttentionMods.h"
 #include "IR/AttentionSyntax.h"
 #include "IR/VerifyHelpers.h"
 #include "Transformer/AttentionShapes.h"
@@ -100,9 +101,12 @@ LogicalResult AttentionOp::verify() {
                                {q[0], q[1], q[2]}, "log-sum-exp result",
                                "[B, H, Sq]")))
       return failure();
-  return verifyAttentionClauses(*this, qTy, kTy, vTy, getMask(),
-                                getKvLengths(), getQLengths(), getScaleAttr(),
-                                getSoftcapAttr(), getWindowAttr());
+  if (failed(verifyAttentionClauses(*this, qTy, kTy, vTy, getMask(),
+                                    getKvLengths(), getQLengths(),
+                                    getScaleAttr(), getSoftcapAttr(),
+                                    getWindowAttr())))
+    return failure();
+  return verifyAttentionMods(*this);
 }
 
 LogicalResult AttentionOp::reifyResultShapes(

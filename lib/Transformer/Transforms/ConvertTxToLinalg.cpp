@@ -13,6 +13,7 @@
 //   O  = collapse_shape(trunc(O)) : [B, H, Sq, Dv]
 //
 //===----------------------------------------------------------------------===//
+#include "IR/AttentionMods.h"
 #include "Transforms/LinalgBuild.h"
 #include "Transforms/PagedKv.h"
 #include "Transformer/AttentionShapes.h"
@@ -252,6 +253,7 @@ private:
     ScoreRules rules = makeScoreRules(
         b, loc, sz, scale, negInf, op.getSoftcapAttr(), op.getCausal(),
         op.getWindowAttr(), maskIsKeep, di, dj);
+    addMods(rules);
     SmallVector<OpFoldResult> sShape = withHeads({sz.Sq, sz.Sk});
     return linalg::GenericOp::create(
                b, loc, sType, ins, emptyTensor(b, loc, sShape, f32), maps,
@@ -264,6 +266,34 @@ private:
                  linalg::YieldOp::create(nb_, nl, x);
                })
         .getResult(0);
+  }
+
+  /// The op's score and mask functions as hooks of `rules`: each inlines
+  /// its region in the scores' generic body with (b, h, i, j) from the
+  /// generic's indices (h = k * G + g in the grouped layout).
+  void addMods(ScoreRules &rules) {
+    if (!op.hasMods())
+      return;
+    Value g = getValueOrCreateConstantIndexOp(b, loc, sz.G);
+    auto bhij = [this, g](OpBuilder &nb_, Location nl) {
+      Value h = linalg::IndexOp::create(nb_, nl, 1);
+      if (grouped)
+        h = arith::AddIOp::create(
+            nb_, nl, arith::MulIOp::create(nb_, nl, h, g),
+            linalg::IndexOp::create(nb_, nl, 2));
+      return SmallVector<Value>{linalg::IndexOp::create(nb_, nl, 0), h,
+                                linalg::IndexOp::create(nb_, nl, di),
+                                linalg::IndexOp::create(nb_, nl, dj)};
+    };
+    if (!op.getScoreMod().empty())
+      rules.scoreMod = [this, bhij](OpBuilder &nb_, Location nl, Value x) {
+        return inlineAttentionMod(nb_, op, op.getScoreMod(), x, bhij(nb_, nl));
+      };
+    if (!op.getMaskMod().empty())
+      rules.maskMod = [this, bhij](OpBuilder &nb_, Location nl) {
+        return inlineAttentionMod(nb_, op, op.getMaskMod(), Value(),
+                                  bhij(nb_, nl));
+      };
   }
 
   /// The row max m (starts at -inf; an all-masked row stays -inf).

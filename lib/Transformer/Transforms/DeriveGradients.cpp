@@ -85,6 +85,12 @@ FailureOr<Operation *> resultOp(func::FuncOp f, unsigned r, Value v,
           "KV cache";
     return failure();
   }
+  if (att && att.hasMods()) {
+    why = "result " + std::to_string(r) +
+          " is a tx.attention with a score_mod or mask_mod region: their "
+          "gradients are not generated yet (issue #42)";
+    return failure();
+  }
   if (!att && !isa_and_nonnull<SoftmaxOp>(op)) {
     why = "result " + std::to_string(r) +
           " is not computed by a tx.attention or tx.softmax";
@@ -162,8 +168,11 @@ func::FuncOp buildForward(func::FuncOp f, StringRef name) {
         b, att.getLoc(), att.getResult().getType(),
         lseType(att.getQuery().getType()), att.getQuery(), att.getKey(),
         att.getValue(), att.getMask(), att.getKvLengths(), att.getQLengths(),
-        att.getPageTable(), att.getScaleAttr(), att.getCausalAttr(), att.getSoftcapAttr(),
+        att.getPageTable(), att.getScoreCaptures(), att.getMaskCaptures(),
+        att.getScaleAttr(), att.getCausalAttr(), att.getSoftcapAttr(),
         att.getWindowAttr());
+    op.getScoreMod().takeBody(att.getScoreMod());
+    op.getMaskMod().takeBody(att.getMaskMod());
     att.getResult().replaceAllUsesWith(op.getResult());
     // An LSE the function computes but does not return.
     if (Value lse = att.getLse())

@@ -125,8 +125,12 @@ AttentionOp mlir::tx::gatherKvPages(RewriterBase &rewriter, AttentionOp op) {
   auto unpaged = AttentionOp::create(
       rewriter, loc, op.getResult().getType(), lse ? lse.getType() : Type(),
       op.getQuery(), k, v, op.getMask(),
-      lens, op.getQLengths(), /*page_table=*/Value(), op.getScaleAttr(),
-      op.getCausalAttr(), op.getSoftcapAttr(), op.getWindowAttr());
+      lens, op.getQLengths(), /*page_table=*/Value(), op.getScoreCaptures(),
+      op.getMaskCaptures(), op.getScaleAttr(), op.getCausalAttr(),
+      op.getSoftcapAttr(), op.getWindowAttr());
+  // A score or mask function sees the logical key indices: unchanged.
+  unpaged.getScoreMod().takeBody(op.getScoreMod());
+  unpaged.getMaskMod().takeBody(op.getMaskMod());
   // Discardable attributes (a strategy a user wrote) carry over.
   for (NamedAttribute a : op->getDiscardableAttrs())
     unpaged->setAttr(a.getName(), a.getValue());

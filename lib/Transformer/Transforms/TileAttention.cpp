@@ -334,6 +334,10 @@ struct TxTileAttentionPass
   }
 
   LogicalResult rewrite(AttentionOp op) {
+    // Score and mask functions are not tiled yet (issue #42): the op keeps
+    // its reference lowering.
+    if (op.hasMods())
+      return success();
     if (op.isPaged())
       return op.emitError("tx-tile-attention: a paged tx.attention "
                           "(page_table) is tiled once tx-gather-kv-pages has "

@@ -267,8 +267,12 @@ Value mlir::tx::applyScoreRules(OpBuilder &b, Location loc, Value raw,
   Value x = arith::MulFOp::create(b, loc, raw, r.scale);
   if (r.softcap)
     x = applySoftcap(b, loc, x, r.softcap);
+  if (r.scoreMod)
+    x = r.scoreMod(b, loc, x);
   if (maskEntry)
     x = applyMask(b, loc, x, maskEntry, r.keepMask, r.negInf);
+  if (r.maskMod)
+    x = arith::SelectOp::create(b, loc, r.maskMod(b, loc), x, r.negInf);
   // A length clamped into [0, bound] (the CPU pipeline checks the range at
   // run time).
   auto length = [&](Value len, Value bound) -> Value {

@@ -33,6 +33,7 @@ import random
 import struct
 import sys
 
+import attention_mods
 import paged_kv
 
 DEFAULT_TOL = {"f32": 1e-5, "f16": 2e-3, "bf16": 1e-2}
@@ -194,6 +195,10 @@ def attention_ref(a, q, k, v, mask, mshape, scale, lse=None):
                     if a.softcap is not None:  # Gemma 2 logit soft-capping
                         c = round_f32(a.softcap)
                         x = c * math.tanh(x / c)
+                    if getattr(a, "mod", None):  # score_mod / mask_mod
+                        x = attention_mods.score(a, x, b, h, i, j)
+                        if not attention_mods.visible(a, b, h, i, j):
+                            x = NEG_INF
                     if mask is not None:
                         mv = mask[((mb * mshape[1] + mh) * Sq + i) * Sk + j]
                         if a.mask == "keep":
@@ -567,9 +572,12 @@ def case_attention(a, rng):
         paged_kv.share_prefix(a, k, v)
         kp, vp, a.table, a.num_pages = paged_kv.build_pools(a, rng, k, v)
         a.pools = (kp, vp)
+    attention_mods.prepare(a, rng, round_f32, round_to)
     lse = [] if a.lse else None
-    ref = attention_ref(a, q, k, v, mask, mshape, scale, lse)
+    ref = attention_ref(attention_mods.reference_args(a), q, k, v, mask, mshape, scale, lse)
     args, consts, clauses = attention_operands(a, q, k, v, mask, mshape)
+    margs, mconsts, mtext = attention_mods.operands(a, ttype, dense_float)
+    args, consts, clauses = args + margs, consts + mconsts, clauses + mtext
     dt = a.dtype
     qs, ks, vs, os_ = [B, H, Sq, D], [B, a.Hkv, Sk, D], [B, a.Hkv, Sk, Dv], [B, H, Sq, Dv]
     if a.page_size:
@@ -663,6 +671,7 @@ def main():
     t.add_argument("--first-keys-masked", type=int, action="append", default=[],
                    help="query row whose keys 0-1 are masked, the rest kept")
     paged_kv.add_arguments(t)
+    attention_mods.add_arguments(t)
 
     a = p.parse_args()
     rng = random.Random(a.seed)

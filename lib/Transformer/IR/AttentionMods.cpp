@@ -1,0 +1,162 @@
+//===- AttentionMods.cpp - tx.attention's score and mask functions --------===//
+#include "IR/AttentionMods.h"
+#include "Transformer/TxOps.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+using namespace mlir::tx;
+
+/// `(%c : T, ...)` of captured operands, or nothing.
+static ParseResult
+parseCaptures(OpAsmParser &parser,
+              SmallVectorImpl<OpAsmParser::UnresolvedOperand> &captures,
+              SmallVectorImpl<Type> &types) {
+  if (failed(parser.parseOptionalLParen()))
+    return success();
+  return failure(parser.parseCommaSeparatedList([&]() -> ParseResult {
+    OpAsmParser::UnresolvedOperand v;
+    Type t;
+    if (parser.parseOperand(v) || parser.parseColonType(t))
+      return failure();
+    captures.push_back(v);
+    types.push_back(t);
+    return success();
+  }) || parser.parseRParen());
+}
+
+ParseResult mlir::tx::parseAttentionMod(
+    OpAsmParser &parser,
+    SmallVectorImpl<OpAsmParser::UnresolvedOperand> &captures,
+    SmallVectorImpl<Type> &captureTypes, Region &mod) {
+  return failure(parseCaptures(parser, captures, captureTypes) ||
+                 parser.parseRegion(mod, /*arguments=*/{}));
+}
+
+void mlir::tx::printAttentionMods(OpAsmPrinter &printer,
+                                  OperandRange scoreCaptures,
+                                  TypeRange scoreTypes, Region &scoreMod,
+                                  OperandRange maskCaptures,
+                                  TypeRange maskTypes, Region &maskMod) {
+  auto one = [&](StringRef name, OperandRange caps, TypeRange types,
+                 Region &r) {
+    if (r.empty())
+      return;
+    printer << ' ' << name;
+    if (!caps.empty()) {
+      printer << '(';
+      llvm::interleaveComma(llvm::zip(caps, types), printer, [&](auto ct) {
+        printer << std::get<0>(ct) << " : " << std::get<1>(ct);
+      });
+      printer << ')';
+    }
+    printer << ' ';
+    printer.printRegion(r, /*printEntryBlockArgs=*/true);
+  };
+  one("score_mod", scoreCaptures, scoreTypes, scoreMod);
+  one("mask_mod", maskCaptures, maskTypes, maskMod);
+}
+
+/// `t1, t2, ...` unquoted (a diagnostic quotes each type it is given).
+static std::string typeList(TypeRange types) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::interleaveComma(types, os);
+  return text;
+}
+
+/// The rules of one region (`score`: score_mod, else mask_mod).
+static LogicalResult verifyMod(AttentionOp op, Region &r, ValueRange captures,
+                               bool score) {
+  StringRef name = score ? "score_mod" : "mask_mod";
+  if (r.empty()) {
+    if (!captures.empty())
+      return op.emitOpError() << "has " << captures.size()
+                              << " operands captured for " << name
+                              << " but no " << name << " region";
+    return success();
+  }
+  if (!r.hasOneBlock())
+    return op.emitOpError() << name << " must have one block";
+  Block &body = r.front();
+  Builder b(op.getContext());
+  SmallVector<Type> want;
+  if (score)
+    want.push_back(b.getF32Type());
+  want.append(4, b.getIndexType());
+  for (Value c : captures)
+    want.push_back(c.getType());
+  StringRef sig = score ? "(f32 score, index b, index h, index q_idx, index "
+                          "kv_idx"
+                        : "(index b, index h, index q_idx, index kv_idx";
+  if (body.getNumArguments() != want.size() ||
+      TypeRange(body.getArgumentTypes()) != TypeRange(want))
+    return op.emitOpError()
+           << name << "'s block must take " << sig << ") then one argument "
+           << "per captured operand (" << captures.size() << "), i.e. ("
+           << typeList(want) << "); got ("
+           << typeList(body.getArgumentTypes()) << ")";
+  for (Value c : captures) {
+    Type t = c.getType();
+    if (!isa<RankedTensorType, IntegerType, FloatType, IndexType>(t))
+      return op.emitOpError()
+             << name << " may capture ranked tensors and integer, float "
+             << "or index scalars, not " << t;
+  }
+  auto yield = body.empty() ? YieldOp() : dyn_cast<YieldOp>(body.back());
+  Type yieldTy = score ? Type(b.getF32Type()) : Type(b.getI1Type());
+  if (!yield)
+    return op.emitOpError() << name << " must end in tx.yield";
+  if (yield.getValue().getType() != yieldTy)
+    return yield.emitOpError()
+           << "in " << name << " must yield one " << yieldTy << ", got "
+           << yield.getValue().getType();
+  WalkResult w = r.walk([&](Operation *inner) -> WalkResult {
+    if (!isMemoryEffectFree(inner)) {
+      inner->emitOpError() << "in " << name
+                           << " has side effects; a score or mask function "
+                              "may only compute values";
+      return WalkResult::interrupt();
+    }
+    for (Value v : inner->getOperands())
+      if (!r.isAncestor(v.getParentRegion())) {
+        inner->emitOpError()
+            << "in " << name << " uses a value defined outside the region; "
+            << "pass it as a captured operand: " << name << "(%v : "
+            << typeList(v.getType()) << ")";
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return failure(w.wasInterrupted());
+}
+
+LogicalResult mlir::tx::verifyAttentionMods(AttentionOp op) {
+  if (failed(verifyMod(op, op.getScoreMod(), op.getScoreCaptures(), true)) ||
+      failed(verifyMod(op, op.getMaskMod(), op.getMaskCaptures(), false)))
+    return failure();
+  return success();
+}
+
+Value mlir::tx::inlineAttentionMod(OpBuilder &b, AttentionOp op, Region &mod,
+                                   Value score, ValueRange bhij,
+                                   ValueRange captures) {
+  Block &body = mod.front();
+  bool isScore = &mod == &op.getScoreMod();
+  ValueRange caps = captures;
+  if (caps.empty())
+    caps = isScore ? ValueRange(op.getScoreCaptures())
+                   : ValueRange(op.getMaskCaptures());
+  IRMapping map;
+  unsigned a = 0;
+  if (isScore)
+    map.map(body.getArgument(a++), score);
+  for (Value idx : bhij)
+    map.map(body.getArgument(a++), idx);
+  for (Value c : caps)
+    map.map(body.getArgument(a++), c);
+  for (Operation &inner : body.without_terminator())
+    b.clone(inner, map);
+  return map.lookupOrDefault(cast<YieldOp>(body.getTerminator()).getValue());
+}

@@ -1,0 +1,47 @@
+// tx.attention with score_mod / mask_mod regions (issue #42) on the passes
+// before the lowering: tx-gather-kv-pages moves the regions (and their
+// captured operands) to the unpaged op; tx-tile-attention leaves the op to
+// the reference lowering; tx-attention-strategy gives it no kernel (a
+// remark); tx-derive-gradients gives it no backward, with the reason.
+// RUN: tx-opt %s --tx-gather-kv-pages | FileCheck %s --check-prefix=GATHER
+// RUN: tx-opt %s --tx-gather-kv-pages --tx-tile-attention="q-tile=4 kv-tile=4" | FileCheck %s --check-prefix=TILE
+// RUN: tx-opt %s --tx-gather-kv-pages --tx-attention-strategy 2>&1 | FileCheck %s --check-prefix=STRATEGY
+// RUN: tx-opt %s --tx-derive-gradients | FileCheck %s --check-prefix=GRAD
+
+// GATHER-LABEL: func.func @paged_alibi
+// GATHER: linalg.generic
+// GATHER: tx.attention %{{.*}}, %{{.*}}, %{{.*}} kv_lengths(%{{.*}} : tensor<2xi32>) causal score_mod(%[[SL:.*]] : tensor<4xf32>) {
+// GATHER-NEXT: ^bb0(%{{.*}}: f32, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: tensor<4xf32>):
+// GATHER: } : tensor<2x4x3x8xf32>, tensor<2x2x16x8xf32>, tensor<2x2x16x8xf32> -> tensor<2x4x3x8xf32>
+// TILE-LABEL: func.func @paged_alibi
+// TILE-NOT: tx.online_attention
+// TILE: tx.attention {{.*}} score_mod
+// STRATEGY: remark: tx-attention-to-gpu: score_mod and mask_mod regions have no flash kernel yet; this op is left to the reference lowering
+// GRAD: func.func @paged_alibi({{.*}} attributes {tx.no_gradient = "result 0 is a paged tx.attention (page_table): no backward reads a paged KV cache"}
+func.func @paged_alibi(%q: tensor<2x4x3x8xf32>, %k: tensor<9x4x2x8xf32>, %v: tensor<9x4x2x8xf32>,
+                       %pt: tensor<2x4xi32>, %kl: tensor<2xi32>, %slopes: tensor<4xf32>)
+    -> tensor<2x4x3x8xf32> {
+  %o = tx.attention %q, %k, %v kv_lengths(%kl : tensor<2xi32>) page_table(%pt : tensor<2x4xi32>) causal
+      score_mod(%slopes : tensor<4xf32>) {
+      ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index, %c: tensor<4xf32>):
+        %m = tensor.extract %c[%h] : tensor<4xf32>
+        %r = arith.addf %s, %m : f32
+        tx.yield %r : f32
+      }
+      : tensor<2x4x3x8xf32>, tensor<9x4x2x8xf32>, tensor<9x4x2x8xf32> -> tensor<2x4x3x8xf32>
+  return %o : tensor<2x4x3x8xf32>
+}
+
+// GRAD: func.func @document({{.*}} attributes {tx.no_gradient = "result 0 is a tx.attention with a score_mod or mask_mod region: their gradients are not generated yet (issue #42)"}
+func.func @document(%q: tensor<1x2x8x8xf32>, %k: tensor<1x2x8x8xf32>, %v: tensor<1x2x8x8xf32>,
+                    %doc: tensor<8xi32>) -> tensor<1x2x8x8xf32> {
+  %o = tx.attention %q, %k, %v mask_mod(%doc : tensor<8xi32>) {
+      ^bb0(%b: index, %h: index, %i: index, %j: index, %d: tensor<8xi32>):
+        %di = tensor.extract %d[%i] : tensor<8xi32>
+        %dj = tensor.extract %d[%j] : tensor<8xi32>
+        %same = arith.cmpi eq, %di, %dj : i32
+        tx.yield %same : i1
+      }
+      : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32> -> tensor<1x2x8x8xf32>
+  return %o : tensor<1x2x8x8xf32>
+}
