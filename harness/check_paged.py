@@ -125,6 +125,9 @@ class PagedRunner(H.Runner):
             c("pg_prefill_f16_pdyn_lse", "paged prefill f16 dynamic p%d causal LSE Sq 150 "
               "kv (600, 150, 0)" % page, 3, 8, 2, 150, 128, page, [600, 150, 0], f16,
               causal=True, lse=True)
+        c("pg_prefill_bf16_p64_qlen", "paged prefill bf16 p64 GQA 8/2 softcap 30 Sq 260 "
+          "kv (900, 64, 0, 260) q (260, 1, 0, 131)", 4, 8, 2, 260, 128, 64, [900, 64, 0, 260], bf16,
+          qlens=[260, 1, 0, 131], softcap=30.0)
         c("pg_prefill_f32_p16", "paged prefill f32 p16 Sq 70 causal kv (300, 0, 70)",
           3, 2, 2, 70, 64, 16, [300, 0, 70], f32, causal=True)
 

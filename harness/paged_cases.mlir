@@ -99,3 +99,14 @@ func.func @pg_prefill_f32_p16(%q: tensor<?x2x?x64xf32>, %k: tensor<?x16x2x64xf32
       : tensor<?x2x?x64xf32>, tensor<?x16x2x64xf32>, tensor<?x16x2x64xf32> -> tensor<?x2x?x64xf32>
   return %o : tensor<?x2x?x64xf32>
 }
+
+// q_lengths and softcap at D = 128 (the producer warpgroup's form for
+// paged K/V), page size 64, GQA 8/2, bf16, not causal.
+func.func @pg_prefill_bf16_p64_qlen(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x64x2x128xbf16>,
+                                    %v: tensor<?x64x2x128xbf16>, %pt: tensor<?x?xi32>,
+                                    %kl: tensor<?xi32>, %ql: tensor<?xi32>) -> tensor<?x8x?x128xbf16> {
+  %o = tx.attention %q, %k, %v kv_lengths(%kl : tensor<?xi32>) q_lengths(%ql : tensor<?xi32>)
+      page_table(%pt : tensor<?x?xi32>) softcap = 30.0
+      : tensor<?x8x?x128xbf16>, tensor<?x64x2x128xbf16>, tensor<?x64x2x128xbf16> -> tensor<?x8x?x128xbf16>
+  return %o : tensor<?x8x?x128xbf16>
+}
