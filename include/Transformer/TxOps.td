@@ -73,7 +73,7 @@ def Tx_SoftmaxOp : Tx_Op<"softmax", [
 //===----------------------------------------------------------------------===//
 
 def Tx_AttentionOp : Tx_Op<"attention", [
-    Pure, AttrSizedOperandSegments,
+    Pure, AttrSizedOperandSegments, IsolatedFromAbove,
     DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface, ["reifyResultShapes"]>,
     DeclareOpInterfaceMethods<TilingInterface, [
         "getLoopIteratorTypes", "getIterationDomain", "getTiledImplementation",
@@ -256,10 +256,14 @@ def Tx_AttentionOp : Tx_Op<"attention", [
       (below) like one of the causal diagonal. Each region has one block
       whose arguments are those, then one per captured operand (the
       operands in parentheses after the keyword: tensors of any element
-      type, or scalars, read with `tensor.extract` in the body). The body
-      holds ops without side effects (`arith`, `math`, `tensor.extract`,
-      `scf.if`, ...) that use only its own values and arguments, and ends
-      in `tx.yield`. Indices are those of the logical (contiguous) K/V and
+      type, or scalars, read with `tensor.extract` in the body; element
+      and scalar types: integers of at most 64 bits, `index`, `f16`,
+      `bf16`, `f32`, `f64`). The body holds ops without side effects that
+      compute scalars (`arith`, `math`, `tensor.extract`, `scf.if`, ...;
+      no op yields a tensor, so nothing writes into a captured tensor) and
+      ends in `tx.yield`. The op is isolated from above: the body uses only
+      its own values and arguments, and canonicalization or CSE never move
+      a constant across its boundary. Indices are those of the logical (contiguous) K/V and
       of the whole tensors: `causal`, `window` and `kv_lengths` apply as
       well, and an index past a length is still passed (its key is hidden).
       Today the functions take the reference lowering on every path (the
@@ -354,6 +358,7 @@ def Tx_AttentionOp : Tx_Op<"attention", [
     (`,` type($lse)^)?
   }];
   let hasVerifier = 1;
+  let hasRegionVerifier = 1;
   let extraClassDeclaration = [{
     /// Whether K and V are page pools read through a page table.
     bool isPaged() { return static_cast<bool>(getPageTable()); }

@@ -227,7 +227,7 @@ func.func @attention_unsupported_element_type(%q: tensor<1x4x16x64xf64>, %k: ten
 
 // -----
 
-func.func @attention_lse_shape(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x16x64xf32>, %v: tensor<1x4x16x64xf32>) -> tensor<1x4x16xf32> {
+func.func @attention_lse_shape(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x16x64xf32>, %v: tensor<1x4x16x64xf32>) -> tensor<1x4x8xf32> {
   // expected-error @+1 {{'tx.attention' op log-sum-exp result shape [1, 4, 8] does not match [B, H, Sq] = [1, 4, 16]}}
   %0, %1 = tx.attention %q, %k, %v : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>, tensor<1x4x8xf32>
   return %1 : tensor<1x4x8xf32>

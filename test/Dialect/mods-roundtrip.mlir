@@ -1,9 +1,12 @@
 // tx.attention's score_mod and mask_mod regions (issue #42): the custom
 // form, the generic form and bytecode print the same custom form; the
 // regions follow the clauses, score_mod first, whatever order they came in.
-// RUN: tx-opt %s | FileCheck %s
-// RUN: tx-opt %s --mlir-print-op-generic | tx-opt | FileCheck %s
-// RUN: tx-opt %s --emit-bytecode | tx-opt | FileCheck %s
+// RUN: tx-opt %s --allow-unregistered-dialect | FileCheck %s
+// RUN: tx-opt %s --allow-unregistered-dialect --mlir-print-op-generic | tx-opt --allow-unregistered-dialect | FileCheck %s
+// RUN: tx-opt %s --allow-unregistered-dialect --emit-bytecode | tx-opt --allow-unregistered-dialect | FileCheck %s
+// The op is isolated from above: canonicalization and CSE keep the
+// constants inside the regions (an outer equal constant is not reused).
+// RUN: tx-opt %s --allow-unregistered-dialect --canonicalize --cse | FileCheck %s
 
 // ALiBi with per-head slopes, and a document mask over packed sequences,
 // with causal and GQA.
@@ -46,11 +49,15 @@ func.func @alibi_document(%q: tensor<1x32x4096x128xf16>, %k: tensor<1x8x4096x128
 // result, dynamic shapes.
 // CHECK-LABEL: func.func @softcap_region
 // CHECK: tx.attention %{{.*}}, %{{.*}}, %{{.*}} score_mod {
-// CHECK-NEXT: ^bb0(%{{.*}}: f32, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index):
+// CHECK-NEXT: ^bb0(%[[S2:.*]]: f32, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index):
+// CHECK-NEXT: %[[C:.*]] = arith.constant 3.000000e+01 : f32
+// CHECK-NEXT: arith.divf %[[S2]], %[[C]] : f32
 // CHECK: math.tanh
 // CHECK: } : tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16> -> tensor<?x?x?x64xbf16>, tensor<?x?x?xf32>
 func.func @softcap_region(%q: tensor<?x?x?x64xbf16>, %k: tensor<?x?x?x64xbf16>,
                           %v: tensor<?x?x?x64xbf16>) -> (tensor<?x?x?x64xbf16>, tensor<?x?x?xf32>) {
+  %outer = arith.constant 30.0 : f32
+  "test.use"(%outer) : (f32) -> ()
   %o, %lse = tx.attention %q, %k, %v score_mod {
       ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
         %c = arith.constant 30.0 : f32

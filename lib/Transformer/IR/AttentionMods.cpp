@@ -30,8 +30,15 @@ ParseResult mlir::tx::parseAttentionMod(
     OpAsmParser &parser,
     SmallVectorImpl<OpAsmParser::UnresolvedOperand> &captures,
     SmallVectorImpl<Type> &captureTypes, Region &mod) {
-  return failure(parseCaptures(parser, captures, captureTypes) ||
-                 parser.parseRegion(mod, /*arguments=*/{}));
+  SMLoc loc = parser.getCurrentLocation();
+  if (parseCaptures(parser, captures, captureTypes) ||
+      parser.parseRegion(mod, /*arguments=*/{}))
+    return failure();
+  if (mod.empty())
+    return parser.emitError(loc)
+           << "a score or mask function needs a body: { ^bb0(...): ... "
+              "tx.yield %x : T }";
+  return success();
 }
 
 void mlir::tx::printAttentionMods(OpAsmPrinter &printer,
@@ -56,6 +63,15 @@ void mlir::tx::printAttentionMods(OpAsmPrinter &printer,
   };
   one("score_mod", scoreCaptures, scoreTypes, scoreMod);
   one("mask_mod", maskCaptures, maskTypes, maskMod);
+}
+
+/// A scalar a score or mask function may capture (or a captured tensor's
+/// element type): what every path, the GPU's included, computes with.
+static bool isScalarOfMod(Type t) {
+  if (auto i = dyn_cast<IntegerType>(t))
+    return i.getWidth() <= 64;
+  return isa<IndexType, Float16Type, BFloat16Type, Float32Type, Float64Type>(
+      t);
 }
 
 /// `t1, t2, ...` unquoted (a diagnostic quotes each type it is given).
@@ -99,10 +115,12 @@ static LogicalResult verifyMod(AttentionOp op, Region &r, ValueRange captures,
            << typeList(body.getArgumentTypes()) << ")";
   for (Value c : captures) {
     Type t = c.getType();
-    if (!isa<RankedTensorType, IntegerType, FloatType, IndexType>(t))
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    if (!isScalarOfMod(tensor ? tensor.getElementType() : t))
       return op.emitOpError()
-             << name << " may capture ranked tensors and integer, float "
-             << "or index scalars, not " << t;
+             << name << " may capture ranked tensors and scalars of integers "
+             << "of at most 64 bits, index, f16, bf16, f32 or f64, not "
+             << t;
   }
   auto yield = body.empty() ? YieldOp() : dyn_cast<YieldOp>(body.back());
   Type yieldTy = score ? Type(b.getF32Type()) : Type(b.getI1Type());
@@ -112,6 +130,8 @@ static LogicalResult verifyMod(AttentionOp op, Region &r, ValueRange captures,
     return yield.emitOpError()
            << "in " << name << " must yield one " << yieldTy << ", got "
            << yield.getValue().getType();
+  // (Values from above: the op is IsolatedFromAbove, whose check runs
+  // first.)
   WalkResult w = r.walk([&](Operation *inner) -> WalkResult {
     if (!isMemoryEffectFree(inner)) {
       inner->emitOpError() << "in " << name
@@ -119,17 +139,20 @@ static LogicalResult verifyMod(AttentionOp op, Region &r, ValueRange captures,
                               "may only compute values";
       return WalkResult::interrupt();
     }
-    for (Value v : inner->getOperands())
-      if (!r.isAncestor(v.getParentRegion())) {
-        inner->emitOpError()
-            << "in " << name << " uses a value defined outside the region; "
-            << "pass it as a captured operand: " << name << "(%v : "
-            << typeList(v.getType()) << ")";
-        return WalkResult::interrupt();
-      }
+    if (llvm::any_of(inner->getResultTypes(), llvm::IsaPred<ShapedType>)) {
+      inner->emitOpError() << "in " << name
+                           << " yields a tensor; a score or mask function "
+                              "computes scalars (read captured tensors "
+                              "with tensor.extract)";
+      return WalkResult::interrupt();
+    }
     return WalkResult::advance();
   });
   return failure(w.wasInterrupted());
+}
+
+LogicalResult AttentionOp::verifyRegions() {
+  return verifyAttentionMods(*this);
 }
 
 LogicalResult mlir::tx::verifyAttentionMods(AttentionOp op) {

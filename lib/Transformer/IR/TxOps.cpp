@@ -101,12 +101,9 @@ LogicalResult AttentionOp::verify() {
                                {q[0], q[1], q[2]}, "log-sum-exp result",
                                "[B, H, Sq]")))
       return failure();
-  if (failed(verifyAttentionClauses(*this, qTy, kTy, vTy, getMask(),
-                                    getKvLengths(), getQLengths(),
-                                    getScaleAttr(), getSoftcapAttr(),
-                                    getWindowAttr())))
-    return failure();
-  return verifyAttentionMods(*this);
+  return verifyAttentionClauses(*this, qTy, kTy, vTy, getMask(),
+                                getKvLengths(), getQLengths(), getScaleAttr(),
+                                getSoftcapAttr(), getWindowAttr());
 }
 
 LogicalResult AttentionOp::reifyResultShapes(
