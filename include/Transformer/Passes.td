@@ -474,7 +474,12 @@ def TxAttentionToGPU : Pass<"tx-attention-to-gpu", "::mlir::func::FuncOp"> {
     when the CTA has more than 256 threads. Default: on for 8 warps and
     128 keys per step at D = Dv = 128 with static shapes, without window,
     mask or per-sequence lengths, without causal unless the op has a
-    softcap (session 18), with `stages = 3` (2
+    softcap (session 18), and for K/V read from a paged cache of a static
+    page size at those tiles whatever the lengths, causal or shapes (no
+    window; H100, session 34: 0.87-0.90x of the contiguous chunked prefill
+    instead of 0.71-0.77x, since the page lookups leave the compute warps;
+    a dynamic page size's per-row lookups spill in the producers'
+    registers), with `stages = 3` (2
     where 3 do not fit; off where neither fits); ops with a mask never
     take it (the key visibility flags are computed by every warp). H200, same process (bench/RESULTS.md,
     session 15; the causal ranges are one kernel timed twice in the run),

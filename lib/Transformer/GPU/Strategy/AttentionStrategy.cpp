@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GPU/AttentionKernel.h"
+#include "Transforms/PagedKv.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include <cmath>
@@ -346,18 +347,28 @@ static void tuneWgmma(FlashConfig &cfg, const AttentionProblem &p,
   // consumer warpgroup (D = 64) 0.5-0.8x, 2 stages 0.95-0.98x; session 16:
   // with softcap 1.05-1.07x (although its consumers spill 0-16 bytes at
   // 240 registers); session 18: causal with softcap 1.01-1.08x (44-48
-  // bytes of spills); lengths and dynamic shapes not timed.
+  // bytes of spills); lengths and dynamic shapes not timed. K/V read from
+  // a paged cache of a static page size (#43): on whatever the lengths,
+  // causal or shapes (not with a window), since the page lookups then
+  // leave the compute warps; H100, same process, session 34: 0.87-0.90x of
+  // the contiguous chunked prefill instead of 0.71-0.77x (bench/RESULTS.md).
+  // A dynamic page size looks each row's page up, which spills 2.8 KB in
+  // the producers' 24 registers: those keep every warp copying.
   if (cfg.wgmma && !p.mask) {
     auto qTy = cast<RankedTensorType>(p.query.getType());
     auto kTy = cast<RankedTensorType>(p.key.getType());
+    FailureOr<KvPageGather> pages = matchKvPageGather(p.key);
+    bool paged = succeeded(pages) &&
+                 !cast<ShapedType>(pages->pool.getType()).isDynamicDim(1);
+    bool contiguousForm = (!p.causal || p.softcap) && !p.kvLengths &&
+                          !p.qLengths && qTy.hasStaticShape() &&
+                          kTy.hasStaticShape();
     if (c.producerWarps >= 0) {
       cfg.producerWarps = c.producerWarps;
       if (cfg.producerWarps && !c.stages)
         cfg.stages = 3; // 2 when 3 do not fit (below)
     } else if (cfg.warps == 8 && cfg.kvTile == 128 && D == 128 &&
-               Dv == 128 && (!p.causal || p.softcap) && !p.window &&
-               !p.kvLengths && !p.qLengths && qTy.hasStaticShape() &&
-               kTy.hasStaticShape()) {
+               Dv == 128 && !p.window && (paged || contiguousForm)) {
       cfg.producerWarps = 4;
       if (!c.stages)
         cfg.stages = 3;
