@@ -241,6 +241,29 @@ def poisoned(shape, dtype):
 # ----------------------------------------------------------------------------
 # Checks
 # ----------------------------------------------------------------------------
+def main_of_cases(runner_class, stem, doc):
+    """The command line of a harness over one library of cases
+    (check_paged.py, check_mods.py): --lib-dir, repeatable --only, --seed,
+    --dry-run; runner_class(lib_dir, only, seed).all(stem) records the rows.
+    Returns the exit status (1 when a row failed)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+    ap.add_argument("--lib-dir", required=True,
+                    help="holds %s/lib%s.so and its .json manifest" % (stem, stem))
+    ap.add_argument("--only", action="append", default=[],
+                    help="run the cases whose name contains this (repeatable: any)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--dry-run", action="store_true",
+                    help="no GPU: argument checks only (check.py --dry-run)")
+    a = ap.parse_args()
+    if a.dry_run:
+        set_dry_run()
+    r = runner_class(a.lib_dir, a.only, a.seed)
+    r.all(stem)
+    bad = [x for x in r.rows if not x["pass"]]
+    print("%d rows, %d failed" % (len(r.rows), len(bad)))
+    return 1 if bad else 0
+
+
 class Runner:
     skip_examples = False  # --skip-examples: no example libraries, not even in flash()
 

@@ -11,7 +11,6 @@ slopes[h] * (j - i), a document mask as a boolean keep-mask, soft-capping
 by the softcap argument. Today these ops take the reference lowering on the
 GPU (the flash kernels do not take regions yet). Exits 1 when a case fails.
 """
-import argparse
 import os
 import sys
 
@@ -62,23 +61,5 @@ class ModsRunner(H.Runner):
         self.softcap(2, 33, 77)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--lib-dir", required=True, help="holds mods_cases/libmods_cases.so/.json")
-    ap.add_argument("--only", action="append", default=[],
-                    help="run the cases whose name contains this (repeatable: any)")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--dry-run", action="store_true",
-                    help="no GPU: argument checks only (check.py --dry-run)")
-    a = ap.parse_args()
-    if a.dry_run:
-        H.set_dry_run()
-    r = ModsRunner(a.lib_dir, a.only, a.seed)
-    r.all("mods_cases")
-    bad = [x for x in r.rows if not x["pass"]]
-    print("%d rows, %d failed" % (len(r.rows), len(bad)))
-    return 1 if bad else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(H.main_of_cases(ModsRunner, "mods_cases", __doc__))

@@ -19,7 +19,6 @@ key are -inf exactly). The split-KV decode kernel and the prefill kernels
 (mma.sync on sm_90, wgmma on sm_90a) read the pools in place; the f32
 prefill (CUDA cores) reads the gathers. Exits 1 when a case fails.
 """
-import argparse
 import os
 import sys
 
@@ -132,23 +131,5 @@ class PagedRunner(H.Runner):
           3, 2, 2, 70, 64, 16, [300, 0, 70], f32, causal=True)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--lib-dir", required=True, help="holds paged_cases/libpaged_cases.so/.json")
-    ap.add_argument("--only", action="append", default=[],
-                    help="run the cases whose name contains this (repeatable: any)")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--dry-run", action="store_true",
-                    help="no GPU: argument checks only (check.py --dry-run)")
-    a = ap.parse_args()
-    if a.dry_run:
-        H.set_dry_run()
-    r = PagedRunner(a.lib_dir, a.only, a.seed)
-    r.all("paged_cases")
-    bad = [x for x in r.rows if not x["pass"]]
-    print("%d rows, %d failed" % (len(r.rows), len(bad)))
-    return 1 if bad else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(H.main_of_cases(PagedRunner, "paged_cases", __doc__))
