@@ -163,14 +163,11 @@ LogicalResult mlir::tx::verifyAttentionMods(AttentionOp op) {
 }
 
 Value mlir::tx::inlineAttentionMod(OpBuilder &b, AttentionOp op, Region &mod,
-                                   Value score, ValueRange bhij,
-                                   ValueRange captures) {
+                                   Value score, ValueRange bhij) {
   Block &body = mod.front();
   bool isScore = &mod == &op.getScoreMod();
-  ValueRange caps = captures;
-  if (caps.empty())
-    caps = isScore ? ValueRange(op.getScoreCaptures())
-                   : ValueRange(op.getMaskCaptures());
+  ValueRange caps = isScore ? ValueRange(op.getScoreCaptures())
+                            : ValueRange(op.getMaskCaptures());
   IRMapping map;
   unsigned a = 0;
   if (isScore)

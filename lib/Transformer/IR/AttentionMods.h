@@ -41,11 +41,9 @@ LogicalResult verifyAttentionMods(AttentionOp op);
 /// Clones the body of `mod` (a non-empty score_mod or mask_mod of `op`) at
 /// `b`'s insertion point with its arguments bound to `score` (score_mod
 /// only), the indices `bhij` (index values b, h, q_idx, kv_idx) and the
-/// op's captured operands (or `captures`, when given: the values that stand
-/// for them where the body is cloned); returns the yielded value.
+/// op's captured operands; returns the yielded value.
 Value inlineAttentionMod(OpBuilder &b, AttentionOp op, Region &mod,
-                         Value score, ValueRange bhij,
-                         ValueRange captures = {});
+                         Value score, ValueRange bhij);
 
 } // namespace tx
 } // namespace mlir

@@ -6,7 +6,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Transformer/TxOps.h"
-#include "IR/AttentionMods.h"
 #include "IR/AttentionSyntax.h"
 #include "IR/VerifyHelpers.h"
 #include "Transformer/AttentionShapes.h"
