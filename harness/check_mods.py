@@ -8,8 +8,9 @@ mask_mod regions, issue #42) for the library of harness/mods_cases.mlir.
 The reference is check.py's PyTorch float64 attention with each function
 written as the mask it stands for: ALiBi as an additive float64 bias
 slopes[h] * (j - i), a document mask as a boolean keep-mask, soft-capping
-by the softcap argument. Today these ops take the reference lowering on the
-GPU (the flash kernels do not take regions yet). Exits 1 when a case fails.
+by the softcap argument, a relative-position bias table as the additive
+bias it gathers, a prefix-LM mask as a boolean keep-mask. The flash kernels
+inline the functions in their score step. Exits 1 when a case fails.
 """
 import os
 import sys
@@ -52,6 +53,58 @@ class ModsRunner(H.Runner):
         self.run(self.stem, "mods_softcap_f32", name, [q, k, v], (b, 2, sq, 32),
                  torch.float32, lambda: H.ref_attention(q, k, v, softcap=20.0), False)
 
+    def alibi_decode(self, b, sk, lengths):
+        """ALiBi on the decode kernel with kv_lengths; the K/V rows past
+        each length hold NaN/Inf (never read)."""
+        name = "alibi decode f16 GQA 32/8 D 128 Sk %d kv_lengths %s" % (sk, lengths)
+        q, k, v = H.rand_qkv(self.gen, b, 32, 8, 1, sk, 128, 128, torch.float16)
+        kl = torch.tensor(lengths, dtype=torch.int32, device=H.DEVICE)
+        slopes = torch.tensor([2.0 ** (-8.0 * (i + 1) / 32) for i in range(32)],
+                              dtype=torch.float32, device=H.DEVICE)
+        j = torch.arange(sk, device=H.DEVICE, dtype=torch.float64)
+        bias = -(slopes.double()[:, None, None] * j[None, None, :])[None]
+        vis = H.visible_lengths(1, sk, kl, torch.ones_like(kl))
+        bias = bias.masked_fill(~vis, float("-inf"))
+        exp = None if H.DRY_RUN else H.ref_attention(q, k, v, mask=bias)
+        for bi, n in enumerate(lengths):
+            k[bi, :, n:] = float("nan")
+            v[bi, :, n:] = float("inf")
+        self.run(self.stem, "mods_alibi_decode_f16", name, [q, k, v, kl, slopes],
+                 (b, 32, 1, 128), torch.float16, lambda: exp, False)
+
+    def relbias_prefix(self, b, sq, sk):
+        name = "relbias + prefix bf16 MHA 4 D 128 Sq %d Sk %d" % (sq, sk)
+        q, k, v = H.rand_qkv(self.gen, b, 4, 4, sq, sk, 128, 128, torch.bfloat16)
+        table = (torch.rand(511, generator=self.gen, device=H.DEVICE) * 4 - 2).to(torch.bfloat16)
+        i = torch.arange(sq, device=H.DEVICE)[:, None]
+        j = torch.arange(sk, device=H.DEVICE)[None, :]
+        idx = (j - i + 255).clamp(0, 510)
+        bias = table.double()[idx][None, None]
+        keep = ((j < 7) | (j <= i))[None, None]
+        bias = torch.where(keep, bias, torch.tensor(float("-inf"), dtype=torch.float64,
+                                                    device=H.DEVICE))
+        self.run(self.stem, "mods_relbias_prefix_bf16", name, [q, k, v, table],
+                 (b, 4, sq, 128), torch.bfloat16,
+                 lambda: H.ref_attention(q, k, v, mask=bias), False)
+
+    def window(self, b, sq, sk):
+        name = "window 16 by mask f32 Sq %d Sk %d" % (sq, sk)
+        q, k, v = H.rand_qkv(self.gen, b, 2, 2, sq, sk, 32, 32, torch.float32)
+        i = torch.arange(sq, device=H.DEVICE)[:, None]
+        j = torch.arange(sk, device=H.DEVICE)[None, :]
+        keep = ((j + 16 >= i) & (j <= i))[None, None]
+        self.run(self.stem, "mods_window_f32", name, [q, k, v], (b, 2, sq, 32),
+                 torch.float32, lambda: H.ref_attention(q, k, v, mask=keep), False)
+
+    def late(self, b, sq, sk):
+        name = "late rows (>= 100) keys >= 64 bf16 D 64 Sq %d Sk %d" % (sq, sk)
+        q, k, v = H.rand_qkv(self.gen, b, 4, 4, sq, sk, 64, 64, torch.bfloat16)
+        i = torch.arange(sq, device=H.DEVICE)[:, None]
+        j = torch.arange(sk, device=H.DEVICE)[None, :]
+        keep = ((i >= 100) & (j >= 64) & (j <= i))[None, None]
+        self.run(self.stem, "mods_late_bf16", name, [q, k, v], (b, 4, sq, 64),
+                 torch.bfloat16, lambda: H.ref_attention(q, k, v, mask=keep), False)
+
     def all(self, stem):
         self.stem = stem
         self.alibi(2, 8, 2, 100, 300)
@@ -59,6 +112,12 @@ class ModsRunner(H.Runner):
         self.document(2, 200, [1, 63, 17, 100, 19])
         self.document(1, 96, [96])
         self.softcap(2, 33, 77)
+        self.alibi_decode(3, 1000, [1000, 0, 517])
+        self.relbias_prefix(2, 300, 300)
+        self.relbias_prefix(1, 65, 250)
+        self.window(2, 300, 300)
+        self.window(1, 77, 1000)
+        self.late(2, 333, 400)
 
 
 if __name__ == "__main__":

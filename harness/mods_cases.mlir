@@ -1,6 +1,7 @@
 // Score and mask functions (tx.attention's score_mod / mask_mod regions,
-// issue #42) for harness/check_mods.py. Today these ops take the reference
-// lowering on the GPU too (the flash kernels do not take regions yet).
+// issue #42) for harness/check_mods.py: the flash kernels inline them in
+// their score step (wgmma or mma.sync for f16/bf16, CUDA cores for f32,
+// the split-KV decode for one query row).
 
 // ALiBi: per-head slopes (captured f32 [H]), causal, GQA 8/2, f16.
 func.func @mods_alibi_f16(%q: tensor<?x8x?x64xf16>, %k: tensor<?x2x?x64xf16>,
@@ -48,4 +49,90 @@ func.func @mods_softcap_f32(%q: tensor<?x2x?x32xf32>, %k: tensor<?x2x?x32xf32>,
       }
       : tensor<?x2x?x32xf32>, tensor<?x2x?x32xf32>, tensor<?x2x?x32xf32> -> tensor<?x2x?x32xf32>
   return %o : tensor<?x2x?x32xf32>
+}
+
+// ALiBi on the split-KV decode: one query row, GQA 32/8, D 128, f16,
+// per-sequence kv_lengths.
+func.func @mods_alibi_decode_f16(%q: tensor<?x32x1x128xf16>, %k: tensor<?x8x?x128xf16>,
+                                 %v: tensor<?x8x?x128xf16>, %kl: tensor<?xi32>,
+                                 %slopes: tensor<32xf32>) -> tensor<?x32x1x128xf16> {
+  %o = tx.attention %q, %k, %v kv_lengths(%kl : tensor<?xi32>) score_mod(%slopes : tensor<32xf32>) {
+      ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index, %sl: tensor<32xf32>):
+        %m = tensor.extract %sl[%h] : tensor<32xf32>
+        %ji = arith.index_cast %j : index to i64
+        %df = arith.sitofp %ji : i64 to f32
+        %bias = arith.mulf %m, %df : f32
+        %r = arith.subf %s, %bias : f32
+        tx.yield %r : f32
+      }
+      : tensor<?x32x1x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16> -> tensor<?x32x1x128xf16>
+  return %o : tensor<?x32x1x128xf16>
+}
+
+// Both functions at D 128, bf16: a learned relative-position bias (a
+// captured bf16 table of 511 entries, j - i clamped into [-255, 255]) and
+// a prefix-LM mask (the first 7 keys visible to every query, causal after).
+func.func @mods_relbias_prefix_bf16(%q: tensor<?x4x?x128xbf16>, %k: tensor<?x4x?x128xbf16>,
+                                    %v: tensor<?x4x?x128xbf16>, %table: tensor<511xbf16>)
+    -> tensor<?x4x?x128xbf16> {
+  %o = tx.attention %q, %k, %v score_mod(%table : tensor<511xbf16>) {
+      ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index, %t: tensor<511xbf16>):
+        %c255 = arith.constant 255 : index
+        %c0 = arith.constant 0 : index
+        %c510 = arith.constant 510 : index
+        %x = arith.addi %j, %c255 : index
+        %y = arith.subi %x, %i : index
+        %lo = arith.maxsi %y, %c0 : index
+        %idx = arith.minsi %lo, %c510 : index
+        %e = tensor.extract %t[%idx] : tensor<511xbf16>
+        %ef = arith.extf %e : bf16 to f32
+        %r = arith.addf %s, %ef : f32
+        tx.yield %r : f32
+      }
+      mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index):
+        %c7 = arith.constant 7 : index
+        %pre = arith.cmpi ult, %j, %c7 : index
+        %diag = arith.cmpi ule, %j, %i : index
+        %vis = arith.ori %pre, %diag : i1
+        tx.yield %vis : i1
+      }
+      : tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16> -> tensor<?x4x?x128xbf16>
+  return %o : tensor<?x4x?x128xbf16>
+}
+
+// Block sparsity on the CUDA-core kernel: a sliding window of 16 keys
+// written as a mask function, f32.
+func.func @mods_window_f32(%q: tensor<?x2x?x32xf32>, %k: tensor<?x2x?x32xf32>,
+                           %v: tensor<?x2x?x32xf32>) -> tensor<?x2x?x32xf32> {
+  %o = tx.attention %q, %k, %v mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index):
+        %c16 = arith.constant 16 : index
+        %j16 = arith.addi %j, %c16 : index
+        %lo = arith.cmpi uge, %j16, %i : index
+        %hi = arith.cmpi ule, %j, %i : index
+        %vis = arith.andi %lo, %hi : i1
+        tx.yield %vis : i1
+      }
+      : tensor<?x2x?x32xf32>, tensor<?x2x?x32xf32>, tensor<?x2x?x32xf32> -> tensor<?x2x?x32xf32>
+  return %o : tensor<?x2x?x32xf32>
+}
+
+// Whole query tiles that see no key (rows < 100), keys from 64, causal by
+// the mask, bf16 D 64: empty key-tile lists give zero rows.
+func.func @mods_late_bf16(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x4x?x64xbf16>,
+                          %v: tensor<?x4x?x64xbf16>) -> tensor<?x4x?x64xbf16> {
+  %o = tx.attention %q, %k, %v mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index):
+        %c100 = arith.constant 100 : index
+        %c64 = arith.constant 64 : index
+        %r = arith.cmpi uge, %i, %c100 : index
+        %k64 = arith.cmpi uge, %j, %c64 : index
+        %diag = arith.cmpi ule, %j, %i : index
+        %a = arith.andi %r, %k64 : i1
+        %vis = arith.andi %a, %diag : i1
+        tx.yield %vis : i1
+      }
+      : tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16> -> tensor<?x4x?x64xbf16>
+  return %o : tensor<?x4x?x64xbf16>
 }

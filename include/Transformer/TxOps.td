@@ -266,9 +266,13 @@ def Tx_AttentionOp : Tx_Op<"attention", [
       a constant across its boundary. Indices are those of the logical (contiguous) K/V and
       of the whole tensors: `causal`, `window` and `kv_lengths` apply as
       well, and an index past a length is still passed (its key is hidden).
-      Today the functions take the reference lowering on every path (the
-      GPU pipeline remarks so); the tiled path, the GPU kernels and the
-      gradients of ops with regions are to come (issue #42).
+      Tiling carries both regions into `tx.online_attention` (with the
+      tile's offsets), so the tiled CPU path runs them; the GPU kernels of
+      every family inline them in their score step, and a mask function
+      without causal, window, lengths or a mask operand makes the prefill
+      kernels skip the key tiles it hides entirely (block sparsity,
+      docs/Design.md). Gradients of ops with regions are to come (issue
+      #42).
 
     The optional clauses (`mask(...)`, `kv_lengths(...)`, `q_lengths(...)`,
     `page_table(...)`, `scale = s`, `softcap = c`, `window = [l, r]`,
@@ -383,12 +387,13 @@ def Tx_AttentionOp : Tx_Op<"attention", [
 //===----------------------------------------------------------------------===//
 
 def Tx_YieldOp : Tx_Op<"yield", [Pure, Terminator,
-                                 HasParent<"AttentionOp">]> {
+    ParentOneOf<["AttentionOp", "OnlineAttentionOp"]>]> {
   let summary = "ends a score or mask function of tx.attention";
   let description = [{
-    The terminator of tx.attention's `score_mod` and `mask_mod` regions: it
-    yields the modified score (`f32`) or the visibility of the key (`i1`,
-    true = visible). tx.attention's verifier checks the type.
+    The terminator of the `score_mod` and `mask_mod` regions of
+    tx.attention and tx.online_attention: it yields the modified score
+    (`f32`) or the visibility of the key (`i1`, true = visible). The
+    parent's verifier checks the type.
 
     ```mlir
     tx.yield %s : f32
@@ -405,7 +410,7 @@ def Tx_YieldOp : Tx_Op<"yield", [Pure, Terminator,
 def Tx_F32Tensor : RankedTensorOf<[F32]>;
 
 def Tx_OnlineAttentionOp : Tx_Op<"online_attention", [
-    Pure, AttrSizedOperandSegments,
+    Pure, AttrSizedOperandSegments, IsolatedFromAbove,
     DestinationStyleOpInterface,
     // The results have the inits' types (checked first, with its message, by
     // DestinationStyleOpInterface). Not AllTypesMatch: ODS's inferred builder
@@ -444,7 +449,9 @@ def Tx_OnlineAttentionOp : Tx_Op<"online_attention", [
     ```
     s[j]   = scale * sum_d Q[b,h,i,d] * K[b,h/(H/Hkv),j,d]
              (then softcap * tanh(s[j] / softcap), with softcap)
+             (then score_mod(s[j], b0+b, h0+h, i0+i, j0+j), with score_mod)
              (+ mask[b,h,i,j] | -inf where the i1 mask is false)
+             (-inf where mask_mod(b0+b, h0+h, i0+i, j0+j) is false)
              (-inf where causal and j > i + causal_offset)
              (-inf where window = [l, r] and j < i + causal_offset - l
               (l >= 0) or j > i + causal_offset + r (r >= 0))
@@ -483,6 +490,14 @@ def Tx_OnlineAttentionOp : Tx_Op<"online_attention", [
       (their state is left as it is); a tile of rows `[m0, ...)` gets
       `row_limit - m0`. It carries `tx.attention`'s `q_lengths` into the
       tiles.
+    - `score_mod`, `mask_mod` (optional regions, with their captured
+      operands): tx.attention's score and mask functions (see there; same
+      syntax and rules), carried into the tiles. They see the indices of the
+      whole tx.attention: `mod_offsets(%b0, %h0, %i0, %j0)` (four `index`
+      values, required with a region and only then) are the whole op's
+      batch, query head, query row and key of the tile's first element,
+      and tiling adds the tile's offsets to them. Query head `h0 + h` is the
+      index into the whole op's `H` query heads.
 
     Destination-passing style: `acc`, `max`, `sum` are the inits
     (`DestinationStyleOpInterface`); the results have their types.
@@ -512,12 +527,16 @@ def Tx_OnlineAttentionOp : Tx_Op<"online_attention", [
                        Optional<RankedTensorOf<[I1, F16, BF16, F32]>>:$mask,
                        Optional<Index>:$causal_offset,
                        Optional<Index>:$row_limit,
+                       Variadic<Index>:$mod_offsets,
+                       Variadic<AnyType>:$score_captures,
+                       Variadic<AnyType>:$mask_captures,
                        Tx_F32Tensor:$acc, Tx_F32Tensor:$max, Tx_F32Tensor:$sum,
                        F32Attr:$scale, UnitAttr:$causal,
                        OptionalAttr<F32Attr>:$softcap,
                        OptionalAttr<DenseI64ArrayAttr>:$window);
   let results = (outs Tx_F32Tensor:$new_acc, Tx_F32Tensor:$new_max,
                       Tx_F32Tensor:$new_sum);
+  let regions = (region AnyRegion:$score_mod, AnyRegion:$mask_mod);
   let assemblyFormat = [{
     $query `,` $key `,` $value
     (`mask` `(` $mask^ `:` type($mask) `)`)?
@@ -525,17 +544,25 @@ def Tx_OnlineAttentionOp : Tx_Op<"online_attention", [
     (`window` `=` $window^)? (`causal` $causal^)?
     (`causal_offset` `(` $causal_offset^ `)`)?
     (`row_limit` `(` $row_limit^ `)`)?
+    (`mod_offsets` `(` $mod_offsets^ `)`)?
+    custom<OnlineAttentionMods>($score_captures, type($score_captures),
+                                $score_mod, $mask_captures,
+                                type($mask_captures), $mask_mod)
     `outs` `(` $acc `,` $max `,` $sum `)` attr-dict
     `:` type($query) `,` type($key) `,` type($value)
     `->` type($acc) `,` type($max) `,` type($sum)
   }];
   let hasVerifier = 1;
+  let hasRegionVerifier = 1;
   let extraClassDeclaration = [{
     /// DestinationStyleOpInterface: the inits are (acc, max, sum).
     ::mlir::MutableOperandRange getDpsInitsMutable() {
-      unsigned n = getOperation()->getNumOperands();
-      return ::mlir::MutableOperandRange(getOperation(), n - 3, 3);
+      return ::mlir::MutableOperandRange(
+          getOperation(), getAccMutable().getOperandNumber(), 3);
     }
+    /// Whether the op carries a score function or a mask function
+    /// (`score_mod`, `mask_mod` regions).
+    bool hasMods() { return !getScoreMod().empty() || !getMaskMod().empty(); }
   }];
 }
 

@@ -181,7 +181,7 @@ func.func @scale_inf(%q: tensor<2x4x16x64xf32>, %k: tensor<2x4x32x64xf32>, %v: t
 // The results have the inits' types.
 func.func @result_types(%q: tensor<2x4x16x64xf32>, %k: tensor<2x4x32x64xf32>, %v: tensor<2x4x32x8xf32>, %acc: tensor<2x4x16x8xf32>, %m: tensor<2x4x16xf32>, %l: tensor<2x4x16xf32>) {
   // expected-error @+1 {{'tx.online_attention' op expected type of operand #4 ('tensor<2x4x16xf32>') to match type of corresponding result ('tensor<2x4x8xf32>')}}
-  %0:3 = "tx.online_attention"(%q, %k, %v, %acc, %m, %l) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 1, 1, 1>, scale = 1.250000e-01 : f32}> : (tensor<2x4x16x64xf32>, tensor<2x4x32x64xf32>, tensor<2x4x32x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16xf32>, tensor<2x4x16xf32>) -> (tensor<2x4x16x8xf32>, tensor<2x4x8xf32>, tensor<2x4x16xf32>)
+  %0:3 = "tx.online_attention"(%q, %k, %v, %acc, %m, %l) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1>, scale = 1.250000e-01 : f32}> ({}, {}) : (tensor<2x4x16x64xf32>, tensor<2x4x32x64xf32>, tensor<2x4x32x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16xf32>, tensor<2x4x16xf32>) -> (tensor<2x4x16x8xf32>, tensor<2x4x8xf32>, tensor<2x4x16xf32>)
   return
 }
 
@@ -206,5 +206,73 @@ func.func @window_without_offset(%q: tensor<2x4x16x64xf32>, %k: tensor<2x4x32x64
 func.func @online_window_bad_left(%q: tensor<2x4x16x64xf32>, %k: tensor<2x4x32x64xf32>, %v: tensor<2x4x32x8xf32>, %acc: tensor<2x4x16x8xf32>, %m: tensor<2x4x16xf32>, %l: tensor<2x4x16xf32>, %c: index) {
   // expected-error @+1 {{'tx.online_attention' op window left = -3 must be -1 (unbounded) or a key count >= 0}}
   %0:3 = tx.online_attention %q, %k, %v scale = 0.125 window = [-3, 0] causal_offset(%c) outs(%acc, %m, %l) : tensor<2x4x16x64xf32>, tensor<2x4x32x64xf32>, tensor<2x4x32x8xf32> -> tensor<2x4x16x8xf32>, tensor<2x4x16xf32>, tensor<2x4x16xf32>
+  return
+}
+
+// -----
+
+// Score and mask functions (issue #42): mod_offsets come with a region, and
+// only then; the regions follow tx.attention's rules.
+func.func @mods_no_offsets(%q: tensor<1x2x16x8xf32>, %k: tensor<1x2x32x8xf32>, %v: tensor<1x2x32x8xf32>, %acc: tensor<1x2x16x8xf32>, %m: tensor<1x2x16xf32>, %l: tensor<1x2x16xf32>) {
+  // expected-error @+1 {{'tx.online_attention' op with a score_mod or mask_mod region needs mod_offsets(b0, h0, i0, j0): the whole op's indices of the tile's first element; got 0 offsets}}
+  %0:3 = tx.online_attention %q, %k, %v scale = 0.125 mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index):
+        %t = arith.cmpi ule, %j, %i : index
+        tx.yield %t : i1
+      } outs(%acc, %m, %l) : tensor<1x2x16x8xf32>, tensor<1x2x32x8xf32>, tensor<1x2x32x8xf32> -> tensor<1x2x16x8xf32>, tensor<1x2x16xf32>, tensor<1x2x16xf32>
+  return
+}
+
+// -----
+
+func.func @offsets_no_mods(%q: tensor<1x2x16x8xf32>, %k: tensor<1x2x32x8xf32>, %v: tensor<1x2x32x8xf32>, %acc: tensor<1x2x16x8xf32>, %m: tensor<1x2x16xf32>, %l: tensor<1x2x16xf32>, %z: index) {
+  // expected-error @+1 {{'tx.online_attention' op has mod_offsets but no score_mod or mask_mod region; got 4 offsets}}
+  %0:3 = tx.online_attention %q, %k, %v scale = 0.125 mod_offsets(%z, %z, %z, %z) outs(%acc, %m, %l) : tensor<1x2x16x8xf32>, tensor<1x2x32x8xf32>, tensor<1x2x32x8xf32> -> tensor<1x2x16x8xf32>, tensor<1x2x16xf32>, tensor<1x2x16xf32>
+  return
+}
+
+// -----
+
+func.func @mods_three_offsets(%q: tensor<1x2x16x8xf32>, %k: tensor<1x2x32x8xf32>, %v: tensor<1x2x32x8xf32>, %acc: tensor<1x2x16x8xf32>, %m: tensor<1x2x16xf32>, %l: tensor<1x2x16xf32>, %z: index) {
+  // expected-error @+1 {{'tx.online_attention' op with a score_mod or mask_mod region needs mod_offsets(b0, h0, i0, j0): the whole op's indices of the tile's first element; got 3 offsets}}
+  %0:3 = tx.online_attention %q, %k, %v scale = 0.125 mod_offsets(%z, %z, %z) score_mod {
+      ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+        tx.yield %s : f32
+      } outs(%acc, %m, %l) : tensor<1x2x16x8xf32>, tensor<1x2x32x8xf32>, tensor<1x2x32x8xf32> -> tensor<1x2x16x8xf32>, tensor<1x2x16xf32>, tensor<1x2x16xf32>
+  return
+}
+
+// -----
+
+func.func @mods_signature(%q: tensor<1x2x16x8xf32>, %k: tensor<1x2x32x8xf32>, %v: tensor<1x2x32x8xf32>, %acc: tensor<1x2x16x8xf32>, %m: tensor<1x2x16xf32>, %l: tensor<1x2x16xf32>, %z: index) {
+  // expected-error @+1 {{'tx.online_attention' op score_mod's block must take (f32 score, index b, index h, index q_idx, index kv_idx) then one argument per captured operand (0), i.e. (f32, index, index, index, index); got (f32, index, index, index)}}
+  %0:3 = tx.online_attention %q, %k, %v scale = 0.125 mod_offsets(%z, %z, %z, %z) score_mod {
+      ^bb0(%s: f32, %b: index, %h: index, %i: index):
+        tx.yield %s : f32
+      } outs(%acc, %m, %l) : tensor<1x2x16x8xf32>, tensor<1x2x32x8xf32>, tensor<1x2x32x8xf32> -> tensor<1x2x16x8xf32>, tensor<1x2x16xf32>, tensor<1x2x16xf32>
+  return
+}
+
+// -----
+
+func.func @mods_yield_type(%q: tensor<1x2x16x8xf32>, %k: tensor<1x2x32x8xf32>, %v: tensor<1x2x32x8xf32>, %acc: tensor<1x2x16x8xf32>, %m: tensor<1x2x16xf32>, %l: tensor<1x2x16xf32>, %z: index) {
+  %0:3 = tx.online_attention %q, %k, %v scale = 0.125 mod_offsets(%z, %z, %z, %z) mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index):
+        // expected-error @+1 {{'tx.yield' op in mask_mod must yield one 'i1', got 'index'}}
+        tx.yield %i : index
+      } outs(%acc, %m, %l) : tensor<1x2x16x8xf32>, tensor<1x2x32x8xf32>, tensor<1x2x32x8xf32> -> tensor<1x2x16x8xf32>, tensor<1x2x16xf32>, tensor<1x2x16xf32>
+  return
+}
+
+// -----
+
+func.func @mods_from_above(%q: tensor<1x2x16x8xf32>, %k: tensor<1x2x32x8xf32>, %v: tensor<1x2x32x8xf32>, %acc: tensor<1x2x16x8xf32>, %m: tensor<1x2x16xf32>, %l: tensor<1x2x16xf32>, %z: index, %bias: f32) {
+  // expected-note @+1 {{required by region isolation constraints}}
+  %0:3 = tx.online_attention %q, %k, %v scale = 0.125 mod_offsets(%z, %z, %z, %z) score_mod {
+      ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+        // expected-error @+1 {{'arith.addf' op using value defined outside the region}}
+        %r = arith.addf %s, %bias : f32
+        tx.yield %r : f32
+      } outs(%acc, %m, %l) : tensor<1x2x16x8xf32>, tensor<1x2x32x8xf32>, tensor<1x2x32x8xf32> -> tensor<1x2x16x8xf32>, tensor<1x2x16xf32>, tensor<1x2x16xf32>
   return
 }

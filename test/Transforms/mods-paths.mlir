@@ -1,8 +1,10 @@
 // tx.attention with score_mod / mask_mod regions (issue #42) on the passes
 // before the lowering: tx-gather-kv-pages moves the regions (and their
-// captured operands) to the unpaged op; tx-tile-attention leaves the op to
-// the reference lowering; tx-attention-strategy gives it no kernel (a
-// remark); tx-derive-gradients gives it no backward, with the reason.
+// captured operands) to the unpaged op; tx-tile-attention tiles it (each
+// tile's tx.online_attention carries the regions with the tile's offsets;
+// decomposed, the body reads the captured slopes at the whole op's head
+// h0 + h); tx-attention-strategy gives it a kernel; tx-derive-gradients
+// gives it no backward, with the reason.
 // RUN: tx-opt %s --tx-gather-kv-pages | FileCheck %s --check-prefix=GATHER
 // RUN: tx-opt %s --tx-gather-kv-pages --tx-tile-attention="q-tile=4 kv-tile=4" | FileCheck %s --check-prefix=TILE
 // RUN: tx-opt %s --tx-gather-kv-pages --tx-attention-strategy 2>&1 | FileCheck %s --check-prefix=STRATEGY
@@ -14,9 +16,17 @@
 // GATHER-NEXT: ^bb0(%{{.*}}: f32, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: tensor<4xf32>):
 // GATHER: } : tensor<2x4x3x8xf32>, tensor<2x2x16x8xf32>, tensor<2x2x16x8xf32> -> tensor<2x4x3x8xf32>
 // TILE-LABEL: func.func @paged_alibi
-// TILE-NOT: tx.online_attention
-// TILE: tx.attention {{.*}} score_mod
-// STRATEGY: remark: tx-attention-to-gpu: score_mod and mask_mod regions have no flash kernel yet; this op is left to the reference lowering
+// TILE-SAME: %[[SLOPES:[^:]*]]: tensor<4xf32>)
+// TILE: scf.forall (%{{.*}}, %[[H0:[^,]*]], %{{.*}}) =
+// TILE: scf.for
+// TILE: linalg.generic
+// TILE: %[[LH:.*]] = linalg.index 1 : index
+// TILE-NEXT: %[[H:.*]] = arith.addi %[[H0]], %[[LH]] : index
+// TILE: tensor.extract %[[SLOPES]][%[[H]]] : tensor<4xf32>
+// TILE-NOT: tx.attention %
+// STRATEGY-LABEL: func.func @paged_alibi
+// STRATEGY: tx.attention {{.*}} score_mod
+// STRATEGY: } {tx.gpu_strategy = #tx.simt_strategy<
 // GRAD: func.func @paged_alibi({{.*}} attributes {tx.no_gradient = "result 0 is a paged tx.attention (page_table): no backward reads a paged KV cache"}
 func.func @paged_alibi(%q: tensor<2x4x3x8xf32>, %k: tensor<9x4x2x8xf32>, %v: tensor<9x4x2x8xf32>,
                        %pt: tensor<2x4xi32>, %kl: tensor<2xi32>, %slopes: tensor<4xf32>)

@@ -72,6 +72,9 @@ struct FlashConfig {
                                   // dependent of the first (PDL, sm_90+)
                                   // instead of by the last CTA to take a
                                   // ticket from a zeroed arrival counter
+  bool blockSparse = false; // prefill: the key tiles a mask function
+                             // shows, listed by two small kernels before
+                             // the attention kernel (blockSparseKeys)
   bool keyFlags = false; // tensor cores with a mask operand: per-tile key
                          // visibility flags in shared memory (see
                          // emitKeyVisibility)
@@ -212,8 +215,15 @@ struct AttentionProblem {
   FloatAttr softcap;               // logit soft-capping c
   RankedTensorType outType;        // [B, H, Sq, Dv] in Q's element type
   RankedTensorType lseType;        // [B, H, Sq] f32, null when not requested
+  /// The score and mask functions (the `score_mod` / `mask_mod` regions of
+  /// tx.attention or of its tile's tx.online_attention; issue #42), null
+  /// when absent, and their captured operands (defined outside the tiled
+  /// loops). The kernels inline them in their score step.
+  Region *scoreMod = nullptr, *maskMod = nullptr;
+  SmallVector<Value> scoreCaptures, maskCaptures;
 
   static AttentionProblem fromOp(AttentionOp op);
+  bool hasMods() const { return scoreMod || maskMod; }
   Type elementType() const;
   int64_t D() const;
   int64_t Dv() const;
@@ -273,6 +283,12 @@ struct AttentionChoices {
 /// multiple of 32, and for other families (PrefillSplits.cpp).
 void choosePrefillSplits(FlashConfig &cfg, const AttentionProblem &p,
                          const AttentionTarget &t);
+
+/// Whether the prefill kernel `c` of `p` visits only the key tiles the mask
+/// function shows (FlashConfig::blockSparse; KeyTileLists.h): an op with a
+/// mask_mod region, without a mask operand, causal, window, per-sequence
+/// lengths or a paged cache, on a kernel without prefill splits.
+bool blockSparseKeys(const FlashConfig &c, const AttentionProblem &p);
 
 /// The split-KV decode kernel's products on tensor cores (mma.sync
 /// m16n8k16 with the G * Sq <= 16 packed rows as the M tile) when at least

@@ -340,6 +340,24 @@ struct Matcher {
   /// The row limit (q_lengths) and the tile op's attributes.
   LogicalResult matchAttributes() {
     AttentionProblem &p = m.problem;
+    // Score and mask functions: the kernels compute the whole op's
+    // indices themselves (the tile's mod_offsets are the grid's and the
+    // key loop's offsets); the captured operands must be defined outside
+    // the grid, which the kernel's launch replaces.
+    for (Value c : llvm::concat<Value>(tile.getScoreCaptures(),
+                                       tile.getMaskCaptures()))
+      if (forall->isAncestor(c.getParentRegion()->getParentOp()))
+        return fail("the operands captured by score_mod and mask_mod must "
+                    "be defined outside the scf.forall (the kernel's "
+                    "launch replaces it)");
+    if (!tile.getScoreMod().empty())
+      p.scoreMod = &tile.getScoreMod();
+    if (!tile.getMaskMod().empty())
+      p.maskMod = &tile.getMaskMod();
+    p.scoreCaptures.assign(tile.getScoreCaptures().begin(),
+                           tile.getScoreCaptures().end());
+    p.maskCaptures.assign(tile.getMaskCaptures().begin(),
+                          tile.getMaskCaptures().end());
     if (Value r = tile.getRowLimit()) {
       // rows past q_lengths[b]: row_limit = Lq - m0, Lq as clampedLength.
       Value lens;

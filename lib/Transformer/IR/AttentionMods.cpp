@@ -2,6 +2,8 @@
 #include "IR/AttentionMods.h"
 #include "Transformer/TxOps.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -45,12 +47,16 @@ void mlir::tx::printAttentionMods(OpAsmPrinter &printer,
                                   OperandRange scoreCaptures,
                                   TypeRange scoreTypes, Region &scoreMod,
                                   OperandRange maskCaptures,
-                                  TypeRange maskTypes, Region &maskMod) {
+                                  TypeRange maskTypes, Region &maskMod,
+                                  bool leadingSpace) {
   auto one = [&](StringRef name, OperandRange caps, TypeRange types,
                  Region &r) {
     if (r.empty())
       return;
-    printer << ' ' << name;
+    if (leadingSpace)
+      printer << ' ';
+    leadingSpace = true;
+    printer << name;
     if (!caps.empty()) {
       printer << '(';
       llvm::interleaveComma(llvm::zip(caps, types), printer, [&](auto ct) {
@@ -83,20 +89,20 @@ static std::string typeList(TypeRange types) {
 }
 
 /// The rules of one region (`score`: score_mod, else mask_mod).
-static LogicalResult verifyMod(AttentionOp op, Region &r, ValueRange captures,
+static LogicalResult verifyMod(Operation *op, Region &r, ValueRange captures,
                                bool score) {
   StringRef name = score ? "score_mod" : "mask_mod";
   if (r.empty()) {
     if (!captures.empty())
-      return op.emitOpError() << "has " << captures.size()
+      return op->emitOpError() << "has " << captures.size()
                               << " operands captured for " << name
                               << " but no " << name << " region";
     return success();
   }
   if (!r.hasOneBlock())
-    return op.emitOpError() << name << " must have one block";
+    return op->emitOpError() << name << " must have one block";
   Block &body = r.front();
-  Builder b(op.getContext());
+  Builder b(op->getContext());
   SmallVector<Type> want;
   if (score)
     want.push_back(b.getF32Type());
@@ -108,7 +114,7 @@ static LogicalResult verifyMod(AttentionOp op, Region &r, ValueRange captures,
                         : "(index b, index h, index q_idx, index kv_idx";
   if (body.getNumArguments() != want.size() ||
       TypeRange(body.getArgumentTypes()) != TypeRange(want))
-    return op.emitOpError()
+    return op->emitOpError()
            << name << "'s block must take " << sig << ") then one argument "
            << "per captured operand (" << captures.size() << "), i.e. ("
            << typeList(want) << "); got ("
@@ -117,7 +123,7 @@ static LogicalResult verifyMod(AttentionOp op, Region &r, ValueRange captures,
     Type t = c.getType();
     auto tensor = dyn_cast<RankedTensorType>(t);
     if (!isScalarOfMod(tensor ? tensor.getElementType() : t))
-      return op.emitOpError()
+      return op->emitOpError()
              << name << " may capture ranked tensors and scalars of integers "
              << "of at most 64 bits, index, f16, bf16, f32 or f64, not "
              << t;
@@ -125,7 +131,7 @@ static LogicalResult verifyMod(AttentionOp op, Region &r, ValueRange captures,
   auto yield = body.empty() ? YieldOp() : dyn_cast<YieldOp>(body.back());
   Type yieldTy = score ? Type(b.getF32Type()) : Type(b.getI1Type());
   if (!yield)
-    return op.emitOpError() << name << " must end in tx.yield";
+    return op->emitOpError() << name << " must end in tx.yield";
   if (yield.getValue().getType() != yieldTy)
     return yield.emitOpError()
            << "in " << name << " must yield one " << yieldTy << ", got "
@@ -162,21 +168,70 @@ LogicalResult mlir::tx::verifyAttentionMods(AttentionOp op) {
   return success();
 }
 
-Value mlir::tx::inlineAttentionMod(OpBuilder &b, AttentionOp op, Region &mod,
-                                   Value score, ValueRange bhij) {
+LogicalResult OnlineAttentionOp::verifyRegions() {
+  if (failed(verifyMod(*this, getScoreMod(), getScoreCaptures(), true)) ||
+      failed(verifyMod(*this, getMaskMod(), getMaskCaptures(), false)))
+    return failure();
+  size_t want = hasMods() ? 4 : 0;
+  if (getModOffsets().size() != want)
+    return emitOpError() << (hasMods()
+                                 ? "with a score_mod or mask_mod region "
+                                   "needs mod_offsets(b0, h0, i0, j0): the "
+                                   "whole op's indices of the tile's first "
+                                   "element; got "
+                                 : "has mod_offsets but no score_mod or "
+                                   "mask_mod region; got ")
+                         << getModOffsets().size() << " offsets";
+  return success();
+}
+
+Value mlir::tx::inlineAttentionMod(OpBuilder &b, Region &mod,
+                                   ValueRange captures, Value score,
+                                   ValueRange bhij) {
   Block &body = mod.front();
-  bool isScore = &mod == &op.getScoreMod();
-  ValueRange caps = isScore ? ValueRange(op.getScoreCaptures())
-                            : ValueRange(op.getMaskCaptures());
   IRMapping map;
   unsigned a = 0;
-  if (isScore)
+  if (score)
     map.map(body.getArgument(a++), score);
   for (Value idx : bhij)
     map.map(body.getArgument(a++), idx);
-  for (Value c : caps)
+  for (Value c : captures)
     map.map(body.getArgument(a++), c);
   for (Operation &inner : body.without_terminator())
     b.clone(inner, map);
   return map.lookupOrDefault(cast<YieldOp>(body.getTerminator()).getValue());
+}
+
+Value mlir::tx::inlineAttentionMod(OpBuilder &b, AttentionOp op, Region &mod,
+                                   Value score, ValueRange bhij) {
+  bool isScore = &mod == &op.getScoreMod();
+  return inlineAttentionMod(b, mod,
+                            isScore ? ValueRange(op.getScoreCaptures())
+                                    : ValueRange(op.getMaskCaptures()),
+                            isScore ? score : Value(), bhij);
+}
+
+SmallVector<Value> mlir::tx::tileModOffsets(OpBuilder &b, Location loc,
+                                            bool hasMods, ValueRange base,
+                                            ArrayRef<OpFoldResult> by) {
+  if (!hasMods)
+    return {};
+  SmallVector<Value> out;
+  AffineExpr s0, s1;
+  bindSymbols(b.getContext(), s0, s1);
+  for (auto [d, off] : llvm::enumerate(by)) {
+    OpFoldResult sum = off;
+    if (!base.empty())
+      sum = affine::makeComposedFoldedAffineApply(b, loc, s0 + s1,
+                                                  {base[d], off});
+    out.push_back(getValueOrCreateConstantIndexOp(b, loc, sum));
+  }
+  return out;
+}
+
+void mlir::tx::cloneAttentionMods(Region &score, Region &mask,
+                                  OnlineAttentionOp to) {
+  IRMapping map;
+  score.cloneInto(&to.getScoreMod(), map);
+  mask.cloneInto(&to.getMaskMod(), map);
 }

@@ -16,6 +16,7 @@ namespace mlir {
 namespace tx {
 
 class AttentionOp;
+class OnlineAttentionOp;
 
 /// After the keyword `score_mod` or `mask_mod` (a clause of tx.attention,
 /// AttentionSyntax.h): `(%c : T, ...)` of captured operands (left out when
@@ -26,11 +27,11 @@ parseAttentionMod(OpAsmParser &parser,
                   SmallVectorImpl<Type> &captureTypes, Region &mod);
 
 /// ` score_mod(...) {...}` and ` mask_mod(...) {...}` of the non-empty
-/// regions.
+/// regions (the first without its space unless `leadingSpace`).
 void printAttentionMods(OpAsmPrinter &printer, OperandRange scoreCaptures,
                         TypeRange scoreTypes, Region &scoreMod,
                         OperandRange maskCaptures, TypeRange maskTypes,
-                        Region &maskMod);
+                        Region &maskMod, bool leadingSpace = true);
 
 /// The regions' rules: one block whose arguments are (f32 score,) index b,
 /// h, q_idx, kv_idx, then the captured operands' types; ops free of side
@@ -38,12 +39,27 @@ void printAttentionMods(OpAsmPrinter &printer, OperandRange scoreCaptures,
 /// or i1 (mask). Each violation is an error at the op it concerns.
 LogicalResult verifyAttentionMods(AttentionOp op);
 
-/// Clones the body of `mod` (a non-empty score_mod or mask_mod of `op`) at
-/// `b`'s insertion point with its arguments bound to `score` (score_mod
-/// only), the indices `bhij` (index values b, h, q_idx, kv_idx) and the
-/// op's captured operands; returns the yielded value.
+/// Clones the body of `mod` (a non-empty score_mod or mask_mod) at `b`'s
+/// insertion point with its arguments bound to `score` (null for a
+/// mask_mod), the indices `bhij` (index values b, h, q_idx, kv_idx) and
+/// `captures` (values of the captured operands' types); returns the yielded
+/// value.
+Value inlineAttentionMod(OpBuilder &b, Region &mod, ValueRange captures,
+                         Value score, ValueRange bhij);
+/// The same for a region of `op`, bound to its captured operands.
 Value inlineAttentionMod(OpBuilder &b, AttentionOp op, Region &mod,
                          Value score, ValueRange bhij);
+
+/// The `mod_offsets` of a tx.online_attention tile of an op with score or
+/// mask functions (empty when `hasMods` is false): `base` (the op's own
+/// mod_offsets; empty for a tx.attention, whose offsets are 0) plus `by`,
+/// the tile's offsets (b, h, query row, key), each folded.
+SmallVector<Value> tileModOffsets(OpBuilder &b, Location loc, bool hasMods,
+                                  ValueRange base, ArrayRef<OpFoldResult> by);
+
+/// Clones `score` and `mask` (the regions of a tx.attention or a
+/// tx.online_attention, possibly empty) into the empty regions of `to`.
+void cloneAttentionMods(Region &score, Region &mask, OnlineAttentionOp to);
 
 } // namespace tx
 } // namespace mlir

@@ -179,3 +179,29 @@ void mlir::tx::printAttentionClauses(
   if (causal)
     printer << " causal";
 }
+
+ParseResult mlir::tx::parseOnlineAttentionMods(
+    OpAsmParser &parser,
+    SmallVectorImpl<OpAsmParser::UnresolvedOperand> &scoreCaptures,
+    SmallVectorImpl<Type> &scoreCaptureTypes, Region &scoreMod,
+    SmallVectorImpl<OpAsmParser::UnresolvedOperand> &maskCaptures,
+    SmallVectorImpl<Type> &maskCaptureTypes, Region &maskMod) {
+  if (succeeded(parser.parseOptionalKeyword("score_mod")) &&
+      failed(parseAttentionMod(parser, scoreCaptures, scoreCaptureTypes,
+                               scoreMod)))
+    return failure();
+  if (succeeded(parser.parseOptionalKeyword("mask_mod")) &&
+      failed(parseAttentionMod(parser, maskCaptures, maskCaptureTypes,
+                               maskMod)))
+    return failure();
+  return success();
+}
+
+void mlir::tx::printOnlineAttentionMods(
+    OpAsmPrinter &printer, Operation *, OperandRange scoreCaptures,
+    TypeRange scoreTypes, Region &scoreMod, OperandRange maskCaptures,
+    TypeRange maskTypes, Region &maskMod) {
+  // (The generated printer has written the space before the directive.)
+  printAttentionMods(printer, scoreCaptures, scoreTypes, scoreMod,
+                     maskCaptures, maskTypes, maskMod, /*leadingSpace=*/false);
+}

@@ -58,6 +58,21 @@ void printPagedAttentionClauses(
     OperandRange scoreCaptures, TypeRange scoreTypes, Region &scoreMod,
     OperandRange maskCaptures, TypeRange maskTypes, Region &maskMod);
 
+/// custom<OnlineAttentionMods> of tx.online_attention: the optional
+/// `score_mod(...) {...}` then `mask_mod(...) {...}` clauses, in that order
+/// (AttentionMods.h).
+ParseResult parseOnlineAttentionMods(
+    OpAsmParser &parser,
+    SmallVectorImpl<OpAsmParser::UnresolvedOperand> &scoreCaptures,
+    SmallVectorImpl<Type> &scoreCaptureTypes, Region &scoreMod,
+    SmallVectorImpl<OpAsmParser::UnresolvedOperand> &maskCaptures,
+    SmallVectorImpl<Type> &maskCaptureTypes, Region &maskMod);
+
+void printOnlineAttentionMods(OpAsmPrinter &printer, Operation *op,
+                              OperandRange scoreCaptures, TypeRange scoreTypes,
+                              Region &scoreMod, OperandRange maskCaptures,
+                              TypeRange maskTypes, Region &maskMod);
+
 } // namespace tx
 } // namespace mlir
 

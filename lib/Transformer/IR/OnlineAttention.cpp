@@ -14,6 +14,7 @@
 // The verifier lives in TxOps.cpp with the other verifiers.
 //
 //===----------------------------------------------------------------------===//
+#include "IR/AttentionMods.h"
 #include "IR/AttentionTiles.h"
 #include "IR/OnlineAttentionStep.h"
 #include "Transformer/AttentionShapes.h"
@@ -128,10 +129,16 @@ OnlineAttentionOp::getTiledImplementation(OpBuilder &b,
   Value mx = slice(getMax(), {b0, h0, m0}, {bs, hs, ms});
   Value sm = slice(getSum(), {b0, h0, m0}, {bs, hs, ms});
 
+  // Score and mask functions see the whole op's indices: the tile's
+  // element (b, h, i, j) is the op's (b0 + b, h0 + h, m0 + i, n0 + j).
+  SmallVector<Value> modOffsets =
+      tileModOffsets(b, loc, hasMods(), getModOffsets(), offsets);
   auto tiled = OnlineAttentionOp::create(
       b, loc, acc.getType(), mx.getType(), sm.getType(), q, k, v, mask,
-      causalOffset, rowLimit, acc, mx, sm, getScaleAttr(),
-      getCausalAttr(), getSoftcapAttr(), getWindowAttr());
+      causalOffset, rowLimit, modOffsets, getScoreCaptures(),
+      getMaskCaptures(), acc, mx, sm, getScaleAttr(), getCausalAttr(),
+      getSoftcapAttr(), getWindowAttr());
+  cloneAttentionMods(getScoreMod(), getMaskMod(), tiled);
   return TilingResult{{tiled.getOperation()},
                       SmallVector<Value>(tiled->getResults()), slices};
 }
@@ -204,10 +211,6 @@ FailureOr<TilingResult>
 AttentionOp::getTiledImplementation(OpBuilder &b,
                                     ArrayRef<OpFoldResult> offsets,
                                     ArrayRef<OpFoldResult> sizes) {
-  if (hasMods())
-    return emitOpError() << "with a score_mod or mask_mod region cannot be "
-                            "tiled yet (issue #42); it has the reference "
-                            "lowering only";
   Location loc = getLoc();
   OpFoldResult zero = b.getIndexAttr(0);
   OpFoldResult m0 = offsets[2];
@@ -278,11 +281,17 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
   Value mx = filledF32(b, loc, {bs, hs, ms},
                        -std::numeric_limits<double>::infinity());
   Value sm = filledF32(b, loc, {bs, hs, ms}, 0.0);
+  // Score and mask functions: the tile's first element is the op's (b0,
+  // h0, m0) against key 0.
+  SmallVector<Value> modOffsets = tileModOffsets(
+      b, loc, hasMods(), {}, {offsets[0], offsets[1], m0, zero});
   auto tile = OnlineAttentionOp::create(
       b, loc, acc.getType(), mx.getType(), sm.getType(), q, k, v, mask,
-      causalOffset, rowLimit, acc, mx, sm,
+      causalOffset, rowLimit, modOffsets, getScoreCaptures(),
+      getMaskCaptures(), acc, mx, sm,
       b.getF32FloatAttr(static_cast<float>(scale)),
       getCausalAttr(), getSoftcapAttr(), getWindowAttr());
+  cloneAttentionMods(getScoreMod(), getMaskMod(), tile);
   Type elt = getQuery().getType().getElementType();
   auto [out, lse] =
       emitAttentionEpilogue(b, loc, tile.getResult(0), tile.getResult(1),

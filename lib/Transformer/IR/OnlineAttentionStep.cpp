@@ -10,6 +10,7 @@
 // the indexing map (no copy).
 //
 //===----------------------------------------------------------------------===//
+#include "IR/AttentionMods.h"
 #include "IR/OnlineAttentionStep.h"
 #include "Transformer/AttentionShapes.h"
 
@@ -101,8 +102,18 @@ private:
         .getResult(0);
   }
 
-  /// Scale, soft cap, mask, causal/window band and row limit, in place of
-  /// S. Dims (b, h, m, n).
+  /// Inside the scores' generic: the whole op's (b, h, i, j) of this
+  /// element, the generic's indices plus the op's mod_offsets.
+  SmallVector<Value> modIndices(OpBuilder &nb, Location nl) {
+    SmallVector<Value> bhij;
+    for (auto [d, off] : llvm::enumerate(op.getModOffsets()))
+      bhij.push_back(arith::AddIOp::create(
+          nb, nl, off, linalg::IndexOp::create(nb, nl, d)));
+    return bhij;
+  }
+
+  /// Scale, soft cap, score function, mask, mask function, causal/window
+  /// band and row limit, in place of S. Dims (b, h, m, n).
   Value maskedScores(Value s) {
     Value scale = arith::ConstantOp::create(b, loc, op.getScaleAttr());
     Value mask = op.getMask();
@@ -128,8 +139,19 @@ private:
                  Value x = arith::MulFOp::create(nb, nl, a.back(), scale);
                  if (FloatAttr softcap = op.getSoftcapAttr())
                    x = applySoftcap(nb, nl, x, softcap);
+                 if (!op.getScoreMod().empty())
+                   x = inlineAttentionMod(nb, op.getScoreMod(),
+                                          op.getScoreCaptures(), x,
+                                          modIndices(nb, nl));
                  if (mask)
                    x = applyMask(nb, nl, x, a[0], keepMask, negInf);
+                 if (!op.getMaskMod().empty())
+                   x = arith::SelectOp::create(
+                       nb, nl,
+                       inlineAttentionMod(nb, op.getMaskMod(),
+                                          op.getMaskCaptures(), Value(),
+                                          modIndices(nb, nl)),
+                       x, negInf);
                  if (causalOffset) {
                    Value i = linalg::IndexOp::create(nb, nl, 2);
                    Value j = linalg::IndexOp::create(nb, nl, 3);

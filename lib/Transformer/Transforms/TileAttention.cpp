@@ -13,6 +13,7 @@
 // skipping and the finalization are ours.
 //
 //===----------------------------------------------------------------------===//
+#include "IR/AttentionMods.h"
 #include "Transformer/AttentionShapes.h"
 #include "Transformer/Passes.h"
 #include "Transformer/TilingUtils.h"
@@ -194,15 +195,20 @@ struct TxTileAttentionPass
         causalOffset = getValueOrCreateConstantIndexOp(
             b, loc,
             affine::makeComposedFoldedAffineApply(b, loc, s0 - s1, {c, k0}));
+      // Score and mask functions: key j of the chunk is key k0 + j.
+      SmallVector<Value> modOffsets =
+          tileModOffsets(b, loc, whole.hasMods(), whole.getModOffsets(),
+                         {zero, zero, zero, k0});
       part = OnlineAttentionOp::create(
           b, loc, whole.getAcc().getType(), whole.getMax().getType(),
           whole.getSum().getType(), whole.getQuery(),
           keySlice(whole.getKey(), 2), keySlice(whole.getValue(), 2),
           keySlice(whole.getMask(), 3), causalOffset, whole.getRowLimit(),
-          whole.getAcc(),
-          whole.getMax(), whole.getSum(), whole.getScaleAttr(),
-          whole.getCausalAttr(), whole.getSoftcapAttr(),
-          whole.getWindowAttr());
+          modOffsets, whole.getScoreCaptures(), whole.getMaskCaptures(),
+          whole.getAcc(), whole.getMax(), whole.getSum(),
+          whole.getScaleAttr(), whole.getCausalAttr(),
+          whole.getSoftcapAttr(), whole.getWindowAttr());
+      cloneAttentionMods(whole.getScoreMod(), whole.getMaskMod(), part);
       auto term = forall.getTerminator();
       b.setInsertionPointToStart(term.getBody());
       auto outs = forall.getRegionIterArgs();
@@ -334,10 +340,6 @@ struct TxTileAttentionPass
   }
 
   LogicalResult rewrite(AttentionOp op) {
-    // Score and mask functions are not tiled yet (issue #42): the op keeps
-    // its reference lowering.
-    if (op.hasMods())
-      return success();
     if (op.isPaged())
       return op.emitError("tx-tile-attention: a paged tx.attention "
                           "(page_table) is tiled once tx-gather-kv-pages has "

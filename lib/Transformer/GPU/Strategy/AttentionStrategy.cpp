@@ -43,6 +43,14 @@ AttentionProblem AttentionProblem::fromOp(AttentionOp op) {
   p.outType = op.getResult().getType();
   if (Value l = op.getLse())
     p.lseType = cast<RankedTensorType>(l.getType());
+  if (!op.getScoreMod().empty())
+    p.scoreMod = &op.getScoreMod();
+  if (!op.getMaskMod().empty())
+    p.maskMod = &op.getMaskMod();
+  p.scoreCaptures.assign(op.getScoreCaptures().begin(),
+                         op.getScoreCaptures().end());
+  p.maskCaptures.assign(op.getMaskCaptures().begin(),
+                        op.getMaskCaptures().end());
   return p;
 }
 
@@ -67,7 +75,13 @@ bool mlir::tx::decodeTensorCores(const FlashConfig &c,
   return allowed && t.sm >= 80 && (elt.isF16() || elt.isBF16()) && c.D % 32 == 0 &&
          c.Dv % 32 == 0 && c.D <= 128 && c.Dv <= 128 &&
          c.decodeTileKeys == 16 && c.decodeRows() >= 4 &&
-         c.decodeRows() <= 16 && !p.mask && !p.softcap;
+         c.decodeRows() <= 16 && !p.mask && !p.softcap && !p.hasMods();
+}
+
+bool mlir::tx::blockSparseKeys(const FlashConfig &c,
+                               const AttentionProblem &p) {
+  return p.maskMod && !p.mask && !p.causal && !p.window && !p.kvLengths &&
+         !p.qLengths && !p.pageTable && !c.decode && c.prefillSplits == 1;
 }
 
 namespace {

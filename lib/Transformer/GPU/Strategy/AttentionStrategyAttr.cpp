@@ -103,6 +103,7 @@ mlir::tx::strategyFromAttr(AttentionTilingAttr attr, const AttentionProblem &p,
   c.qTile = attr.getQueryTileRows();
   c.kvTile = attr.getKeyTileSize();
   c.keyFlags = c.mma && p.mask;
+  c.blockSparse = blockSparseKeys(c, p);
   if (c.prefillSplits != 1 && c.Dv % 32 != 0) {
     bad("'kv_splits' = " + Twine(c.prefillSplits) +
         " needs Dv a multiple of 32 (the merge's lanes take Dv / 32 "

@@ -59,20 +59,6 @@ struct TxAttentionStrategyPass
                      "first");
         return signalPassFailure();
       }
-      // Score and mask functions (issue #42) have no kernel yet: the op
-      // takes the reference lowering.
-      if (op.hasMods()) {
-        if (op->hasAttr(kGpuStrategyAttr)) {
-          op.emitError("tx-attention-strategy: a tx.attention with a "
-                       "score_mod or mask_mod region has no GPU kernel yet; "
-                       "remove its tx.gpu_strategy");
-          return signalPassFailure();
-        }
-        op.emitRemark("tx-attention-to-gpu: score_mod and mask_mod regions "
-                      "have no flash kernel yet; this op is left to the "
-                      "reference lowering");
-        continue;
-      }
       // A strategy already on the op (written by hand or by a tuner, or by
       // an earlier run of this pass) is kept, not replaced by the table's
       // choice: it is checked here against the op, and

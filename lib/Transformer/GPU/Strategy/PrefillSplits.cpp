@@ -40,7 +40,8 @@ int64_t mlir::tx::prefillSplitCount(int64_t ctas, int64_t sk, int64_t kvTile,
 void mlir::tx::choosePrefillSplits(FlashConfig &cfg, const AttentionProblem &p,
                                    const AttentionTarget &t) {
   cfg.prefillSplits = 1;
-  if (!cfg.mma)
+  // A mask function takes block sparsity instead (blockSparseKeys).
+  if (!cfg.mma || p.maskMod)
     return;
   if (t.sm < 90 || cfg.Dv % 32 != 0)
     return;

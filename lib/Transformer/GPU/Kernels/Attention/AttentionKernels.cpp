@@ -38,6 +38,8 @@ SmallVector<Value> FlashKernelBuilder::build() {
     maskBatchBcast = mTy.getDimSize(0) == 1;
     maskHeadBcast = mTy.getDimSize(1) == 1;
   }
+  mods = kernel::ScoreMods::build(b, loc, prob.scoreMod, prob.scoreCaptures,
+                                  prob.maskMod, prob.maskCaptures);
   if (prob.kvLengths)
     kvLens = toBuf(prob.kvLengths);
   if (prob.qLengths)
@@ -128,6 +130,9 @@ void FlashKernelBuilder::emitPrefill() {
     emitLaunch(ctas, nQT);
     restoreSk();
   };
+  if (cfg.blockSparse) // the visible key tiles, listed first
+    keyTiles = kernel::KeyTileLists::build(b, loc, mods, B, H, Sq, Sk,
+                                           cfg.qTile, cfg.kvTile);
   if (!cfg.mma || cfg.prefillSplits == 1)
     return launch(blocks);
   // Split-KV (prefill tensor-core kernels): count CTAs per query tile,

@@ -16,6 +16,8 @@
 
 #include "GPU/AttentionKernel.h"
 #include "GPU/Kernels/Attention/KernelState.h"
+#include "GPU/Kernels/Common/KeyTileLists.h"
+#include "GPU/Kernels/Common/ModRegions.h"
 #include "GPU/Kernels/Common/PagedKvRows.h"
 #include "Transformer/AttentionShapes.h"
 #include "Transformer/Passes.h"
@@ -67,30 +69,25 @@ private:
   /// `ok` and key j inside query row i's band (causal, window):
   /// i + shift - left <= j <= i + shift + right. A window tests the key's
   /// distance from the diagonal, d = j - (i + shift), against both sides
-  /// (one value per key: fewer registers than two bounds per row); a
-  /// right side alone (causal) compares j with i + shift + right.
+  /// (one value per key: fewer registers than two bounds per row); causal
+  /// alone compares j with i + shift + right.
   Value inBand(Value ok, Value j, Value i, Value shift);
   Value select(Value c, Value x, Value y);
   Value fma(Value x, Value y, Value acc);
   Value toF32(Value x);
   VectorType vec(int64_t n, Type t) { return VectorType::get({n}, t); }
-
   /// A 1-D f32 view of `floats` elements at byte offset `offset` of the
   /// dynamic shared memory.
   Value smemView(Value base, int64_t offsetBytes, int64_t floats);
-
   /// Loads `n` elements of a row-major [B?,H?,S,D] global buffer at
   /// (i0, i1, row, col) as f32 (a 16-byte vector load when n > 1).
   Value loadGlobal(Value buf, ValueRange idx, int64_t n);
-
   /// Stores f32 value(s) `x` (scalar or vector of n) at `off` of a shared
   /// view, in pieces of at most 4 floats (16 bytes).
   void storeShared(Value x, Value view, Value off);
-
   /// Loads n floats (n = 1 or 4) from a shared view at `off`.
   Value loadShared(Value view, Value off, int64_t n);
   Value lanePart(Value x, int64_t e);
-
   /// Whether an mma.sync/wgmma tile copy reads row `gRow` (tile row `r`):
   /// < rowLimit, >= rowStart (if set), visible by the flags (if set).
   Value copyRowOk(Value gRow, Value r, Value rowLimit, Value rowStart,
@@ -101,21 +98,16 @@ private:
   Value applyMaskEntry(Value x, Value mb, Value mh, Value i, Value j,
                        Value negInf,
                        llvm::function_ref<Value(Value, Value)> addEntry);
-  /// Logit soft-capping of a score in natural units (the CUDA-core and
-  /// decode kernels' Q is pre-scaled): c * tanh(s / c) with libdevice's
-  /// tanhf (tanh.approx's 2^-11 relative error would show in f32 results);
-  /// the score itself without softcap.
+  /// Logit soft-capping of a score in natural units: c * tanh(s / c) with
+  /// libdevice's tanhf (tanh.approx's 2^-11 relative error would show in
+  /// f32 results); the score itself without softcap.
   Value capScore(Value s);
-
   /// The tensor-core kernels' soft-capping: t = tanh(s * scale / c) for a
-  /// raw score s, one multiply and PTX `tanh.approx.f32` (one MUFU
-  /// instruction; FlashAttention's `apply_softcap` uses the same
-  /// instruction through CUTLASS's fast tanh). Its documented bound is a
-  /// 2^-11 relative error, but on the H200 the harness's rows with scores
-  /// well past the cap (f16 D = 128, cap 50, |s * scale| up to ~100) match
-  /// float64 as closely as the exact form did (rel 2.3e-4 vs 2.3e-4,
-  /// bench/RESULTS.md session 16), and t in [-1, 1] bounds every exponent.
-  /// Saturates exactly (tanh.approx(+-inf) = +-1); NaN stays NaN.
+  /// raw score s, one multiply and PTX `tanh.approx.f32` (one MUFU op, as
+  /// FlashAttention's `apply_softcap`). Documented bound 2^-11 relative;
+  /// on the H200 as close to float64 as the exact form (rel 2.3e-4 both,
+  /// f16 D = 128, cap 50; bench/RESULTS.md session 16). Saturates exactly
+  /// (tanh.approx(+-inf) = +-1); NaN stays NaN.
   Value capTanh(Value s);
   /// The capped score in the exp2 domain, x = c * log2(e) * capTanh(s)
   /// (each product rounded), for kernels that form x before the row max
@@ -127,14 +119,22 @@ private:
   /// a = round(max t * C): |t| <= 1 bounds the FFMA's rounding error
   /// (the unbounded raw scores of the uncapped kernels need the two
   /// rounded products instead, see mmaSoftmaxStep).
-  bool capFolded() const { return softcap && !(mask && !keepMask); }
+  bool capFolded() const {
+    return softcap && !(mask && !keepMask) && !mods.score;
+  }
   /// Whether mmaSoftmaxStep forms the exponent-domain score x before the
   /// row max (mma.sync uncapped, and softcap with an additive mask), else
   /// the max is over raw scores (wgmma uncapped: s, capFolded: t) and the
   /// anchor is a = round(max * rawScale()).
   bool scoresScaledFirst() const {
-    return !capFolded() && (!cfg.wgmma || softcap);
+    return !capFolded() && (!cfg.wgmma || softcap || mods.score);
   }
+  /// Score (`score`) or mask function on the tensor-core kernels' scores
+  /// `s` of the key tile at `k0` (mmaSoftmaxStep's layout): a raw score
+  /// scaled (and capped) in natural units, through the function, then to
+  /// the exp2 domain (scoresScaledFirst); a hidden key's score to -inf.
+  void mmaMods(const kernel::MmaCtx &cx, SmallVector<Value> &s, Value k0,
+               bool score);
   /// The factor from a raw score's maximum to the exponent anchor: the
   /// scale * log2(e) of the uncapped kernels, c * log2(e) with capFolded.
   Value rawScale();
@@ -159,6 +159,9 @@ private:
   // ---- the kernels ------------------------------------------------------
   using Cta = kernel::Cta;
   Cta emitCta(Value blocks, Value nQT);
+  /// The first key of the CTA's key tile `t`: kvBase + t * kv-tile, or
+  /// with block sparsity the t-th tile of its list (keyTiles).
+  Value keyTile0(const Cta &c, Value t);
 
   /// Inside a kernel, for batch `bi`: replaces `Sk` by the batch's key
   /// count min(max(kv_lengths[bi], 0), Sk) and sets `batchRows` to its
@@ -508,19 +511,8 @@ private:
   SmallVector<Value> inlinePtx(StringRef text, StringRef constraints,
                                ValueRange operands, int64_t nOut);
   static std::string regList(int64_t first, int64_t n);
-  /// One asm statement of a warpgroup's tensor-core work for a K/V step:
-  ///  - S (64 x n, f32; n / 2 per thread) = sum over t of Q_t x K_t^T,
-  ///    wgmma.mma_async m64nNk16 f16 with both operands from shared memory
-  ///    (K-major descriptors qDesc[t], kDesc[t]); the first product
-  ///    overwrites S (scale-d false). Skipped when qDesc is empty.
-  ///  - O (64 x 64 * blocks, f32; tied in/out) += sum over t of P_t x V_t
-  ///    with P_t in registers (pRegs[4t..4t+3], f16x2: the k16 A fragment)
-  ///    and V from shared memory, N-major (vDesc[t * blocks + cb] for the
-  ///    64-column block cb): wgmma.mma_async m64n64k16, imm-trans-b = 1.
-  ///    Skipped when oAcc is empty.
-  /// wgmma.fence, commit and wait 0 are in the same statement, so no
-  /// accumulator register is touched while a product is in flight. Returns
-  /// S then O.
+  /// One asm statement of a warpgroup's tensor-core work for a K/V step,
+  /// S = Q K^T and/or O += P V (WgmmaKernel.cpp says how). Returns S, O.
   SmallVector<Value> wgmmaBlock(int64_t n, ArrayRef<Value> qDesc,
                                 ArrayRef<Value> kDesc, ArrayRef<Value> oAcc,
                                 ArrayRef<Value> pRegs, ArrayRef<Value> vDesc);
@@ -578,6 +570,8 @@ private:
   bool checks; // emit the shape checks of AttentionShapes.h
   Value q, k, v, mask, out, scale, scaleNat, maskScale;
   std::optional<kernel::PagedKvRows> pages; // k, v are pools (paged cache)
+  kernel::ScoreMods mods; // score and mask functions (score_mod, mask_mod)
+  kernel::KeyTileLists keyTiles; // cfg.blockSparse: the visible key tiles
   Value softcap; // f32 cap c of logit soft-capping, when the op has one
   double softcapD = 0.0, scaleD = 1.0; // the cap and the scale (host values)
   // The keys each query sees (causal and window; keyBand), sides wider

@@ -30,6 +30,7 @@ struct Cta {
   // visits key tiles kt0 .. kt0 + nKT - 1, tile t of its loops holding
   // keys from kvBase + t * kv-tile (kvBase = kt0 * kv-tile).
   Value kvStart, kvBase;
+  Value tileRow; // block sparsity: the CTA's row of the key-tile lists
 };
 
 /// What the two tensor-core kernels (mma.sync and wgmma) share: both keep
@@ -39,6 +40,7 @@ struct MmaCtx {
   int64_t MT, NT, DT;     // m16 tiles per warp, 8-key and 8-column blocks
   Value col2, rowBase, shift, mb, mh, negInf, fzero;
   SmallVector<Value> rowG; // the thread's rows: rowG[mt * 2 + hh]
+  Value bi, h;              // the CTA's batch and query head
 };
 
 struct MmaStep {
@@ -107,7 +109,7 @@ struct WgmmaCta {
 /// S(t) and P(t-1) V(t-1), the descriptors, the carried state and the
 /// role's pending values (P or S).
 struct WgmmaStep {
-  Value stage, k0, hasS, hasPV;
+  Value stage, kt, k0, hasS, hasPV;
   SmallVector<Value> kDesc, vDesc, state, x;
 };
 

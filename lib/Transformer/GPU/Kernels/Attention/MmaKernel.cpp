@@ -267,6 +267,30 @@ Value FlashKernelBuilder::pack(ArrayRef<Value> xs, Type t) {
   return mma::pack(b, loc, xs, t);
 }
 
+// Score and mask functions on the C fragments: the thread's element e of
+// block (mt, nt) is row rowG[mt * 2 + e / 2] and key k0 + col2 + nt * 8 +
+// e % 2, clamped into the tensors (keys past Sk are hidden afterwards).
+void FlashKernelBuilder::mmaMods(const MmaCtx &cx, SmallVector<Value> &s,
+                                 Value k0, bool score) {
+  if (!(score ? mods.score : mods.mask))
+    return;
+  Value sqLast = sub(Sq, cst(1)), skLast = sub(Sk, cst(1));
+  for (int64_t mt = 0; mt < cx.MT; ++mt)
+    for (int64_t nt = 0; nt < cx.NT; ++nt)
+      for (int64_t e = 0; e < 4; ++e) {
+        Value i = minsi(cx.rowG[mt * 2 + e / 2], sqLast);
+        Value j = minsi(add(add(k0, cx.col2), nt * 8 + e % 2), skLast);
+        Value &x = s[(mt * cx.NT + nt) * 4 + e];
+        if (!score) {
+          x = mods.applyMask(b, loc, x, cx.negInf, {cx.bi, cx.h, i, j});
+          continue;
+        }
+        Value nat = capScore(mulRn(x, scaleNat));
+        nat = mods.applyScore(b, nat, {cx.bi, cx.h, i, j});
+        x = mulRn(nat, maskScale);
+      }
+}
+
 FlashKernelBuilder::MmaStep FlashKernelBuilder::mmaSoftmaxStep(const MmaCtx &cx, SmallVector<Value> s, Value k0,
                        ValueRange carried) {
   const int64_t MT = cx.MT, NT = cx.NT, DT = cx.DT, N = 8 * NT;
@@ -293,11 +317,14 @@ FlashKernelBuilder::MmaStep FlashKernelBuilder::mmaSoftmaxStep(const MmaCtx &cx,
   const bool capT = capFolded();
   const bool scaleFirst = scoresScaledFirst();
   Value rawC = rawScale();
-  for (Value &x : s)
-    x = capT ? capTanh(x)
-        : !scaleFirst ? x
-        : softcap ? capLog2(x)
-                  : mulRn(x, scale);
+  if (mods.score)
+    mmaMods(cx, s, k0, /*score=*/true);
+  else
+    for (Value &x : s)
+      x = capT ? capTanh(x)
+          : !scaleFirst ? x
+          : softcap ? capLog2(x)
+                    : mulRn(x, scale);
   Value invScale = scaleFirst
                        ? maskScale
                        : arith::DivFOp::create(b, loc, maskScale, rawC)
@@ -315,6 +342,7 @@ FlashKernelBuilder::MmaStep FlashKernelBuilder::mmaSoftmaxStep(const MmaCtx &cx,
         });
       }
   }
+  mmaMods(cx, s, k0, /*score=*/false);
   Value need = cmpi(arith::CmpIPredicate::ugt, add(k0, N), Sk);
   if (Value crosses =
           bandCrosses(k0, N, rowBase, add(rowBase, 16 * MT - 1), shift))

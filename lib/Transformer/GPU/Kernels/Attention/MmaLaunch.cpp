@@ -30,10 +30,11 @@ void FlashKernelBuilder::emitMmaLaunch(Value blocks, Value nQT) {
         b, loc, cmpi(arith::CmpIPredicate::ugt, c.nKT, zero), false);
     OpBuilder::InsertionGuard gd(b);
     b.setInsertionPointToStart(ifAny.thenBlock());
-    asyncTile(k, c.bi, c.kh, c.kvBase, c.kvEnd, N, D, m.ks, mmaFlagBuf(zero),
+    Value first = keyTiles.list ? keyTile0(c, zero) : c.kvBase;
+    asyncTile(k, c.bi, c.kh, first, c.kvEnd, N, D, m.ks, mmaFlagBuf(zero),
               m.kvLow);
     asyncCommit();
-    asyncTile(v, c.bi, c.kh, c.kvBase, c.kvEnd, N, Dv, m.vs,
+    asyncTile(v, c.bi, c.kh, first, c.kvEnd, N, Dv, m.vs,
               mmaFlagBuf(zero), m.kvLow);
     asyncCommit();
   }
@@ -121,6 +122,8 @@ void FlashKernelBuilder::mmaSetup(MmaCta &m) {
   m.kCol8x4 = mul(arith::DivUIOp::create(b, loc, lane, cst(8)), 8);
   m.mx = MmaCtx{MT,   NT,   DT,     col2,  rowBase, c.shift,
                 c.mb, c.mh, negInf, fzero, rowG};
+  m.mx.bi = c.bi;
+  m.mx.h = c.h;
 }
 
 Value FlashKernelBuilder::mmaFlagBuf(Value t) {
@@ -151,8 +154,8 @@ SmallVector<Value> FlashKernelBuilder::emitMmaStep(MmaCta &m, Value kt,
   const int64_t N = cfg.kvTile, D = cfg.D, Dv = cfg.Dv;
   Cta &c = m.c;
   Value one = m.one;
-  Value k0 = add(c.kvBase, mul(kt, N));
-  Value kNext = add(k0, N);
+  Value k0 = keyTile0(c, kt);
+  Value kNext = keyTiles.list ? keyTile0(c, add(kt, one)) : add(k0, N);
   // Tile t+1's key visibility, read by its copies below (after the
   // barriers of this step).
   mmaVisibility(m, add(kt, one));

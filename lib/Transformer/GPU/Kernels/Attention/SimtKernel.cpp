@@ -124,6 +124,10 @@ FlashKernelBuilder::Cta FlashKernelBuilder::emitCta(Value blocks, Value nQT) {
   ctaKvBase = c.kvBase;
   if (split.count)
     clipToSplit(c);
+  if (keyTiles.list) { // block sparsity: the listed tiles only
+    c.tileRow = keyTiles.row(b, loc, c.bi, c.h, qt);
+    c.nKT = keyTiles.tiles(b, loc, c.tileRow);
+  }
   if (mask) {
     c.mb = maskBatchBcast ? zero : c.bi;
     c.mh = maskHeadBcast ? zero : c.h;
@@ -179,13 +183,19 @@ void FlashKernelBuilder::emitLaunch(Value blocks, Value nQT) {
   storeSimtOutput(s, kvLoop.getResults());
 }
 
+Value FlashKernelBuilder::keyTile0(const Cta &c, Value t) {
+  if (keyTiles.list)
+    return keyTiles.tileStart(b, loc, c.tileRow, t, cfg.kvTile);
+  return add(c.kvBase, mul(t, cfg.kvTile));
+}
+
 SmallVector<Value> FlashKernelBuilder::emitSimtStep(SimtCta &s, Value kt,
                                                     ValueRange carried) {
   const int64_t R = cfg.rowsPerWarp(), KPL = cfg.keysPerLane(),
                 T = cfg.outPerLane(), N = cfg.kvTile;
   Cta &c = s.c;
   Value lane = c.lane, negInf = s.negInf, fzero = s.fzero;
-  Value k0 = add(c.kvBase, mul(kt, N));
+  Value k0 = keyTile0(c, kt);
   // Stage K (padded rows) and V (zero-padded to 32*T columns).
   gpu::BarrierOp::create(b, loc);
   stageTile(k, c.bi, c.kh, k0, Sk, N, cfg.D, cfg.D, s.ks, cfg.kStride(),
@@ -262,7 +272,7 @@ SmallVector<Value> FlashKernelBuilder::simtScores(SimtCta &s, Value k0) {
   SmallVector<Value> sc(dLoop.getResults().begin(), dLoop.getResults().end());
   for (Value &x : sc)
     x = capScore(x);
-  if (!mask)
+  if (!mask && !mods.score && !mods.mask)
     return sc;
   Value sqLast = sub(Sq, s.one), skLast = sub(Sk, s.one);
   for (int64_t r = 0; r < R; ++r) {
@@ -270,9 +280,14 @@ SmallVector<Value> FlashKernelBuilder::simtScores(SimtCta &s, Value k0) {
     for (int64_t kk = 0; kk < KPL; ++kk) {
       Value j = minsi(add(k0, add(lane, 32 * kk)), skLast);
       Value &x = sc[r * KPL + kk];
-      x = applyMaskEntry(x, c.mb, c.mh, i, j, negInf, [&](Value y, Value mf) {
-        return arith::AddFOp::create(b, loc, y, mf).getResult();
-      });
+      x = mods.applyScore(b, x, {c.bi, c.h, i, j});
+      if (mask)
+        x = applyMaskEntry(x, c.mb, c.mh, i, j, negInf,
+                           [&](Value y, Value mf) {
+                             return arith::AddFOp::create(b, loc, y, mf)
+                                 .getResult();
+                           });
+      x = mods.applyMask(b, loc, x, negInf, {c.bi, c.h, i, j});
     }
   }
   return sc;
@@ -320,7 +335,7 @@ SmallVector<Value> FlashKernelBuilder::simtPV(SimtCta &s, ValueRange carried,
           b, loc, carried[2 * R + r * T + t], alpha[r]));
   // Keys hidden by the mask, the causal diagonal or the window may hold
   // anything (a KV cache's padding): P == 0 must not multiply V.
-  const bool mayHide = mask || band.bounded();
+  const bool mayHide = mask || band.bounded() || mods.mask;
   auto jLoop = scf::ForOp::create(
       b, loc, s.zero, cst(N), cst(4), oInit,
       [&](OpBuilder &, Location, Value j, ValueRange oAcc) {

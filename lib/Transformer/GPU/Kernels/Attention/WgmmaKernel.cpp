@@ -180,6 +180,19 @@ std::string FlashKernelBuilder::regList(int64_t first, int64_t n) {
   return wgmma::regList(first, n);
 }
 
+// One asm statement of a warpgroup's tensor-core work for a K/V step:
+//  - S (64 x n, f32; n / 2 per thread) = sum over t of Q_t x K_t^T,
+//    wgmma.mma_async m64nNk16 f16 with both operands from shared memory
+//    (K-major descriptors qDesc[t], kDesc[t]); the first product
+//    overwrites S (scale-d false). Skipped when qDesc is empty.
+//  - O (64 x 64 * blocks, f32; tied in/out) += sum over t of P_t x V_t
+//    with P_t in registers (pRegs[4t..4t+3], f16x2: the k16 A fragment)
+//    and V from shared memory, N-major (vDesc[t * blocks + cb] for the
+//    64-column block cb): wgmma.mma_async m64n64k16, imm-trans-b = 1.
+//    Skipped when oAcc is empty.
+// wgmma.fence, commit and wait 0 are in the same statement, so no
+// accumulator register is touched while a product is in flight. Returns
+// S then O.
 SmallVector<Value> FlashKernelBuilder::wgmmaBlock(int64_t n, ArrayRef<Value> qDesc,
                               ArrayRef<Value> kDesc, ArrayRef<Value> oAcc,
                               ArrayRef<Value> pRegs, ArrayRef<Value> vDesc) {

@@ -156,7 +156,7 @@ void FlashKernelBuilder::wgmmaCopySlot(WgmmaCta &w, Value j, Value stageIdx) {
   const int64_t N = cfg.kvTile, DB = cfg.D / 64, VB = cfg.Dv / 64;
   Cta &c = w.c;
   ifThen(cmpi(arith::CmpIPredicate::ult, j, c.nKT), [&] {
-    asyncTileSwizzled(k, c.bi, c.kh, add(c.kvBase, mul(j, N)), c.kvEnd, N,
+    asyncTileSwizzled(k, c.bi, c.kh, keyTile0(c, j), c.kvEnd, N,
                       cfg.D, w.ks, mul(stageIdx, N * DB), wgmmaFlagBuf(j),
                       w.kvLow, w.copyTid, w.copyThreads);
   });
@@ -165,7 +165,7 @@ void FlashKernelBuilder::wgmmaCopySlot(WgmmaCta &w, Value j, Value stageIdx) {
              cmpi(arith::CmpIPredicate::ule, j, c.nKT)),
          [&] {
            asyncTileSwizzled(v, c.bi, c.kh,
-                             add(c.kvBase, mul(sub(j, w.one), N)), c.kvEnd, N,
+                             keyTile0(c, sub(j, w.one)), c.kvEnd, N,
                              cfg.Dv, w.vs, mul(stageIdx, N * VB),
                              wgmmaFlagBuf(sub(j, w.one)), w.kvLow, w.copyTid,
                              w.copyThreads);
@@ -237,6 +237,8 @@ void FlashKernelBuilder::wgmmaConsumerState(WgmmaCta &w) {
   w.init.append(DT, accZero);
   w.mx = MmaCtx{1,      NT,     DT,      mul(w.t4, 2), rowBase, c.shift,
                 c.mb,   c.mh,   negInf,  w.fzero,      rowG};
+  w.mx.bi = c.bi;
+  w.mx.h = c.h;
   w.odd = cmpi(arith::CmpIPredicate::eq, remui(w.wgIdx, 2), w.one);
   // nKT + 1 steps, none when the CTA sees no key (Sk = 0, or causal rows
   // above the diagonal): the last step's P V would otherwise read a V
@@ -351,7 +353,8 @@ FlashKernelBuilder::wgmmaStepBegin(WgmmaCta &w, Value kt, ValueRange carried) {
     ctaBarrierNonAligned();
     st.stage = remui(kt, S);
   }
-  st.k0 = add(w.c.kvBase, mul(kt, N));
+  st.kt = kt;
+  st.k0 = keyTile0(w.c, kt);
   st.hasS = cmpi(arith::CmpIPredicate::ult, kt, w.c.nKT);
   st.hasPV = cmpi(arith::CmpIPredicate::ugt, kt, w.zero);
   if (!w.ws) {
@@ -461,7 +464,10 @@ SmallVector<Value> FlashKernelBuilder::wgmmaOddStep(WgmmaCta &w,
   SmallVector<Value> sm = ifElse(
       st.hasPV, types,
       [&] {
-        SmallVector<Value> p = wgmmaSoftmax(w, st, st.x, sub(st.k0, cst(N)));
+        // (Tile t - 1's first key; t >= 1 here.)
+        Value kPrev = keyTiles.list ? keyTile0(w.c, sub(st.kt, w.one))
+                                    : sub(st.k0, cst(N));
+        SmallVector<Value> p = wgmmaSoftmax(w, st, st.x, kPrev);
         SmallVector<Value> r = st.state;
         r.append(p.begin(), p.end());
         return r;

@@ -278,7 +278,7 @@ SmallVector<Value> FlashKernelBuilder::emitDecodeSimtStep(DecodeCall &d,
   decodeSyncWarp(d);
   SmallVector<Value> oIn(next.begin() + 2 * P, next.end());
   SmallVector<Value> o;
-  if (mask) {
+  if (mask || mods.mask) {
     o = decodeSimtPV(d, vs, oIn, true);
   } else {
     // Only the chunk's last tile, and causal tiles that reach past the
@@ -337,9 +337,11 @@ SmallVector<Value> FlashKernelBuilder::decodeSimtScores(DecodeCall &d,
   for (int64_t r = 0; r < P; ++r) {
     int64_t i = r % SqS;
     Value x = capScore(sc[r]);
+    // Packed row r: query head kh * G + r / Sq, row r % Sq.
+    Value head = add(mul(d.kh, Gs), r / SqS);
+    x = mods.applyScore(b, x, {d.bi, head, cst(i), jc});
     if (mask) {
-      // Packed row r: head kh * G + r / Sq.
-      Value mh = maskHeadBcast ? zero : add(mul(d.kh, Gs), r / SqS);
+      Value mh = maskHeadBcast ? zero : head;
       Value mv = memref::LoadOp::create(b, loc, mask,
                                         ValueRange{d.mb, mh, cst(i), jc});
       if (keepMask) {
@@ -349,6 +351,7 @@ SmallVector<Value> FlashKernelBuilder::decodeSimtScores(DecodeCall &d,
         x = select(feq(mf, negInf), negInf, fadd(x, mf));
       }
     }
+    x = mods.applyMask(b, loc, x, negInf, {d.bi, head, cst(i), jc});
     Value ok = valid;
     if (batchRows) // rows past q_lengths see no key
       ok = arith::AndIOp::create(

@@ -1,0 +1,92 @@
+// Score and mask functions on the GPU path (issue #42): the strategy gives
+// ops with regions a flash kernel, and the kernel clones the region's body
+// into its score step, the captured tensors read from their buffers
+// (memref.load inside the launch). Every family: wgmma (sm_90a) and
+// mma.sync (sm_90) for f16, CUDA cores for f32, the split-KV decode for one
+// query row. A mask function without causal, window or lengths takes block
+// sparsity. The whole pipeline compiles to PTX for both chips.
+// RUN: tx-opt %s --tx-attention-to-gpu="sm=90 wgmma" | FileCheck %s --check-prefixes=CHECK,WGMMA
+// RUN: tx-opt %s --tx-attention-to-gpu="sm=90" | FileCheck %s --check-prefixes=CHECK,MMA
+// RUN: tx-opt %s --tx-gpu-pipeline="chip=sm_90a format=isa" | FileCheck %s --check-prefix=PTX
+// RUN: tx-opt %s --tx-gpu-pipeline="chip=sm_90 format=isa" | FileCheck %s --check-prefix=PTX
+
+// CHECK-LABEL: func.func @alibi_f16
+// CHECK-SAME: %[[SL:[^:]*]]: tensor<8xf32>
+// CHECK: %[[BUF:.*]] = bufferization.to_buffer %[[SL]] read_only : tensor<8xf32> to memref<8xf32>
+// CHECK: gpu.launch
+// WGMMA: wgmma.mma_async.sync.aligned
+// MMA: mma.sync
+// CHECK: memref.load %[[BUF]][%{{.*}}] : memref<8xf32>
+// CHECK-NOT: tx.attention
+// PTX-LABEL: .entry alibi_f16
+func.func @alibi_f16(%q: tensor<2x8x256x64xf16>, %k: tensor<2x2x256x64xf16>,
+                     %v: tensor<2x2x256x64xf16>, %slopes: tensor<8xf32>) -> tensor<2x8x256x64xf16> {
+  %o = tx.attention %q, %k, %v causal score_mod(%slopes : tensor<8xf32>) {
+      ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index, %sl: tensor<8xf32>):
+        %m = tensor.extract %sl[%h] : tensor<8xf32>
+        %ji = arith.index_cast %j : index to i64
+        %ii = arith.index_cast %i : index to i64
+        %d = arith.subi %ji, %ii : i64
+        %df = arith.sitofp %d : i64 to f32
+        %bias = arith.mulf %m, %df : f32
+        %r = arith.addf %s, %bias : f32
+        tx.yield %r : f32
+      }
+      : tensor<2x8x256x64xf16>, tensor<2x2x256x64xf16>, tensor<2x2x256x64xf16> -> tensor<2x8x256x64xf16>
+  return %o : tensor<2x8x256x64xf16>
+}
+
+// The CUDA-core kernel: a document mask (captured i32 ids, read at the row
+// and at the key), with block sparsity (KeyTileLists.h): a kernel marks
+// the key tiles the mask shows for each query tile (a CTA-wide OR,
+// bar.red.or), a second compacts them into lists and counts, and the
+// attention kernel visits count[row] tiles, tile t at list[row, t].
+// CHECK-LABEL: func.func @document_f32
+// CHECK: %[[LIST:.*]] = memref.alloc(%{{.*}}) : memref<?xi32>
+// CHECK: %[[COUNT:.*]] = memref.alloc(%{{.*}}) : memref<?xi32>
+// CHECK: gpu.launch
+// CHECK: memref.load %{{.*}}[%{{.*}}] : memref<100xi32>
+// CHECK: %[[ANY:.*]] = nvvm.barrier #nvvm.reduction<or> %{{.*}} -> i32
+// CHECK: memref.store %[[ANY]], %[[LIST]][%{{.*}}] : memref<?xi32>
+// CHECK: gpu.launch
+// CHECK: memref.store %{{.*}}, %[[COUNT]][%{{.*}}] : memref<?xi32>
+// CHECK: gpu.launch
+// CHECK: memref.load %[[COUNT]][%{{.*}}] : memref<?xi32>
+// CHECK: memref.load %[[LIST]][%{{.*}}] : memref<?xi32>
+// CHECK: memref.load %{{.*}}[%{{.*}}] : memref<100xi32>
+// CHECK: memref.load %{{.*}}[%{{.*}}] : memref<100xi32>
+// CHECK: arith.cmpi eq, %{{.*}}, %{{.*}} : i32
+// PTX-LABEL: .entry document_f32
+func.func @document_f32(%q: tensor<1x2x100x32xf32>, %k: tensor<1x2x100x32xf32>,
+                        %v: tensor<1x2x100x32xf32>, %doc: tensor<100xi32>) -> tensor<1x2x100x32xf32> {
+  %o = tx.attention %q, %k, %v mask_mod(%doc : tensor<100xi32>) {
+      ^bb0(%b: index, %h: index, %i: index, %j: index, %d: tensor<100xi32>):
+        %di = tensor.extract %d[%i] : tensor<100xi32>
+        %dj = tensor.extract %d[%j] : tensor<100xi32>
+        %same = arith.cmpi eq, %di, %dj : i32
+        tx.yield %same : i1
+      }
+      : tensor<1x2x100x32xf32>, tensor<1x2x100x32xf32>, tensor<1x2x100x32xf32> -> tensor<1x2x100x32xf32>
+  return %o : tensor<1x2x100x32xf32>
+}
+
+// The split-KV decode (its CUDA-core form: the tensor-core form is not
+// chosen for ops with regions).
+// CHECK-LABEL: func.func @decode_alibi
+// CHECK: gpu.launch
+// CHECK: memref.load %{{.*}}[%{{.*}}] : memref<32xf32>
+// PTX-LABEL: .entry decode_alibi
+func.func @decode_alibi(%q: tensor<4x32x1x128xf16>, %k: tensor<4x8x4096x128xf16>,
+                        %v: tensor<4x8x4096x128xf16>, %slopes: tensor<32xf32>) -> tensor<4x32x1x128xf16> {
+  %o = tx.attention %q, %k, %v score_mod(%slopes : tensor<32xf32>) {
+      ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index, %sl: tensor<32xf32>):
+        %m = tensor.extract %sl[%h] : tensor<32xf32>
+        %ji = arith.index_cast %j : index to i64
+        %df = arith.sitofp %ji : i64 to f32
+        %bias = arith.mulf %m, %df : f32
+        %r = arith.subf %s, %bias : f32
+        tx.yield %r : f32
+      }
+      : tensor<4x32x1x128xf16>, tensor<4x8x4096x128xf16>, tensor<4x8x4096x128xf16> -> tensor<4x32x1x128xf16>
+  return %o : tensor<4x32x1x128xf16>
+}
