@@ -224,6 +224,16 @@ struct AttentionProblem {
 
   static AttentionProblem fromOp(AttentionOp op);
   bool hasMods() const { return scoreMod || maskMod; }
+  /// The regions and captured operands of `op` (a tx.attention or its
+  /// tile's tx.online_attention).
+  template <typename OpT> void readMods(OpT op) {
+    scoreMod = op.getScoreMod().empty() ? nullptr : &op.getScoreMod();
+    maskMod = op.getMaskMod().empty() ? nullptr : &op.getMaskMod();
+    scoreCaptures.assign(op.getScoreCaptures().begin(),
+                         op.getScoreCaptures().end());
+    maskCaptures.assign(op.getMaskCaptures().begin(),
+                        op.getMaskCaptures().end());
+  }
   Type elementType() const;
   int64_t D() const;
   int64_t Dv() const;

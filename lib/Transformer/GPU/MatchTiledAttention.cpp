@@ -350,14 +350,7 @@ struct Matcher {
         return fail("the operands captured by score_mod and mask_mod must "
                     "be defined outside the scf.forall (the kernel's "
                     "launch replaces it)");
-    if (!tile.getScoreMod().empty())
-      p.scoreMod = &tile.getScoreMod();
-    if (!tile.getMaskMod().empty())
-      p.maskMod = &tile.getMaskMod();
-    p.scoreCaptures.assign(tile.getScoreCaptures().begin(),
-                           tile.getScoreCaptures().end());
-    p.maskCaptures.assign(tile.getMaskCaptures().begin(),
-                          tile.getMaskCaptures().end());
+    p.readMods(tile);
     if (Value r = tile.getRowLimit()) {
       // rows past q_lengths[b]: row_limit = Lq - m0, Lq as clampedLength.
       Value lens;

@@ -43,14 +43,7 @@ AttentionProblem AttentionProblem::fromOp(AttentionOp op) {
   p.outType = op.getResult().getType();
   if (Value l = op.getLse())
     p.lseType = cast<RankedTensorType>(l.getType());
-  if (!op.getScoreMod().empty())
-    p.scoreMod = &op.getScoreMod();
-  if (!op.getMaskMod().empty())
-    p.maskMod = &op.getMaskMod();
-  p.scoreCaptures.assign(op.getScoreCaptures().begin(),
-                         op.getScoreCaptures().end());
-  p.maskCaptures.assign(op.getMaskCaptures().begin(),
-                        op.getMaskCaptures().end());
+  p.readMods(op);
   return p;
 }
 

@@ -1,12 +1,12 @@
 //===- ModRegions.cpp - score and mask functions inside a kernel ----------===//
 #include "GPU/Kernels/Common/ModRegions.h"
+#include "IR/AttentionMods.h"
 #include "Transformer/TxOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
 using namespace mlir::tx;
@@ -47,24 +47,30 @@ static Value readOfBuffer(OpBuilder &b, Operation *op) {
   return r;
 }
 
+namespace {
+/// The ops a builder inserts (clone also reports the ops nested in a
+/// cloned op).
+struct Inserted : OpBuilder::Listener {
+  SmallVector<Operation *> ops;
+  void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
+    ops.push_back(op);
+  }
+};
+} // namespace
+
 Value kernel::inlineModInKernel(OpBuilder &b, Region &mod, ValueRange buffers,
                                 Value score, ValueRange bhij) {
-  Block &body = mod.front();
-  IRMapping map;
-  unsigned a = 0;
-  if (score)
-    map.map(body.getArgument(a++), score);
-  for (Value idx : bhij)
-    map.map(body.getArgument(a++), idx);
-  for (Value c : buffers)
-    map.map(body.getArgument(a++), c);
-  SmallVector<Operation *> cloned;
-  for (Operation &inner : body.without_terminator())
-    cloned.push_back(b.clone(inner, map));
-  Value yielded =
-      map.lookupOrDefault(cast<YieldOp>(body.getTerminator()).getValue());
-  for (Operation *op : cloned) {
-    // Reads inside the op's regions (an scf.if of the body), then the op.
+  // The region's body with the captured tensors bound to their buffers
+  // (the IR's inlining, AttentionMods.h), then its tensor reads turned into
+  // buffer reads: nested ones first, then the top-level ops.
+  Inserted inserted;
+  OpBuilder::Listener *prev = b.getListener();
+  b.setListener(&inserted);
+  Value yielded = inlineAttentionMod(b, mod, buffers, score, bhij);
+  b.setListener(prev);
+  for (Operation *op : inserted.ops) {
+    if (op->getBlock() != b.getInsertionBlock())
+      continue; // nested: rewritten with its top-level op below
     SmallVector<Operation *> nested;
     op->walk([&](Operation *inner) {
       if (inner != op)
