@@ -19,7 +19,6 @@ and tx's dense op, and the max abs difference between tx and
 FlexAttention. "pairs/us" is visible (query, key) pairs per microsecond."""
 import argparse
 import os
-import statistics
 import sys
 
 import torch
@@ -27,23 +26,16 @@ import torch
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import tx  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from window_bench import timed  # noqa: E402
+
 B, H, S, SD, D = 4, 16, 4096, 16384, 128
 
 
-def events_time_us(fn, iters, reps, warmup=3):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(reps):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        for _ in range(iters):
-            fn()
-        e.record()
-        torch.cuda.synchronize()
-        ts.append(s.elapsed_time(e) * 1e3 / iters)
-    return statistics.median(ts)
+def events_time_us(fn, iters, reps):
+    """Median us per call of back-to-back launches between CUDA events
+    (window_bench.py's timing, which returns ms)."""
+    return timed(fn, iters, reps) * 1e3
 
 
 def main():
