@@ -20,19 +20,23 @@ machine and returns meta tensors. A function whose results are
 tensors that require grad it returns results with a ``grad_fn`` (the
 library holds its forward-with-LSE and backward entry points,
 ``<name>__tx_fwd`` / ``<name>__tx_bwd``); other functions raise
-:class:`UnsupportedError` on such tensors. See docs/Python.md.
+:class:`UnsupportedError` on such tensors. ``tx.flex.flex_attention``
+takes FlexAttention-style Python score and mask functions, traces them
+into ``tx.attention``'s regions and compiles them (``tx.flex``). See
+docs/Python.md.
 """
 import os
 
 from ._errors import (ArgumentError, ArgumentTypeError, CompileError, ManifestError,
-                      ShapeError, TxError, TxRuntimeError, UnsupportedError)
+                      ShapeError, TraceError, TxError, TxRuntimeError, UnsupportedError)
 from ._manifest import FunctionInfo, Manifest, manifest_path, read_manifest
 from ._compile import compile, compile_library
 from .states import merge_states
 
 __all__ = ["load", "compile", "compile_library", "read_manifest", "Library", "Manifest",
            "FunctionInfo", "TxError", "ArgumentError", "ArgumentTypeError", "ShapeError",
-           "TxRuntimeError", "ManifestError", "CompileError", "UnsupportedError", "merge_states"]
+           "TxRuntimeError", "ManifestError", "CompileError", "UnsupportedError", "TraceError",
+           "merge_states"]
 
 
 def _raw_stream_getter(torch):

@@ -60,3 +60,8 @@ class ManifestError(TxError):
 class CompileError(TxError):
     """``tx.compile`` failed: tx-opt, the LLVM tools or the linker reported
     an error (the message carries their output)."""
+
+
+class TraceError(TxError, TypeError):
+    """A score or mask function that ``tx.flex`` cannot trace into IR (the
+    message says which operation and what to write instead)."""

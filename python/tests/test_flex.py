@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""tx.flex on the CPU: FlexAttention-style Python score and mask functions
+traced into tx.attention's regions (python/tx/_trace.py), run through
+tx-opt --tx-cpu-pipeline (the reference lowering and the tiled path) and
+mlir-runner, and compared in the program with a float64 reference that
+PyTorch computes by calling the same Python functions on index tensors
+(the user's own code, not the traced IR, is the reference).
+
+    test_flex.py --tx-opt build/bin/tx-opt [--mlir-lib-dir DIR] [--only NAME] [--keep DIR]
+
+Prints one line per case and pipeline, "case <name> <pipeline>: relerr <x>
+ok <1|0>", and "FAILED" lines for cases whose ok differs from the expected
+one (one case drops score_mod from its reference and must fail).
+"""
+import argparse
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "test", "Execution", "Inputs"))
+import numeric_case as N  # noqa: E402  (the in-MLIR comparison, dense constants)
+import tx.flex as F  # noqa: E402
+from tx._trace import _DTYPES  # noqa: E402
+
+ELT = {torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f32"}
+PIPELINES = [("ref", "--tx-cpu-pipeline"),
+             ("tiled", "--tx-cpu-pipeline=attention=tiled attention-q-tile=4 attention-kv-tile=8")]
+
+
+def dense(t):
+    """`dense<...> : tensor<...>` of a CPU tensor of any captured dtype."""
+    shape = "x".join(str(s) for s in t.shape)
+    elt = _DTYPES[str(t.dtype).split(".")[-1]]
+    ty = "tensor<%s%s>" % (shape + "x" if shape else "", elt)
+    if elt == "i1":
+        return "dense<[%s]> : %s" % (", ".join("true" if x else "false" for x in
+                                               t.flatten().tolist()), ty) if t.dim() else \
+            "dense<%s> : %s" % ("true" if t.item() else "false", ty)
+    raw = t.contiguous().view(torch.int16 if elt in ("f16", "bf16") else t.dtype)
+    data = raw.numpy().tobytes()
+    if not t.dim():
+        return "dense<%s> : %s" % (repr(t.item()) if elt[0] == "f" else int(t.item()), ty)
+    return 'dense<"0x%s"> : %s' % (data.hex().upper(), ty)
+
+
+def reference(q, k, v, score_mod, mask_mod, scale, causal):
+    """float64 attention with the user's functions applied to the whole
+    score matrix (index tensors broadcast like FlexAttention's vmap)."""
+    B, H, Sq, D = q.shape
+    Hkv, Sk = k.shape[1], k.shape[2]
+    kf = k.double().repeat_interleave(H // Hkv, dim=1)
+    vf = v.double().repeat_interleave(H // Hkv, dim=1)
+    s = q.double() @ kf.transpose(-1, -2) * (scale if scale is not None else 1 / math.sqrt(D))
+    b = torch.arange(B).view(B, 1, 1, 1)
+    h = torch.arange(H).view(1, H, 1, 1)
+    i = torch.arange(Sq).view(1, 1, Sq, 1)
+    j = torch.arange(Sk).view(1, 1, 1, Sk)
+    if score_mod is not None:
+        s = (score_mod(s, b, h, i, j) + torch.zeros_like(s)).double()
+    visible = torch.ones(B, H, Sq, Sk, dtype=torch.bool)
+    if mask_mod is not None:
+        visible = visible & mask_mod(b, h, i, j)
+    if causal:
+        visible = visible & (j <= i + Sk - Sq)
+    s = s.masked_fill(~visible, float("-inf"))
+    m = s.amax(-1, keepdim=True).clamp(min=-1e300)
+    p = torch.exp(s - m)
+    l = p.sum(-1, keepdim=True)
+    return torch.where(l > 0, (p @ vf) / l.clamp(min=1e-300), torch.zeros(()).double())
+
+
+def program(src, q, k, v, ref, name, tol):
+    """The traced function and a @main that calls it on constants and
+    compares with ref in the program (numeric_case.emit_check)."""
+    lines = [src.text, "func.func @main() {"]
+    args, types_ = [], []
+    for n, t in (("q", q), ("k", k), ("v", v)):
+        st = "tensor<%sx%s>" % ("x".join(map(str, t.shape)), ELT[t.dtype])
+        dt = "tensor<?x%dx?x%dx%s>" % (t.shape[1], t.shape[3], ELT[t.dtype])
+        lines.append("  %%in_%s_s = arith.constant %s" % (n, dense(t)))
+        lines.append("  %%in_%s = tensor.cast %%in_%s_s : %s to %s" % (n, n, st, dt))
+        args.append("%in_" + n)
+        types_.append(dt)
+    for c, t in enumerate(src.captures):
+        text = dense(t)
+        lines.append("  %%in_cap%d = arith.constant %s" % (c, text))
+        args.append("%%in_cap%d" % c)
+        types_.append(text.split(" : ")[-1])
+    shape = list(q.shape[:3]) + [v.shape[3]]
+    elt = ELT[q.dtype]
+    dt = "tensor<?x%dx?x%dx%s>" % (shape[1], shape[3], elt)
+    lines.append("  %%out_d = call @%s(%s) : (%s) -> %s" % (src.name, ", ".join(args),
+                                                         ", ".join(types_), dt))
+    lines.append("  %%os = tensor.cast %%out_d : %s to %s" % (dt, N.ttype(shape, elt)))
+    N.emit_check(lines, name, "%os", shape, elt, ref.flatten().tolist(), tol, False)
+    return "\n".join(lines) + "\n"
+
+
+def run(text, pipeline, tx_opt, libdir, keep, tag):
+    if keep:
+        with open(os.path.join(keep, tag + ".mlir"), "w") as f:
+            f.write(text)
+    low = subprocess.run([tx_opt, pipeline], input=text, capture_output=True, text=True)
+    if low.returncode:
+        return "tx-opt failed: " + low.stderr[-2000:]
+    r = subprocess.run(["mlir-runner", "-e", "main", "-entry-point-result=void",
+                        "-shared-libs=%s/libmlir_runner_utils.so,%s/libmlir_c_runner_utils.so"
+                        % (libdir, libdir)], input=low.stdout, capture_output=True, text=True)
+    return r.stdout.strip() if r.returncode == 0 else "mlir-runner failed: " + r.stderr[-2000:]
+
+
+GEN = torch.Generator().manual_seed(4242)
+
+
+def rand(*shape, dtype=torch.float32, lo=-1.0, hi=1.0):
+    return (torch.rand(*shape, generator=GEN) * (hi - lo) + lo).to(dtype)
+
+
+def qkv(B, H, Hkv, Sq, Sk, D, dtype, Dv=None):
+    return (rand(B, H, Sq, D, dtype=dtype), rand(B, Hkv, Sk, D, dtype=dtype),
+            rand(B, Hkv, Sk, Dv or D, dtype=dtype))
+
+
+# Module-level captures (read as globals by the functions below).
+SLOPES = torch.exp2(-8.0 * torch.arange(1, 9, dtype=torch.float32) / 8)
+DOC = torch.tensor([0] * 5 + [1] * 1 + [2] * 11 + [3] * 7 + [4] * 7, dtype=torch.int32)
+
+
+def alibi(score, b, h, q_idx, kv_idx):
+    return score + SLOPES[h] * (kv_idx - q_idx)
+
+
+def document_causal(b, h, q_idx, kv_idx):
+    return (DOC[q_idx] == DOC[kv_idx]) & (kv_idx <= q_idx)
+
+
+def make_relbias(H, R):
+    table = rand(H, 2 * R + 1, dtype=torch.float16, lo=-2, hi=2)  # a closure capture, 2-D
+
+    def relbias(score, b, h, q_idx, kv_idx):
+        return score + table[h, torch.clamp(kv_idx - q_idx, -R, R) + R]
+    return relbias
+
+
+def softcap(score, b, h, q_idx, kv_idx):
+    return 30.0 * torch.tanh(score / 30.0)
+
+
+def prefix_lm(b, h, q_idx, kv_idx):
+    return (kv_idx < 5) | (kv_idx <= q_idx)
+
+
+def window_abs(b, h, q_idx, kv_idx):
+    return torch.abs(q_idx - kv_idx) <= 3
+
+
+def floor_mod(score, b, h, q_idx, kv_idx):
+    # Python's // and % on negative values (kv_idx - q_idx < 0).
+    w = torch.where((kv_idx - q_idx) % 5 == 2, score * 0.5, score - 1.0)
+    return w + ((kv_idx - 7 * q_idx) // 3) * 0.01
+
+
+def late_rows(b, h, q_idx, kv_idx):
+    # Rows 0..4 see no key: zeros.
+    return (q_idx >= 5) & (kv_idx <= q_idx) & (b + h >= 0)
+
+
+TEMP = torch.tensor(0.75, dtype=torch.float64)  # a 0-d capture: a scalar
+
+
+def gated(score, b, h, q_idx, kv_idx):
+    g = torch.sigmoid(SLOPES[h] * 4.0 - 1.0)
+    return torch.maximum(score * TEMP + torch.log(g), score.exp() - 3.0) ** 2 - score.abs()
+
+
+def batch_head(b, h, q_idx, kv_idx):
+    return ((b * 3 + h) % 4 != 1) | (kv_idx == 0)
+
+
+def cases():
+    """(name, q, k, v, score_mod, mask_mod, scale, causal, expect_ok, ref_score_mod)."""
+    c = []
+    q, k, v = qkv(2, 8, 2, 9, 21, 16, torch.float32)
+    c.append(("alibi_gqa_causal_f32", q, k, v, alibi, None, None, True))
+    q, k, v = qkv(1, 3, 3, 31, 31, 16, torch.float16)
+    c.append(("document_f16", q, k, v, None, document_causal, None, False))
+    q, k, v = qkv(2, 4, 4, 7, 17, 8, torch.bfloat16)
+    c.append(("relbias_table_bf16", q, k, v, make_relbias(4, 5), None, 0.3, False))
+    q, k, v = qkv(1, 2, 1, 13, 19, 32, torch.float32)
+    q = q * 8  # large scores: the cap matters
+    c.append(("softcap_gqa_f32", q, k, v, softcap, None, None, False))
+    q, k, v = qkv(2, 2, 2, 16, 16, 8, torch.float16, Dv=24)
+    c.append(("prefix_lm_f16_dv24", q, k, v, None, prefix_lm, None, False))
+    q, k, v = qkv(1, 2, 2, 20, 20, 8, torch.float32)
+    c.append(("window_abs_f32", q, k, v, None, window_abs, None, False))
+    q, k, v = qkv(1, 2, 2, 11, 23, 8, torch.float32)
+    c.append(("floor_mod_f32", q, k, v, floor_mod, None, None, False))
+    q, k, v = qkv(2, 3, 1, 12, 12, 8, torch.bfloat16)
+    c.append(("late_rows_both_bf16", q, k, v, alibi_h3, late_rows, None, False))
+    q, k, v = qkv(2, 8, 4, 6, 10, 8, torch.float32)
+    c.append(("gated_batch_head_f32", q, k, v, gated, batch_head, 0.5, False))
+    return c
+
+
+SLOPES3 = torch.tensor([0.5, -0.25, 1.0])
+
+
+def alibi_h3(score, b, h, q_idx, kv_idx):
+    return score - SLOPES3[h] * (q_idx - kv_idx)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tx-opt", required=True)
+    ap.add_argument("--mlir-lib-dir", default="/usr/lib/llvm-22/lib",
+                    help="where libmlir_runner_utils.so lies (mlir-runner comes from PATH)")
+    ap.add_argument("--only", action="append", default=[])
+    ap.add_argument("--keep", default=None, help="write each program here")
+    a = ap.parse_args()
+    failed = 0
+    todo = [x + (1, x[4]) for x in cases()]
+    # The self-test: ALiBi checked against a reference without it must fail.
+    first = cases()[0]
+    todo.append(("alibi_dropped_from_ref",) + first[1:] + (0, None))
+    for name, q, k, v, sm, mm, scale, causal, expect, ref_sm in todo:
+        if a.only and not any(o in name for o in a.only):
+            continue
+        src = F.attention_source(q, k, v, sm, mm, scale=scale, causal=causal, name="attention")
+        ref = reference(q, k, v, ref_sm, mm, scale, causal)
+        tol = N.DEFAULT_TOL[ELT[q.dtype]]
+        for pname, pipeline in PIPELINES:
+            tag = "%s %s" % (name, pname)
+            out = run(program(src, q, k, v, ref, tag, tol), pipeline, a.tx_opt, a.mlir_lib_dir, a.keep,
+                      tag.replace(" ", "_"))
+            print(out)
+            ok = out.endswith(" ok 1")
+            if ok != bool(expect) or "relerr" not in out:
+                failed += 1
+                print("FAILED: %s (expected ok %d)" % (tag, expect))
+    print("%d failed" % failed)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
