@@ -137,6 +137,10 @@ class Arguments(unittest.TestCase):
         self.assertEqual(len(os.listdir(LIB_DIR)), 2)  # another source: another library
         F.flex_attention(q, k, v, relbias, lambda b, h, i, j: j <= i + 37, library_dir=LIB_DIR)
         self.assertEqual(os.stat(lib).st_mtime_ns, stamp)  # reused, not rebuilt
+        # No gradients through regions yet: the call says so.
+        with self.assertRaisesRegex(tx.UnsupportedError, "their gradients are not generated"):
+            F.flex_attention(q.detach().requires_grad_(), k, v, relbias,
+                             lambda b, h, i, j: j <= i + 37, library_dir=LIB_DIR)
         # A captured tensor of another shape is another source; a wrong
         # argument is the call's ArgumentError naming the capture.
         with self.assertRaisesRegex(tx.ArgumentError, "bias"):
