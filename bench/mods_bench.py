@@ -11,7 +11,9 @@ mask, 8 documents of random lengths), D 128, f16: ALiBi, a learned
 relative-position bias table, document masking, prefix-LM (prefix 1024), a
 causal sliding window of 1024 keys by mask function, softcap 30 by score
 function; and causal by mask function (not one of the issue's six: its
-attribute twin gives the region's cost). FlexAttention is `torch.compile(flex_attention)` with its default
+attribute twin gives the region's cost) and ALiBi with its index
+arithmetic written in i32 (what the 64-bit `index` arithmetic per score
+costs). FlexAttention is `torch.compile(flex_attention)` with its default
 kernel options and a block mask built once (create_block_mask) for the
 mask functions. Each row also prints tx's same variant written with
 attributes where one exists (window, softcap, causal)
@@ -72,6 +74,8 @@ def main():
     variants = [
         # name, S, tx fn, captures, score_mod, mask_mod, attribute fn, visible pairs
         ("alibi", S, "mod_alibi", [slopes],
+         lambda s, b, h, qi, ki: s + slopes[h] * (ki - qi), None, None, S * S),
+        ("alibi i32", S, "mod_alibi32", [slopes],
          lambda s, b, h, qi, ki: s + slopes[h] * (ki - qi), None, None, S * S),
         ("relbias", S, "mod_relbias", [table],
          lambda s, b, h, qi, ki: s + table[ki - qi + S - 1], None, None, S * S),

@@ -49,6 +49,24 @@ func.func @mod_alibi(%q: tensor<4x16x4096x128xf16>, %k: tensor<4x16x4096x128xf16
   return %o : tensor<4x16x4096x128xf16>
 }
 
+// ALiBi with the index arithmetic written in i32 (the region's own choice):
+// what 64-bit index arithmetic per score costs against mod_alibi.
+func.func @mod_alibi32(%q: tensor<4x16x4096x128xf16>, %k: tensor<4x16x4096x128xf16>, %v: tensor<4x16x4096x128xf16>, %slopes: tensor<16xf32>) -> tensor<4x16x4096x128xf16> {
+  %o = tx.attention %q, %k, %v score_mod(%slopes : tensor<16xf32>) {
+      ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index, %sl: tensor<16xf32>):
+        %m = tensor.extract %sl[%h] : tensor<16xf32>
+        %ji = arith.index_cast %j : index to i32
+        %ii = arith.index_cast %i : index to i32
+        %d = arith.subi %ji, %ii : i32
+        %df = arith.sitofp %d : i32 to f32
+        %bias = arith.mulf %m, %df : f32
+        %r = arith.addf %s, %bias : f32
+        tx.yield %r : f32
+      }
+      : tensor<4x16x4096x128xf16>, tensor<4x16x4096x128xf16>, tensor<4x16x4096x128xf16> -> tensor<4x16x4096x128xf16>
+  return %o : tensor<4x16x4096x128xf16>
+}
+
 func.func @mod_relbias(%q: tensor<4x16x4096x128xf16>, %k: tensor<4x16x4096x128xf16>, %v: tensor<4x16x4096x128xf16>, %table: tensor<8191xf16>) -> tensor<4x16x4096x128xf16> {
   %o = tx.attention %q, %k, %v score_mod(%table : tensor<8191xf16>) {
       ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index, %t: tensor<8191xf16>):

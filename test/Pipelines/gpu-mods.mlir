@@ -90,3 +90,59 @@ func.func @decode_alibi(%q: tensor<4x32x1x128xf16>, %k: tensor<4x8x4096x128xf16>
       : tensor<4x32x1x128xf16>, tensor<4x8x4096x128xf16>, tensor<4x8x4096x128xf16> -> tensor<4x32x1x128xf16>
   return %o : tensor<4x32x1x128xf16>
 }
+
+// Fast math in the kernels of f16/bf16 inputs (ModRegions.h): the score
+// function's f32 tanh is PTX tanh.approx.f32 (the softcap attribute's
+// form), a division by a constant a multiply by its reciprocal, a division
+// by a variable div.full.f32; in an f32 kernel both stay exact.
+// CHECK-LABEL: func.func @softcap_bias_f16
+// CHECK: gpu.launch
+// CHECK-NOT: math.tanh
+// CHECK-NOT: arith.divf
+// CHECK: arith.constant 0.0333333351 : f32
+// CHECK: llvm.inline_asm asm_dialect = att "tanh.approx.f32 $0, $1;", "=f,f"
+// CHECK: llvm.inline_asm asm_dialect = att "div.full.f32 $0, $1, $2;", "=f,f,f"
+// CHECK: gpu.terminator
+// PTX-LABEL: .entry softcap_bias_f16
+// PTX: tanh.approx.f32
+// PTX: div.full.f32
+func.func @softcap_bias_f16(%q: tensor<1x2x128x64xf16>, %k: tensor<1x2x256x64xf16>,
+                            %v: tensor<1x2x256x64xf16>) -> tensor<1x2x128x64xf16> {
+  %o = tx.attention %q, %k, %v score_mod {
+      ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+        %c = arith.constant 30.0 : f32
+        %x = arith.divf %s, %c : f32
+        %t = math.tanh %x : f32
+        %r = arith.mulf %c, %t : f32
+        %one = arith.constant 1.0 : f32
+        %ji = arith.index_cast %j : index to i64
+        %jf = arith.sitofp %ji : i64 to f32
+        %den = arith.addf %jf, %one : f32
+        %bias = arith.divf %one, %den : f32
+        %y = arith.addf %r, %bias : f32
+        tx.yield %y : f32
+      }
+      : tensor<1x2x128x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16> -> tensor<1x2x128x64xf16>
+  return %o : tensor<1x2x128x64xf16>
+}
+
+// CHECK-LABEL: func.func @softcap_f32
+// CHECK: gpu.launch
+// CHECK: arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK: math.tanh %{{.*}} : f32
+// CHECK-NOT: tanh.approx.f32
+// CHECK: gpu.terminator
+// PTX-LABEL: .entry softcap_f32
+func.func @softcap_f32(%q: tensor<1x2x64x32xf32>, %k: tensor<1x2x96x32xf32>,
+                       %v: tensor<1x2x96x32xf32>) -> tensor<1x2x64x32xf32> {
+  %o = tx.attention %q, %k, %v score_mod {
+      ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+        %c = arith.constant 30.0 : f32
+        %x = arith.divf %s, %c : f32
+        %t = math.tanh %x : f32
+        %r = arith.mulf %c, %t : f32
+        tx.yield %r : f32
+      }
+      : tensor<1x2x64x32xf32>, tensor<1x2x96x32xf32>, tensor<1x2x96x32xf32> -> tensor<1x2x64x32xf32>
+  return %o : tensor<1x2x64x32xf32>
+}

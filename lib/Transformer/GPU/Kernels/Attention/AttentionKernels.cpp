@@ -39,7 +39,8 @@ SmallVector<Value> FlashKernelBuilder::build() {
     maskHeadBcast = mTy.getDimSize(1) == 1;
   }
   mods = kernel::ScoreMods::build(b, loc, prob.scoreMod, prob.scoreCaptures,
-                                  prob.maskMod, prob.maskCaptures);
+                                  prob.maskMod, prob.maskCaptures,
+                                  /*fastMath=*/!elt.isF32());
   if (prob.kvLengths)
     kvLens = toBuf(prob.kvLengths);
   if (prob.qLengths)

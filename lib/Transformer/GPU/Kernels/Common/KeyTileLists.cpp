@@ -72,7 +72,7 @@ static void emitClassify(Ix &x, const ScoreMods &mods, const KeyTileLists &l,
       b, loc, k0, kEnd, x.c(1), ValueRange{no},
       [&](OpBuilder &nb, Location nl, Value j, ValueRange acc) {
         Value shown = inlineModInKernel(nb, *mods.mask, mods.maskBuffers,
-                                        Value(), {bi, h, ic, j});
+                                        Value(), {bi, h, ic, j}, mods.fastMath);
         scf::YieldOp::create(
             nb, nl,
             ValueRange{arith::OrIOp::create(nb, nl, acc[0], shown)});

@@ -31,8 +31,16 @@ SmallVector<Value> modCaptureBuffers(OpBuilder &b, Location loc,
 /// (modCaptureBuffers of its captured operands). A `tensor.extract` of a
 /// captured tensor becomes a `memref.load` of its buffer (`tensor.dim` a
 /// `memref.dim`), also inside nested regions of the body.
+///
+/// `fastMath` (kernels of f16/bf16 inputs): the body's f32 `math.tanh`
+/// becomes PTX `tanh.approx.f32` (2^-11 relative, the softcap attribute's
+/// form in the tensor-core kernels) and its f32 `arith.divf` a multiply by
+/// the rounded reciprocal of a constant divisor, else `div.full.f32`
+/// (2 ulp; what Triton, hence FlexAttention, emits for `/`). Their error
+/// is below the f16/bf16 rounding of P and the output; f32 kernels keep
+/// the exact forms (libdevice's tanhf, IEEE division).
 Value inlineModInKernel(OpBuilder &b, Region &mod, ValueRange buffers,
-                        Value score, ValueRange bhij);
+                        Value score, ValueRange bhij, bool fastMath = false);
 
 /// A kernel's score and mask functions: their regions and, built on the
 /// host before the launch, their captured operands' buffers; applied to
@@ -40,12 +48,14 @@ Value inlineModInKernel(OpBuilder &b, Region &mod, ValueRange buffers,
 struct ScoreMods {
   Region *score = nullptr, *mask = nullptr; // null: absent
   SmallVector<Value> scoreBuffers, maskBuffers;
+  bool fastMath = false; // inlineModInKernel's, for every evaluation
 
   /// The buffers of `scoreCaptures` and `maskCaptures` (modCaptureBuffers)
-  /// at `b`'s insertion point (host side).
+  /// at `b`'s insertion point (host side); `fastMath` as inlineModInKernel's
+  /// (the kernel's inputs are f16 or bf16).
   static ScoreMods build(OpBuilder &b, Location loc, Region *score,
                          ValueRange scoreCaptures, Region *mask,
-                         ValueRange maskCaptures);
+                         ValueRange maskCaptures, bool fastMath);
   /// `x` (f32, natural units: after the scale and the soft cap) through
   /// the score function at indices `bhij` (b, h, q_idx, kv_idx, index
   /// values of the whole op, in range); `x` itself without one.
