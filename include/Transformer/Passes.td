@@ -1182,7 +1182,8 @@ def TxDeriveGradients : Pass<"tx-derive-gradients", "::mlir::ModuleOp"> {
       the gradients of the results (`grad_output`), the gradient of each
       differentiable argument (Q, K, V and an additive mask of a
       `tx.attention`; the input of a `tx.softmax`), in argument order, by one
-      `tx.attention_grad` (with the forward's clauses) or `tx.softmax_grad`
+      `tx.attention_grad` (with the forward's clauses, score and mask
+      functions and their captured operands) or `tx.softmax_grad`
       per result. The added arguments carry `tx.name` (`output`, `lse`,
       `grad_output`, suffixed by the result number when `@<f>` has several
       results).
@@ -1192,7 +1193,9 @@ def TxDeriveGradients : Pass<"tx-derive-gradients", "::mlir::ModuleOp"> {
     arguments); a function it cannot derive gets `tx.no_gradient = "<why>"`
     instead: a result that is not a `tx.attention` output or `tx.softmax`
     (an LSE result included), an operand that is not a function argument,
-    an argument that feeds two differentiated operands, or a taken name.
+    an argument that feeds two differentiated operands, a paged cache, a
+    score function with an op tx cannot differentiate (named with its
+    location), or a taken name.
     The derived functions carry `tx.derived` (`"forward"` / `"backward"`);
     functions that already carry one of these attributes are left alone, so
     the pass is idempotent. `scripts/tx-compile.sh` runs it before

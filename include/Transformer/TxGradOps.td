@@ -63,7 +63,7 @@ def Tx_SoftmaxGradOp : Tx_Op<"softmax_grad", [
 //===----------------------------------------------------------------------===//
 
 def Tx_AttentionGradOp : Tx_Op<"attention_grad", [
-    Pure, AttrSizedOperandSegments,
+    Pure, AttrSizedOperandSegments, IsolatedFromAbove,
     DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface, ["reifyResultShapes"]>]> {
   let summary = "gradient of tx.attention: dQ, dK, dV (and an additive mask's) from dO";
   let description = [{
@@ -124,6 +124,25 @@ def Tx_AttentionGradOp : Tx_Op<"attention_grad", [
       is also the gradient of the masked score. It is 0 where the entry is
       `-inf`. An `i1` keep-mask has no gradient.
 
+    - **Score and mask functions** (`score_mod`, `mask_mod`: tx.attention's
+      regions with their captured operands, the same syntax, and the
+      forward's): `S` is the score function of the capped score, the mask
+      function hides keys like the band, and the gradient passes through
+      the score function by its derivative with respect to the score,
+      `f'`, which tx generates from the region (forward mode):
+
+      ```
+      dT = dS * f'(cap(s0 * scale)) * (1 - tanh²(s0 * scale / softcap))
+      ```
+
+      Differentiable ops: `arith` add, sub, mul, div, neg, min/max, select,
+      extf/truncf, and `math` exp, exp2, expm1, log, log2, log1p, tanh,
+      sqrt, rsqrt, sin, cos, absf, erf, powf, fma; floor, ceil, trunc and
+      round have derivative 0, and comparisons, integer ops, constants and
+      `tensor.extract` of a captured tensor do not depend on the score. A
+      float op of any other kind that depends on the score is an error
+      located at that op. Captured tensors get no gradient.
+
     The optional clauses follow the last operand (`lse`) exactly as in
     `tx.attention`:
 
@@ -152,17 +171,22 @@ def Tx_AttentionGradOp : Tx_Op<"attention_grad", [
                        Optional<RankedTensorOf<[I1, F16, BF16, F32]>>:$mask,
                        Optional<RankedTensorOf<[I32]>>:$kv_lengths,
                        Optional<RankedTensorOf<[I32]>>:$q_lengths,
+                       Variadic<AnyType>:$score_captures,
+                       Variadic<AnyType>:$mask_captures,
                        OptionalAttr<F32Attr>:$scale, UnitAttr:$causal,
                        OptionalAttr<F32Attr>:$softcap,
                        OptionalAttr<DenseI64ArrayAttr>:$window);
   let results = (outs Tx_FloatTensor:$grad_query, Tx_FloatTensor:$grad_key,
                       Tx_FloatTensor:$grad_value,
                       Optional<RankedTensorOf<[F16, BF16, F32]>>:$grad_mask);
+  let regions = (region AnyRegion:$score_mod, AnyRegion:$mask_mod);
   let assemblyFormat = [{
     $query `,` $key `,` $value `,` $output `,` $grad_output `,`
-    custom<AttentionClauses>($lse, $mask, type($mask), $kv_lengths,
+    custom<GradAttentionClauses>($lse, $mask, type($mask), $kv_lengths,
                              type($kv_lengths), $q_lengths, type($q_lengths),
-                             $scale, $softcap, $window, $causal)
+                             $scale, $softcap, $window, $causal,
+                             $score_captures, type($score_captures), $score_mod,
+                             $mask_captures, type($mask_captures), $mask_mod)
     attr-dict
     `:` type($query) `,` type($key) `,` type($value) `,` type($output) `,`
         type($grad_output) `,` type($lse)
@@ -170,9 +194,13 @@ def Tx_AttentionGradOp : Tx_Op<"attention_grad", [
     (`,` type($grad_mask)^)?
   }];
   let hasVerifier = 1;
+  let hasRegionVerifier = 1;
   let extraClassDeclaration = [{
     /// The scale applied to Q·Kᵀ (as tx.attention's getStaticScale).
     std::optional<double> getStaticScale();
+    /// Whether the op carries a score function or a mask function
+    /// (`score_mod`, `mask_mod` regions).
+    bool hasMods() { return !getScoreMod().empty() || !getMaskMod().empty(); }
   }];
 }
 

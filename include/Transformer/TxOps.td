@@ -271,8 +271,15 @@ def Tx_AttentionOp : Tx_Op<"attention", [
       every family inline them in their score step, and a mask function
       without causal, window, lengths or a mask operand makes the prefill
       kernels skip the key tiles it hides entirely (block sparsity,
-      docs/Design.md). Gradients of ops with regions are to come (issue
-      #42).
+      docs/Design.md). In the kernels of f16/bf16 inputs an f32
+      `math.tanh` is PTX `tanh.approx.f32` (2^-11 relative, as the
+      `softcap` attribute) and an f32 `arith.divf` a multiply by the
+      reciprocal of a constant divisor or `div.full.f32` (2 ulp); f32
+      kernels and the CPU paths compute them exactly. Python users write
+      the functions as FlexAttention's (`tx.flex`, docs/Python.md).
+      `tx-derive-gradients` gives ops with regions a backward:
+      `tx.attention_grad` carries them, and its lowering differentiates
+      the score function (TxGradOps.td); captured tensors get no gradient.
 
     The optional clauses (`mask(...)`, `kv_lengths(...)`, `q_lengths(...)`,
     `page_table(...)`, `scale = s`, `softcap = c`, `window = [l, r]`,
@@ -387,11 +394,11 @@ def Tx_AttentionOp : Tx_Op<"attention", [
 //===----------------------------------------------------------------------===//
 
 def Tx_YieldOp : Tx_Op<"yield", [Pure, Terminator,
-    ParentOneOf<["AttentionOp", "OnlineAttentionOp"]>]> {
+    ParentOneOf<["AttentionOp", "OnlineAttentionOp", "AttentionGradOp"]>]> {
   let summary = "ends a score or mask function of tx.attention";
   let description = [{
     The terminator of the `score_mod` and `mask_mod` regions of
-    tx.attention and tx.online_attention: it yields the modified score
+    tx.attention, tx.online_attention and tx.attention_grad: it yields the modified score
     (`f32`) or the visibility of the key (`i1`, true = visible). The
     parent's verifier checks the type.
 

@@ -284,8 +284,10 @@ class _Value:
 
     def __mod__(self, o):
         x, y, ty = _operands(self, o)
-        op = "arith.remf" if _is_float(ty) else "arith.remsi"
-        return _floor_fix(self.body.emit("%s %s, %s : %s" % (op, x.name, y.name, ty), ty), y)
+        if _is_float(ty):  # PyTorch's remainder: x - floor(x / y) * y
+            return x - _float_unary("floor")(x / y) * y
+        return _floor_fix(self.body.emit("arith.remsi %s, %s : %s" % (x.name, y.name, ty),
+                                         ty), y)
 
     def __rmod__(self, o):
         return _Value.__mod__(_lift(self.body, o, self.ty), self)

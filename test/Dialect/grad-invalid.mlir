@@ -128,3 +128,36 @@ func.func @ag_clause_twice(%q: tensor<1x4x16x64xf16>, %lse: tensor<1x4x16xf32>) 
   %a, %b, %c = tx.attention_grad %q, %q, %q, %q, %q, %lse causal causal : tensor<1x4x16x64xf16>, tensor<1x4x16x64xf16>, tensor<1x4x16x64xf16>, tensor<1x4x16x64xf16>, tensor<1x4x16x64xf16>, tensor<1x4x16xf32> -> tensor<1x4x16x64xf16>, tensor<1x4x16x64xf16>, tensor<1x4x16x64xf16>
   return
 }
+
+// -----
+// A score function tx cannot differentiate: the error is at the op.
+func.func @ag_mod_not_differentiable(%q: tensor<1x2x4x8xf32>, %o: tensor<1x2x4x8xf32>,
+                                     %lse: tensor<1x2x4xf32>) -> tensor<1x2x4x8xf32> {
+  %dq, %dk, %dv = tx.attention_grad %q, %q, %q, %o, %o, %lse score_mod {
+      ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+        %c = arith.constant 3.0 : f32
+        // expected-error @+1 {{'arith.remf' op in score_mod depends on the score and tx cannot differentiate it}}
+        %r = arith.remf %s, %c : f32
+        tx.yield %r : f32
+      }
+      : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>,
+        tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4xf32>
+      -> tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>
+  return %dq : tensor<1x2x4x8xf32>
+}
+
+// -----
+// The regions' own rules apply (here: a mask function yielding f32).
+func.func @ag_mask_yield(%q: tensor<1x2x4x8xf32>, %o: tensor<1x2x4x8xf32>,
+                         %lse: tensor<1x2x4xf32>) -> tensor<1x2x4x8xf32> {
+  %dq, %dk, %dv = tx.attention_grad %q, %q, %q, %o, %o, %lse mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index):
+        %c = arith.constant 3.0 : f32
+        // expected-error @+1 {{'tx.yield' op in mask_mod must yield one 'i1', got 'f32'}}
+        tx.yield %c : f32
+      }
+      : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>,
+        tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4xf32>
+      -> tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>
+  return %dq : tensor<1x2x4x8xf32>
+}

@@ -54,3 +54,39 @@ func.func @attention_grad_dynamic(%q: tensor<?x?x?x?xbf16>, %k: tensor<?x?x?x?xb
       -> tensor<?x?x?x?xbf16>, tensor<?x?x?x?xbf16>, tensor<?x?x?x?xbf16>
   return %dq, %dk, %dv : tensor<?x?x?x?xbf16>, tensor<?x?x?x?xbf16>, tensor<?x?x?x?xbf16>
 }
+
+// Score and mask functions (the forward's regions, with captured operands).
+// CHECK-LABEL: func.func @attention_grad_mods
+// CHECK: tx.attention_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} causal score_mod(%{{.*}} : tensor<4xf32>) {
+// CHECK-NEXT: ^bb0(%{{.*}}: f32, %{{.*}}: index, %[[H:.*]]: index, %{{.*}}: index, %{{.*}}: index, %[[SL:.*]]: tensor<4xf32>):
+// CHECK-NEXT: %[[M:.*]] = tensor.extract %[[SL]][%[[H]]] : tensor<4xf32>
+// CHECK: tx.yield %{{.*}} : f32
+// CHECK-NEXT: } mask_mod {
+// CHECK: tx.yield %{{.*}} : i1
+// CHECK-NEXT: } : tensor<1x4x8x16xf32>
+func.func @attention_grad_mods(%q: tensor<1x4x8x16xf32>, %k: tensor<1x4x8x16xf32>,
+    %v: tensor<1x4x8x16xf32>, %o: tensor<1x4x8x16xf32>, %do: tensor<1x4x8x16xf32>,
+    %lse: tensor<1x4x8xf32>, %slopes: tensor<4xf32>)
+    -> (tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>) {
+  %dq, %dk, %dv = tx.attention_grad %q, %k, %v, %o, %do, %lse
+      mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index):
+        %c1 = arith.constant 1 : index
+        %r = arith.remui %j, %c1 : index
+        %c0 = arith.constant 0 : index
+        %vis = arith.cmpi eq, %r, %c0 : index
+        tx.yield %vis : i1
+      }
+      causal
+      score_mod(%slopes : tensor<4xf32>) {
+      ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index, %sl: tensor<4xf32>):
+        %m = tensor.extract %sl[%h] : tensor<4xf32>
+        %t = math.tanh %s : f32
+        %r = arith.addf %t, %m : f32
+        tx.yield %r : f32
+      }
+      : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>,
+        tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8xf32>
+      -> tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>
+  return %dq, %dk, %dv : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>
+}

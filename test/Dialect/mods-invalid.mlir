@@ -115,7 +115,7 @@ func.func @no_yield(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tens
 // -----
 
 func.func @yield_outside(%x: f32) -> f32 {
-  // expected-error @below {{'tx.yield' op expects parent op to be one of 'tx.attention, tx.online_attention'}}
+  // expected-error @below {{'tx.yield' op expects parent op to be one of 'tx.attention, tx.online_attention, tx.attention_grad'}}
   tx.yield %x : f32
 }
 

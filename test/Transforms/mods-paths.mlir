@@ -4,7 +4,8 @@
 // tile's tx.online_attention carries the regions with the tile's offsets;
 // decomposed, the body reads the captured slopes at the whole op's head
 // h0 + h); tx-attention-strategy gives it a kernel; tx-derive-gradients
-// gives it no backward, with the reason.
+// gives it a backward that carries the regions, or none, with the reason,
+// when the score function has an op tx cannot differentiate.
 // RUN: tx-opt %s --tx-gather-kv-pages | FileCheck %s --check-prefix=GATHER
 // RUN: tx-opt %s --tx-gather-kv-pages --tx-tile-attention="q-tile=4 kv-tile=4" | FileCheck %s --check-prefix=TILE
 // RUN: tx-opt %s --tx-gather-kv-pages --tx-attention-strategy 2>&1 | FileCheck %s --check-prefix=STRATEGY
@@ -42,7 +43,13 @@ func.func @paged_alibi(%q: tensor<2x4x3x8xf32>, %k: tensor<9x4x2x8xf32>, %v: ten
   return %o : tensor<2x4x3x8xf32>
 }
 
-// GRAD: func.func @document({{.*}} attributes {tx.no_gradient = "result 0 is a tx.attention with a score_mod or mask_mod region: their gradients are not generated yet (issue #42)"}
+// The backward carries the regions and their captured operands (the
+// derivative of a score function is generated when the backward is lowered).
+// GRAD-LABEL: func.func @document__tx_bwd
+// GRAD-SAME: %[[DOC:[^:]*]]: tensor<8xi32>
+// GRAD: tx.attention_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} mask_mod(%[[DOC]] : tensor<8xi32>) {
+// GRAD: arith.cmpi eq, %{{.*}}, %{{.*}} : i32
+// GRAD: tx.yield %{{.*}} : i1
 func.func @document(%q: tensor<1x2x8x8xf32>, %k: tensor<1x2x8x8xf32>, %v: tensor<1x2x8x8xf32>,
                     %doc: tensor<8xi32>) -> tensor<1x2x8x8xf32> {
   %o = tx.attention %q, %k, %v mask_mod(%doc : tensor<8xi32>) {
@@ -51,6 +58,19 @@ func.func @document(%q: tensor<1x2x8x8xf32>, %k: tensor<1x2x8x8xf32>, %v: tensor
         %dj = tensor.extract %d[%j] : tensor<8xi32>
         %same = arith.cmpi eq, %di, %dj : i32
         tx.yield %same : i1
+      }
+      : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32> -> tensor<1x2x8x8xf32>
+  return %o : tensor<1x2x8x8xf32>
+}
+
+// GRAD: func.func @remainder({{.*}} attributes {tx.no_gradient = "result 0's score_mod has arith.remf (loc({{.*}}mods-paths.mlir{{.*}})), which depends on the score and which tx cannot differentiate"}
+func.func @remainder(%q: tensor<1x2x8x8xf32>, %k: tensor<1x2x8x8xf32>, %v: tensor<1x2x8x8xf32>)
+    -> tensor<1x2x8x8xf32> {
+  %o = tx.attention %q, %k, %v score_mod {
+      ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+        %c = arith.constant 3.0 : f32
+        %r = arith.remf %s, %c : f32
+        tx.yield %r : f32
       }
       : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32> -> tensor<1x2x8x8xf32>
   return %o : tensor<1x2x8x8xf32>

@@ -1,5 +1,6 @@
 //===- AttentionMods.cpp - tx.attention's score and mask functions --------===//
 #include "IR/AttentionMods.h"
+#include "IR/AttentionModGrad.h"
 #include "Transformer/TxOps.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -165,6 +166,22 @@ LogicalResult mlir::tx::verifyAttentionMods(AttentionOp op) {
   if (failed(verifyMod(op, op.getScoreMod(), op.getScoreCaptures(), true)) ||
       failed(verifyMod(op, op.getMaskMod(), op.getMaskCaptures(), false)))
     return failure();
+  return success();
+}
+
+LogicalResult AttentionGradOp::verifyRegions() {
+  if (failed(verifyMod(*this, getScoreMod(), getScoreCaptures(), true)) ||
+      failed(verifyMod(*this, getMaskMod(), getMaskCaptures(), false)))
+    return failure();
+  if (getScoreMod().empty())
+    return success();
+  if (Operation *bad = firstNonDifferentiable(getScoreMod()))
+    return bad->emitOpError()
+           << "in score_mod depends on the score and tx cannot differentiate "
+              "it (differentiable: arith add, sub, mul, div, neg, min/max, "
+              "select, extf, truncf; math exp, exp2, expm1, log, log2, "
+              "log1p, tanh, sqrt, rsqrt, sin, cos, absf, erf, powf, fma, "
+              "floor, ceil, trunc, round, roundeven)";
   return success();
 }
 

@@ -136,6 +136,41 @@ ParseResult mlir::tx::parsePagedAttentionClauses(
                       scale, softcap, window, causal, parseMod);
 }
 
+ParseResult mlir::tx::parseGradAttentionClauses(
+    OpAsmParser &parser, OpAsmParser::UnresolvedOperand &value,
+    OptionalOperand &mask, Type &maskType, OptionalOperand &kvLengths,
+    Type &kvLengthsType, OptionalOperand &qLengths, Type &qLengthsType,
+    FloatAttr &scale, FloatAttr &softcap, DenseI64ArrayAttr &window,
+    UnitAttr &causal,
+    SmallVectorImpl<OpAsmParser::UnresolvedOperand> &scoreCaptures,
+    SmallVectorImpl<Type> &scoreCaptureTypes, Region &scoreMod,
+    SmallVectorImpl<OpAsmParser::UnresolvedOperand> &maskCaptures,
+    SmallVectorImpl<Type> &maskCaptureTypes, Region &maskMod) {
+  auto parseMod = [&](StringRef clause) {
+    if (clause == "score_mod")
+      return parseAttentionMod(parser, scoreCaptures, scoreCaptureTypes,
+                               scoreMod);
+    return parseAttentionMod(parser, maskCaptures, maskCaptureTypes, maskMod);
+  };
+  return parseClauses(parser, value, mask, maskType, kvLengths, kvLengthsType,
+                      qLengths, qLengthsType, nullptr, nullptr, scale,
+                      softcap, window, causal, parseMod);
+}
+
+void mlir::tx::printGradAttentionClauses(
+    OpAsmPrinter &printer, Operation *op, Value value, Value mask,
+    Type maskType, Value kvLengths, Type kvLengthsType, Value qLengths,
+    Type qLengthsType, FloatAttr scale, FloatAttr softcap,
+    DenseI64ArrayAttr window, UnitAttr causal, OperandRange scoreCaptures,
+    TypeRange scoreTypes, Region &scoreMod, OperandRange maskCaptures,
+    TypeRange maskTypes, Region &maskMod) {
+  printAttentionClauses(printer, op, value, mask, maskType, kvLengths,
+                        kvLengthsType, qLengths, qLengthsType, scale, softcap,
+                        window, causal);
+  printAttentionMods(printer, scoreCaptures, scoreTypes, scoreMod,
+                     maskCaptures, maskTypes, maskMod);
+}
+
 void mlir::tx::printPagedAttentionClauses(
     OpAsmPrinter &printer, Operation *op, Value value, Value mask,
     Type maskType, Value kvLengths, Type kvLengthsType, Value qLengths,

@@ -58,6 +58,28 @@ void printPagedAttentionClauses(
     OperandRange scoreCaptures, TypeRange scoreTypes, Region &scoreMod,
     OperandRange maskCaptures, TypeRange maskTypes, Region &maskMod);
 
+/// tx.attention_grad's clauses: parseAttentionClauses' plus the
+/// `score_mod` and `mask_mod` regions, any order; printed with the regions
+/// last.
+ParseResult parseGradAttentionClauses(
+    OpAsmParser &parser, OpAsmParser::UnresolvedOperand &value,
+    OptionalOperand &mask, Type &maskType, OptionalOperand &kvLengths,
+    Type &kvLengthsType, OptionalOperand &qLengths, Type &qLengthsType,
+    FloatAttr &scale, FloatAttr &softcap, DenseI64ArrayAttr &window,
+    UnitAttr &causal,
+    SmallVectorImpl<OpAsmParser::UnresolvedOperand> &scoreCaptures,
+    SmallVectorImpl<Type> &scoreCaptureTypes, Region &scoreMod,
+    SmallVectorImpl<OpAsmParser::UnresolvedOperand> &maskCaptures,
+    SmallVectorImpl<Type> &maskCaptureTypes, Region &maskMod);
+
+void printGradAttentionClauses(
+    OpAsmPrinter &printer, Operation *op, Value value, Value mask,
+    Type maskType, Value kvLengths, Type kvLengthsType, Value qLengths,
+    Type qLengthsType, FloatAttr scale, FloatAttr softcap,
+    DenseI64ArrayAttr window, UnitAttr causal, OperandRange scoreCaptures,
+    TypeRange scoreTypes, Region &scoreMod, OperandRange maskCaptures,
+    TypeRange maskTypes, Region &maskMod);
+
 /// custom<OnlineAttentionMods> of tx.online_attention: the optional
 /// `score_mod(...) {...}` then `mask_mod(...) {...}` clauses, in that order
 /// (AttentionMods.h).

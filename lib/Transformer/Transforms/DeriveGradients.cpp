@@ -8,7 +8,8 @@
 //       -> (the gradient of each differentiable argument, in argument order)
 //
 // The forward is @f with each tx.attention asked for its log-sum-exp; the
-// backward is one tx.attention_grad (with the forward's clauses) or
+// backward is one tx.attention_grad (with the forward's clauses, score and
+// mask functions and their captured operands, which get no gradient) or
 // tx.softmax_grad per result. @f gets `tx.gradient` (the two names and the
 // differentiable arguments) or `tx.no_gradient` (why not); the derived
 // functions get `tx.derived` ("forward" / "backward") and their new
@@ -16,11 +17,13 @@
 // builds autograd from it (docs/Python.md).
 //
 //===----------------------------------------------------------------------===//
+#include "IR/AttentionModGrad.h"
 #include "Transformer/Passes.h"
 #include "Transformer/TxOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 
 namespace mlir {
@@ -51,7 +54,8 @@ int64_t argNumber(func::FuncOp f, Value v) {
 }
 
 /// The differentiable operands of a result's op (Q, K, V, an additive mask;
-/// the softmax input) and its other operands (an i1 mask, the lengths).
+/// the softmax input) and its other operands (an i1 mask, the lengths, the
+/// score and mask functions' captured operands).
 void operandsOf(Operation *op, SmallVector<Value> &diff,
                 SmallVector<Value> &other) {
   if (auto sm = dyn_cast<SoftmaxOp>(op)) {
@@ -67,6 +71,8 @@ void operandsOf(Operation *op, SmallVector<Value> &diff,
   for (Value v : {att.getKvLengths(), att.getQLengths()})
     if (v)
       other.push_back(v);
+  other.append(att.getScoreCaptures().begin(), att.getScoreCaptures().end());
+  other.append(att.getMaskCaptures().begin(), att.getMaskCaptures().end());
 }
 
 /// The op behind result `r` of `f`, or the reason it has no gradient.
@@ -85,12 +91,16 @@ FailureOr<Operation *> resultOp(func::FuncOp f, unsigned r, Value v,
           "KV cache";
     return failure();
   }
-  if (att && att.hasMods()) {
-    why = "result " + std::to_string(r) +
-          " is a tx.attention with a score_mod or mask_mod region: their "
-          "gradients are not generated yet (issue #42)";
-    return failure();
-  }
+  if (att && !att.getScoreMod().empty())
+    if (Operation *bad = firstNonDifferentiable(att.getScoreMod())) {
+      std::string loc;
+      llvm::raw_string_ostream os(loc);
+      os << bad->getLoc();
+      why = "result " + std::to_string(r) + "'s score_mod has " +
+            bad->getName().getStringRef().str() + " (" + loc +
+            "), which depends on the score and which tx cannot differentiate";
+      return failure();
+    }
   if (!att && !isa_and_nonnull<SoftmaxOp>(op)) {
     why = "result " + std::to_string(r) +
           " is not computed by a tx.attention or tx.softmax";
@@ -244,8 +254,12 @@ void emitBackwardOp(OpBuilder &b, func::FuncOp f, const Derivation &d,
       att.getValue().getType(), maskGrad, map(att.getQuery()),
       map(att.getKey()), map(att.getValue()), out, gradOut,
       args[nArgs + n + lseIndex], map(mask), map(att.getKvLengths()),
-      map(att.getQLengths()), att.getScaleAttr(), att.getCausalAttr(),
-      att.getSoftcapAttr(), att.getWindowAttr());
+      map(att.getQLengths()), llvm::map_to_vector(att.getScoreCaptures(), map),
+      llvm::map_to_vector(att.getMaskCaptures(), map), att.getScaleAttr(),
+      att.getCausalAttr(), att.getSoftcapAttr(), att.getWindowAttr());
+  IRMapping regions;
+  att.getScoreMod().cloneInto(&g.getScoreMod(), regions);
+  att.getMaskMod().cloneInto(&g.getMaskMod(), regions);
   grads[argNumber(f, att.getQuery())] = g.getGradQuery();
   grads[argNumber(f, att.getKey())] = g.getGradKey();
   grads[argNumber(f, att.getValue())] = g.getGradValue();

@@ -197,6 +197,8 @@ struct TxTileAttentionGradPass
             getOperation(), [&](AttentionGradOp op) {
               if (fromStrategy && !op->hasAttr(kGradTilesAttr))
                 return success(); // the reference lowering's
+              if (op.hasMods())
+                return success(); // score / mask functions: the reference's
               return rewrite(op);
             })))
       return signalPassFailure();

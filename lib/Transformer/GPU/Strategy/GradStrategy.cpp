@@ -33,7 +33,7 @@ std::optional<std::pair<int64_t, int64_t>> gradKernelTiles(AttentionGradOp op,
   if (sm < 80)
     return std::nullopt; // mma.sync, cp.async
   if (op.getMask() || op.getSoftcapAttr() || op.getWindowAttr() ||
-      op.getKvLengths() || op.getQLengths())
+      op.getKvLengths() || op.getQLengths() || op.hasMods())
     return std::nullopt;
   auto qTy = cast<RankedTensorType>(op.getQuery().getType());
   Type elt = qTy.getElementType();
