@@ -231,6 +231,16 @@ def gated(score, b, h, q_idx, kv_idx):
     return torch.maximum(score * TEMP + torch.log(g), score.exp() - 3.0) ** 2 - score.abs()
 
 
+T5 = rand(8, 16, lo=-1, hi=1)  # a T5-style bucketed bias [H, buckets]
+
+
+def t5_bucket(score, b, h, q_idx, kv_idx):
+    # log-spaced buckets of |kv - q| (float -> integer by .long(), truncation)
+    rel = (kv_idx - q_idx).abs()
+    bucket = torch.clamp((torch.log(rel.float() + 1.0) * 4.0).long(), max=15)
+    return score + T5[h, bucket]
+
+
 def batch_head(b, h, q_idx, kv_idx):
     return ((b * 3 + h) % 4 != 1) | (kv_idx == 0)
 
@@ -257,6 +267,8 @@ def cases():
     c.append(("late_rows_both_bf16", q, k, v, alibi_h3, late_rows, None, False))
     q, k, v = qkv(2, 8, 4, 6, 10, 8, torch.float32)
     c.append(("gated_batch_head_f32", q, k, v, gated, batch_head, 0.5, False))
+    q, k, v = qkv(1, 8, 2, 9, 40, 8, torch.float32)
+    c.append(("t5_bucket_f32", q, k, v, t5_bucket, None, None, True))
     return c
 
 
@@ -334,7 +346,7 @@ def grad_cases(a):
 # derivative: 1 for ALiBi and the bias table, 1 - tanh² for softcap,
 # through where/maximum/exp/log/sigmoid/**/abs for gated; masks hide keys).
 GRAD_CASES = ("alibi_gqa_causal_f32", "softcap_gqa_f32", "gated_batch_head_f32",
-              "floor_mod_f32", "document_f16", "relbias_table_bf16")
+              "floor_mod_f32", "document_f16", "relbias_table_bf16", "t5_bucket_f32")
 GRAD_TOL = {"f32": 1e-5, "f16": 3e-3, "bf16": 2e-2}
 
 

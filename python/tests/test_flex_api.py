@@ -85,6 +85,33 @@ class Refusals(unittest.TestCase):
         with self.assertRaisesRegex(AttributeError, "traced value has no method 'view'"):
             F.trace(lambda s, b, h, i, j: s.view(1), "score_mod")
 
+    def test_pytorch_forms(self):
+        # Conversions (.long(), .to(dtype)), bound methods, torch.div's
+        # rounding modes, add's alpha, shifts, bool + bool as PyTorch (or).
+        t = F.trace(lambda s, b, h, i, j: s + SLOPES[(s * 2).long().clamp(0, 3)], "score_mod")
+        self.assertIn("arith.fptosi", "\n".join(t.lines))
+        t = F.trace(lambda s, b, h, i, j: s + torch.div(i - j, 2, rounding_mode="trunc")
+                    + torch.add(s, 1.0, alpha=2) + (i >> 1).to(torch.float32), "score_mod")
+        self.assertIn("arith.divsi", "\n".join(t.lines))
+        self.assertIn("arith.shrsi", "\n".join(t.lines))
+        t = F.trace(lambda b, h, i, j: (i > j) + (j == 0), "mask_mod")
+        self.assertIn("arith.ori", t.lines[-2])
+
+        class Mod:
+            def score(self, s, b, h, i, j):
+                return s * 2.0
+        self.assertEqual(F.trace(Mod().score, "score_mod").lines[-1], "tx.yield %v1 : f32")
+
+    def test_pytorch_refusals(self):
+        self.assertIn("by the constant 0", trace_error(lambda s, b, h, i, j: s + i // 0))
+        self.assertIn("does not fit index", trace_error(lambda s, b, h, i, j: s + i * 2 ** 70))
+        self.assertIn("only decimals=0", trace_error(lambda s, b, h, i, j: torch.round(s, decimals=2)))
+        self.assertIn("negating a boolean", trace_error(lambda s, b, h, i, j: s - (-(i > j))))
+        self.assertIn("clamp needs min or max", trace_error(lambda s, b, h, i, j: s.clamp()))
+        self.assertIn("use torch.round", trace_error(lambda s, b, h, i, j: round(s)))
+        with self.assertRaisesRegex(F.TraceError, "no method 'frobnicate'"):
+            F.trace(lambda s, b, h, i, j: s.frobnicate(), "score_mod")
+
     def test_accepted_forms(self):
         # Tensor methods, keyword arguments, Python scalars, bools.
         t = F.trace(lambda s, b, h, i, j: torch.where(j > i, s.clamp(min=-5.0), 0.0),
@@ -109,8 +136,20 @@ class Arguments(unittest.TestCase):
             F.attention_source(self.meta(1, 4, 8, 16, dtype=torch.int32), k, k)
         with self.assertRaisesRegex(tx.ArgumentTypeError, "one dtype"):
             F.attention_source(q, self.meta(1, 2, 8, 16, dtype=torch.bfloat16), k)
-        with self.assertRaisesRegex(tx.ShapeError, "head_dim"):
+        with self.assertRaisesRegex(tx.ShapeError, "k's head_dim 32 is not q's 16"):
             F.attention_source(q, self.meta(1, 2, 8, 32), k)
+        with self.assertRaisesRegex(tx.ShapeError, "q's 4 heads are not a multiple of k's 3"):
+            F.attention_source(q, self.meta(1, 3, 8, 16), self.meta(1, 3, 8, 16))
+        with self.assertRaisesRegex(tx.ArgumentError, "scale must be a positive finite"):
+            F.attention_source(q, k, k, scale=-1.0)
+        with self.assertRaisesRegex(tx.ArgumentError, "query is on cpu"):
+            F.flex_attention(torch.empty(1, 2, 8, 16), torch.empty(1, 2, 8, 16),
+                             torch.empty(1, 2, 8, 16))
+        # Captures named like the function's or the regions' own values.
+        o, c0, score = torch.rand(4), torch.rand(4), torch.rand(4)
+        src = F.attention_source(q, k, k, lambda s, b, h, i, j: s + o[h] + c0[h] + score[h])
+        self.assertIn("%cap0: tensor<4xf32>, %cap1: tensor<4xf32>, %cap2: tensor<4xf32>",
+                      src.text)
 
     def test_meta_call(self):
         bias = torch.rand(5, 9)  # captured; on the CPU: the meta call takes it

@@ -20,6 +20,7 @@ when an ``f64`` takes part; ``f16`` / ``bf16`` are computed in ``f32``);
 division and modulo.
 """
 
+import inspect
 import types
 
 from ._errors import TraceError
@@ -144,7 +145,10 @@ def _names(code):
 
 def _rebind(fn, tracer):
     """fn with the torch tensors of its closure and of the globals it reads
-    replaced by proxies of ``tracer``."""
+    replaced by proxies of ``tracer`` (a bound method: its function
+    rebound, with the same self)."""
+    if inspect.ismethod(fn):
+        return types.MethodType(_rebind(fn.__func__, tracer), fn.__self__)
     code = fn.__code__
     glob = fn.__globals__
     swapped = None
@@ -205,7 +209,7 @@ def trace(fn, kind):
     be traced."""
     if kind not in ("score_mod", "mask_mod"):
         raise ValueError("kind must be 'score_mod' or 'mask_mod'")
-    if not callable(fn) or not hasattr(fn, "__code__"):
+    if not callable(fn) or not (hasattr(fn, "__code__") or inspect.ismethod(fn)):
         raise TraceError("%s: expected a Python function (def or lambda), got %s"
                          % (kind, type(fn).__name__))
     t = _Tracer(kind)

@@ -45,7 +45,12 @@ class _Body:
             else:
                 text = "%.17e" % value  # (MLIR's float literals need the dot)
         else:
-            text = str(int(value))
+            value = int(value)
+            bits = _INTS[ty]
+            if not -(1 << (bits - 1)) <= value < (1 << (bits - 1)):
+                self.fail("the constant %d does not fit %s (the type of the other operand)"
+                          % (value, ty))
+            text = str(value)
         key = (text, ty)
         if key not in self.consts:  # (a bool constant takes no type)
             self.consts[key] = self.emit("arith.constant %s%s" % (
@@ -125,6 +130,12 @@ def _operands(x, y, want=None):
 
 
 def _binary(x, y, fop, iop):
+    body = x.body if isinstance(x, _Value) else y.body
+    if all(isinstance(a, bool) or getattr(a, "ty", None) == "i1" for a in (x, y)):
+        # bool with bool, as PyTorch: + is or, * is and, - is an error
+        if iop == "arith.subi":
+            body.fail("subtracting booleans: use ^ or ~ (as PyTorch asks)")
+        return _logic(x, y, "ori" if iop == "arith.addi" else "andi")
     x, y, ty = _operands(x, y)
     op = fop if _is_float(ty) else iop
     return x.body.emit("%s %s, %s : %s" % (op, x.name, y.name, ty), ty)
@@ -199,6 +210,8 @@ def _minmax(x, y, which):
 
 
 def _clamp(v, min=None, max=None):
+    if min is None and max is None:
+        v.body.fail("torch.clamp needs min or max")
     if min is not None:
         v = _minmax(v, min, "max")
     if max is not None:
@@ -209,12 +222,61 @@ def _clamp(v, min=None, max=None):
 _UNARY = {name: _float_unary(name) for name in
           ("exp", "exp2", "log", "log2", "log1p", "expm1", "sqrt", "rsqrt", "tanh", "sin",
            "cos", "floor", "ceil", "trunc", "erf")}
-_UNARY.update(sigmoid=_sigmoid, abs=_abs, round=_float_unary("roundeven"),
+def _round(v, decimals=0):
+    if decimals:
+        v.body.fail("torch.round with decimals=%r: only decimals=0 is traced" % (decimals,))
+    return _float_unary("roundeven")(v)
+
+
+def _cast_to(v, dtype):
+    """``x.to(dtype)`` / ``x.long()``...: PyTorch's conversion (float to
+    integer truncates toward zero)."""
+    name = str(dtype).split(".")[-1]
+    ty = {"float16": "f32", "bfloat16": "f32", "float32": "f32", "float": "f32",
+          "float64": "f64", "double": "f64", "int8": "i8", "int16": "i16", "int32": "i32",
+          "int": "i32", "int64": "i64", "long": "i64", "bool": "i1"}.get(name)
+    if ty is None:
+        v.body.fail("cannot convert a traced value to %s" % name)
+    if ty == "i1":
+        return _to_bool(v)
+    if _is_float(v.ty) and not _is_float(ty):
+        f = _cast(v, "f64" if v.ty == "f64" else "f32")
+        return v.body.emit("arith.fptosi %s : %s to %s" % (f.name, f.ty, ty), ty)
+    return _cast(v, ty)
+
+
+def _div(x, y, rounding_mode=None):
+    if rounding_mode is None:
+        return x / y
+    if rounding_mode == "floor":
+        return x // y
+    if rounding_mode != "trunc":
+        _find_body([x, y]).fail("torch.div: rounding_mode must be None, 'trunc' or 'floor'")
+    x, y, ty = _operands(x, y)
+    if _is_float(ty):
+        return _float_unary("trunc")(x / y)
+    _nonzero(y)
+    return x.body.emit("arith.divsi %s, %s : %s" % (x.name, y.name, ty), ty)
+
+
+def _nonzero(y):
+    """Refuses an integer division by the constant 0 (ZeroDivisionError in
+    Python, undefined on the GPU)."""
+    if y.name in [c.name for (t, _), c in y.body.consts.items() if t == "0"]:
+        y.body.fail("integer division or modulo by the constant 0")
+
+
+_UNARY.update(sigmoid=_sigmoid, abs=_abs, round=_round,
               neg=lambda v: -v, negative=lambda v: -v, square=lambda v: v * v)
+_CONVERSIONS = {"long": "int64", "int": "int32", "float": "float32", "double": "float64",
+                "half": "float32", "bfloat16": "float32", "bool": "bool"}
 _NARY = {"where": where, "minimum": lambda x, y: _minmax(x, y, "min"),
          "maximum": lambda x, y: _minmax(x, y, "max"), "clamp": _clamp, "clip": _clamp,
-         "add": lambda x, y: x + y, "sub": lambda x, y: x - y, "mul": lambda x, y: x * y,
-         "div": lambda x, y: x / y, "eq": lambda x, y: x == y, "ne": lambda x, y: x != y,
+         "add": lambda x, y, alpha=1: x + y * alpha if alpha != 1 else x + y,
+         "sub": lambda x, y, alpha=1: x - y * alpha if alpha != 1 else x - y,
+         "mul": lambda x, y: x * y,
+         "div": _div, "true_divide": lambda x, y: x / y,
+         "eq": lambda x, y: x == y, "ne": lambda x, y: x != y,
          "lt": lambda x, y: x < y, "le": lambda x, y: x <= y, "gt": lambda x, y: x > y,
          "ge": lambda x, y: x >= y, "logical_and": lambda x, y: _to_bool(x) & _to_bool(y),
          "logical_or": lambda x, y: _to_bool(x) | _to_bool(y),
@@ -222,6 +284,28 @@ _NARY = {"where": where, "minimum": lambda x, y: _minmax(x, y, "min"),
          "floor_divide": lambda x, y: x // y}
 _NARY.update(min=lambda x, y=None: _minmax(x, y, "min") if y is not None else x,
              max=lambda x, y=None: _minmax(x, y, "max") if y is not None else x)
+
+
+class _TraceAttributeError(TraceError, AttributeError):
+    """A method a traced value lacks (an AttributeError too, so hasattr
+    still answers)."""
+
+
+def _call(body, name, f, args, kwargs):
+    """f(*args, **kwargs), with arguments it does not take as a TraceError."""
+    try:
+        return f(*args, **kwargs)
+    except TypeError as e:
+        if isinstance(e, TraceError):
+            raise
+        body.fail("torch.%s with these arguments cannot be traced (%s)" % (name, e))
+
+
+def _shift(x, o, op):
+    x, y, ty = _operands(x, o)
+    if _is_float(ty) or ty == "i1":
+        x.body.fail("shifts take integers")
+    return x.body.emit("%s %s, %s : %s" % (op, x.name, y.name, ty), ty)
 
 
 def _find_body(items):
@@ -277,6 +361,7 @@ class _Value:
         x, y, ty = _operands(self, o)
         if _is_float(ty):
             return _float_unary("floor")(x / y)
+        _nonzero(y)
         return self.body.emit("arith.floordivsi %s, %s : %s" % (x.name, y.name, ty), ty)
 
     def __rfloordiv__(self, o):
@@ -286,6 +371,7 @@ class _Value:
         x, y, ty = _operands(self, o)
         if _is_float(ty):  # PyTorch's remainder: x - floor(x / y) * y
             return x - _float_unary("floor")(x / y) * y
+        _nonzero(y)
         return _floor_fix(self.body.emit("arith.remsi %s, %s : %s" % (x.name, y.name, ty),
                                          ty), y)
 
@@ -308,6 +394,8 @@ class _Value:
         if _is_float(self.ty):
             v = _cast(self, "f64" if self.ty == "f64" else "f32")
             return self.body.emit("arith.negf %s : %s" % (v.name, v.ty), v.ty)
+        if self.ty == "i1":
+            self.body.fail("negating a boolean: use ~ (as PyTorch asks)")
         return 0 - self
 
     def __pos__(self):
@@ -367,13 +455,41 @@ class _Value:
     __float__ = __int__ = __index__ = __complex__ = _no_python_number
 
     def __getattr__(self, name):
-        # Tensor methods: score.tanh(), (kv_idx - q_idx).abs(), x.clamp(0, 5)...
+        # Tensor methods: score.tanh(), (kv_idx - q_idx).abs(), x.clamp(0, 5),
+        # x.long(), x.to(torch.int32), x.item()...
+        if name in _CONVERSIONS:
+            return lambda: _cast_to(self, _CONVERSIONS[name])
+        if name == "to":
+            return lambda dtype, *a, **k: _cast_to(self, dtype)
+        if name == "item":
+            return lambda: self
         f = _UNARY.get(name) or _NARY.get(name)
         if f is None or name.startswith("_"):
-            raise AttributeError("traced value has no method %r (tx traces the arithmetic, "
-                                 "comparisons, torch.where and the math functions of "
-                                 "docs/Python.md)" % name)
-        return lambda *a, **k: f(self, *a, **k)
+            raise _TraceAttributeError(
+                "%s: traced value has no method %r (tx traces the arithmetic, comparisons, "
+                "torch.where, conversions (.long(), .to(dtype)) and the math functions of "
+                "docs/Python.md)" % (self.body.what, name))
+        return lambda *a, **k: _call(self.body, name, f, (self,) + a, k)
+
+    def __getitem__(self, idx):
+        if idx == ():  # a 0-d capture read as t[()]
+            return self
+        self.body.fail("a traced scalar cannot be indexed")
+
+    def __rshift__(self, o):
+        return _shift(self, o, "arith.shrsi")
+
+    def __lshift__(self, o):
+        return _shift(self, o, "arith.shli")
+
+    def __divmod__(self, o):
+        return self // o, self % o
+
+    def __round__(self, ndigits=None):
+        self.body.fail("round() of a traced value: use torch.round(x)")
+
+    def __len__(self):
+        self.body.fail("len() of a traced scalar")
 
     @classmethod
     def __torch_function__(cls, func, types_, args=(), kwargs=None):
@@ -395,6 +511,6 @@ class _Value:
                 if name == "where" else (kwargs.pop("input"),) + tuple(args)
         if "other" in kwargs:
             args = tuple(args) + (kwargs.pop("other"),)
-        if f in _UNARY.values():
+        if f in _UNARY.values() and not kwargs:
             return f(*args)
-        return f(*args, **kwargs)
+        return _call(body, name, f, args, kwargs)

@@ -30,6 +30,7 @@ block sparsity from ``mask_mod`` itself (docs/Design.md).
 """
 import hashlib
 import os
+import re
 
 from ._errors import ArgumentError, ArgumentTypeError, ShapeError
 from ._trace import Traced, TraceError, trace
@@ -47,6 +48,13 @@ class FlexSource:
 
     def __init__(self, text, name, captures):
         self.text, self.name, self.captures = text, name, captures
+
+    def __str__(self):
+        return self.text
+
+    def __repr__(self):
+        return "FlexSource(%r, %d captured tensors):\n%s" % (self.name, len(self.captures),
+                                                              self.text)
 
 
 def _element(x, what):
@@ -68,14 +76,18 @@ def _operand_names(traced):
     the Python name it was read by (so that a call's errors name it), else
     ``cap<N>``."""
     names, tensors = {}, []
-    taken = {"q", "k", "v"}
+    # (the function's own names, and the regions' %score, %b, %h, %q_idx,
+    # %kv_idx, %c<N>, %v<N>: MLIR names in one scope must differ)
+    taken = {"q", "k", "v", "o", "score", "b", "h", "q_idx", "kv_idx"}
     for t in traced:
         if t is None:
             continue
         for tensor, label in zip(t.captures, t.labels):
             if id(tensor) in names:
                 continue
-            n = label if label.isidentifier() and label not in taken else "cap%d" % len(tensors)
+            ok = (label.isidentifier() and label.isascii() and label not in taken
+                  and not re.fullmatch(r"[cv]\d+", label))
+            n = label if ok else "cap%d" % len(tensors)
             while n in taken:
                 n += "_"
             taken.add(n)
@@ -85,7 +97,7 @@ def _operand_names(traced):
 
 
 def attention_source(q, k, v, score_mod=None, mask_mod=None, *, scale=None, causal=False,
-                     return_lse=False, name="flex_attention"):
+                     return_lse=False, name="attention"):
     """Traces ``score_mod`` / ``mask_mod`` and returns the
     :class:`FlexSource` of ``tx.attention`` on tensors shaped like ``q``
     ``[B, H, Sq, D]``, ``k`` ``[B, Hkv, Sk, D]``, ``v`` ``[B, Hkv, Sk, Dv]``
@@ -101,9 +113,18 @@ def attention_source(q, k, v, score_mod=None, mask_mod=None, *, scale=None, caus
                                     "dtype" % (q.dtype, what, x.dtype))
     B, H, Sq, D = q.shape
     Hkv, Dv = k.shape[1], v.shape[3]
-    if k.shape[3] != D or v.shape[1] != Hkv or H % max(Hkv, 1):
-        raise ShapeError("flex_attention: q %s, k %s, v %s: K needs Q's head_dim, V K's heads, "
-                         "and H a multiple of Hkv" % (list(q.shape), list(k.shape), list(v.shape)))
+    shapes = "q %s, k %s, v %s" % (list(q.shape), list(k.shape), list(v.shape))
+    if k.shape[3] != D:
+        raise ShapeError("flex_attention: %s: k's head_dim %d is not q's %d"
+                         % (shapes, k.shape[3], D))
+    if v.shape[1] != Hkv:
+        raise ShapeError("flex_attention: %s: v has %d heads, k %d" % (shapes, v.shape[1], Hkv))
+    if Hkv == 0 or H % Hkv:
+        raise ShapeError("flex_attention: %s: q's %d heads are not a multiple of k's %d"
+                         % (shapes, H, Hkv))
+    if scale is not None and not (float(scale) > 0 and float(scale) != float("inf")):
+        raise ArgumentError("flex_attention: scale must be a positive finite number, got %r"
+                            % (scale,))
     traced = [trace(score_mod, "score_mod") if score_mod is not None else None,
               trace(mask_mod, "mask_mod") if mask_mod is not None else None]
     names, tensors = _operand_names(traced)
@@ -169,6 +190,10 @@ def flex_attention(query, key, value, score_mod=None, mask_mod=None, *, scale=No
     :class:`ArgumentError` (from the call's checks, naming the argument:
     a captured tensor on the wrong device is one), :class:`CompileError`."""
     from . import load
+    dev = getattr(getattr(query, "device", None), "type", None)
+    if dev not in ("cuda", "meta"):
+        raise ArgumentError("flex_attention: query is on %s: tx runs on CUDA tensors (meta "
+                            "tensors run the argument checks only)" % dev)
     if query.shape[1:2] != key.shape[1:2] and not enable_gqa:
         raise ShapeError("flex_attention: query has %d heads and key %d: pass enable_gqa=True "
                          "for grouped-query attention" % (query.shape[1], key.shape[1]))
