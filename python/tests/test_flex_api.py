@@ -148,6 +148,11 @@ class Arguments(unittest.TestCase):
         # Captures named like the function's or the regions' own values.
         o, c0, score = torch.rand(4), torch.rand(4), torch.rand(4)
         src = F.attention_source(q, k, k, lambda s, b, h, i, j: s + o[h] + c0[h] + score[h])
+        # A capture indexed by h with fewer entries than the query's heads.
+        with self.assertRaisesRegex(F.TraceError, "indexed by h along dimension 0 of size 2, "
+                                                  "but the query has 4 heads"):
+            short = torch.rand(2)
+            F.attention_source(q, k, k, lambda s, b, h, i, j: s + short[h])
         self.assertIn("%cap0: tensor<4xf32>, %cap1: tensor<4xf32>, %cap2: tensor<4xf32>",
                       src.text)
 

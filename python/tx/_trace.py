@@ -71,6 +71,10 @@ class _Captured:
                 if i.ty == "i1" or _is_float(i.ty):
                     body.fail("%s is indexed by a %s value: indices must be integers"
                               % (self.label, i.ty))
+                heads = self.tracer.heads
+                if i.name == "%h" and heads is not None and self.shape[d] < heads:
+                    body.fail("%s is indexed by h along dimension %d of size %d, but the "
+                              "query has %d heads" % (self.label, d, self.shape[d], heads))
                 names.append(_cast(i, "index").name)
             elif isinstance(i, int) and not isinstance(i, bool):
                 if not -self.shape[d] <= i < self.shape[d]:
@@ -99,7 +103,8 @@ class _Tracer:
     """One traced function: its body and the tensors it captured, in the
     order of their region arguments."""
 
-    def __init__(self, what):
+    def __init__(self, what, heads=None):
+        self.heads = heads  # H when known: t[h] is then checked against it
         self.body = _Body(what)
         self.captured = []
         self.proxies = {}
@@ -201,18 +206,19 @@ class Traced:
         return "\n".join(indent + line for line in out)
 
 
-def trace(fn, kind):
+def trace(fn, kind, heads=None):
     """Traces ``fn`` as a FlexAttention ``score_mod`` (``kind="score_mod"``:
     ``fn(score, b, h, q_idx, kv_idx) -> new score``) or ``mask_mod``
     (``kind="mask_mod"``: ``fn(b, h, q_idx, kv_idx) -> visible``) and
-    returns a :class:`Traced`. Raises :class:`TraceError` for what cannot
-    be traced."""
+    returns a :class:`Traced`. ``heads``: the query's H, when known (a
+    captured tensor indexed by ``h`` must then have at least H entries
+    there). Raises :class:`TraceError` for what cannot be traced."""
     if kind not in ("score_mod", "mask_mod"):
         raise ValueError("kind must be 'score_mod' or 'mask_mod'")
     if not callable(fn) or not (hasattr(fn, "__code__") or inspect.ismethod(fn)):
         raise TraceError("%s: expected a Python function (def or lambda), got %s"
                          % (kind, type(fn).__name__))
-    t = _Tracer(kind)
+    t = _Tracer(kind, heads)
     args = [_Value(t.body, n, "index") for n in ("%b", "%h", "%q_idx", "%kv_idx")]
     if kind == "score_mod":
         args.insert(0, _Value(t.body, "%score", "f32"))

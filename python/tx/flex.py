@@ -125,8 +125,8 @@ def attention_source(q, k, v, score_mod=None, mask_mod=None, *, scale=None, caus
     if scale is not None and not (float(scale) > 0 and float(scale) != float("inf")):
         raise ArgumentError("flex_attention: scale must be a positive finite number, got %r"
                             % (scale,))
-    traced = [trace(score_mod, "score_mod") if score_mod is not None else None,
-              trace(mask_mod, "mask_mod") if mask_mod is not None else None]
+    traced = [trace(score_mod, "score_mod", H) if score_mod is not None else None,
+              trace(mask_mod, "mask_mod", H) if mask_mod is not None else None]
     names, tensors = _operand_names(traced)
     ts = ["tensor<?x%dx?x%dx%s>" % (h, d, elt) for h, d in ((H, D), (Hkv, D), (Hkv, Dv))]
     out = ["tensor<?x%dx?x%dx%s>" % (H, Dv, elt)] + (["tensor<?x%dx?xf32>" % H] if return_lse else [])
