@@ -115,11 +115,13 @@ ParseResult mlir::tx::parseAttentionClauses(
                       window, causal);
 }
 
-ParseResult mlir::tx::parsePagedAttentionClauses(
+/// parseClauses with the `score_mod` and `mask_mod` regions among them
+/// (tx.attention with `pageTable`, tx.attention_grad without).
+static ParseResult parseClausesWithMods(
     OpAsmParser &parser, OpAsmParser::UnresolvedOperand &value,
     OptionalOperand &mask, Type &maskType, OptionalOperand &kvLengths,
     Type &kvLengthsType, OptionalOperand &qLengths, Type &qLengthsType,
-    OptionalOperand &pageTable, Type &pageTableType, FloatAttr &scale,
+    OptionalOperand *pageTable, Type *pageTableType, FloatAttr &scale,
     FloatAttr &softcap, DenseI64ArrayAttr &window, UnitAttr &causal,
     SmallVectorImpl<OpAsmParser::UnresolvedOperand> &scoreCaptures,
     SmallVectorImpl<Type> &scoreCaptureTypes, Region &scoreMod,
@@ -132,8 +134,25 @@ ParseResult mlir::tx::parsePagedAttentionClauses(
     return parseAttentionMod(parser, maskCaptures, maskCaptureTypes, maskMod);
   };
   return parseClauses(parser, value, mask, maskType, kvLengths, kvLengthsType,
-                      qLengths, qLengthsType, &pageTable, &pageTableType,
-                      scale, softcap, window, causal, parseMod);
+                      qLengths, qLengthsType, pageTable, pageTableType, scale,
+                      softcap, window, causal, parseMod);
+}
+
+ParseResult mlir::tx::parsePagedAttentionClauses(
+    OpAsmParser &parser, OpAsmParser::UnresolvedOperand &value,
+    OptionalOperand &mask, Type &maskType, OptionalOperand &kvLengths,
+    Type &kvLengthsType, OptionalOperand &qLengths, Type &qLengthsType,
+    OptionalOperand &pageTable, Type &pageTableType, FloatAttr &scale,
+    FloatAttr &softcap, DenseI64ArrayAttr &window, UnitAttr &causal,
+    SmallVectorImpl<OpAsmParser::UnresolvedOperand> &scoreCaptures,
+    SmallVectorImpl<Type> &scoreCaptureTypes, Region &scoreMod,
+    SmallVectorImpl<OpAsmParser::UnresolvedOperand> &maskCaptures,
+    SmallVectorImpl<Type> &maskCaptureTypes, Region &maskMod) {
+  return parseClausesWithMods(
+      parser, value, mask, maskType, kvLengths, kvLengthsType, qLengths,
+      qLengthsType, &pageTable, &pageTableType, scale, softcap, window, causal,
+      scoreCaptures, scoreCaptureTypes, scoreMod, maskCaptures,
+      maskCaptureTypes, maskMod);
 }
 
 ParseResult mlir::tx::parseGradAttentionClauses(
@@ -146,15 +165,11 @@ ParseResult mlir::tx::parseGradAttentionClauses(
     SmallVectorImpl<Type> &scoreCaptureTypes, Region &scoreMod,
     SmallVectorImpl<OpAsmParser::UnresolvedOperand> &maskCaptures,
     SmallVectorImpl<Type> &maskCaptureTypes, Region &maskMod) {
-  auto parseMod = [&](StringRef clause) {
-    if (clause == "score_mod")
-      return parseAttentionMod(parser, scoreCaptures, scoreCaptureTypes,
-                               scoreMod);
-    return parseAttentionMod(parser, maskCaptures, maskCaptureTypes, maskMod);
-  };
-  return parseClauses(parser, value, mask, maskType, kvLengths, kvLengthsType,
-                      qLengths, qLengthsType, nullptr, nullptr, scale,
-                      softcap, window, causal, parseMod);
+  return parseClausesWithMods(
+      parser, value, mask, maskType, kvLengths, kvLengthsType, qLengths,
+      qLengthsType, nullptr, nullptr, scale, softcap, window, causal,
+      scoreCaptures, scoreCaptureTypes, scoreMod, maskCaptures,
+      maskCaptureTypes, maskMod);
 }
 
 void mlir::tx::printGradAttentionClauses(
