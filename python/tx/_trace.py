@@ -36,8 +36,8 @@ class _Captured:
 
     is_captured_tensor = True
 
-    def __init__(self, tracer, tensor, index, label):
-        self.tracer, self.tensor, self.index, self.label = tracer, tensor, index, label
+    def __init__(self, tracer, tensor, label):
+        self.tracer, self.tensor, self.label = tracer, tensor, label
         self.shape = tuple(tensor.shape)
         self.ndim = len(self.shape)
         self.dtype = tensor.dtype
@@ -128,7 +128,7 @@ class _Tracer:
     def proxy(self, tensor, label):
         if id(tensor) in self.proxies:  # one tensor under two names
             return self.proxies[id(tensor)]
-        cap = _Captured(self, tensor, len(self.captured), label)
+        cap = _Captured(self, tensor, label)
         self.elt(cap)
         # A 0-d tensor is a scalar: read it once, up front.
         self.proxies[id(tensor)] = cap[()] if cap.ndim == 0 else cap
