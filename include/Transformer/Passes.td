@@ -1223,6 +1223,59 @@ def TxCheckDims : Pass<"tx-check-dims"> {
   let dependentDialects = ["::mlir::tx::TxDialect"];
 }
 
+def TxExpandMath : Pass<"tx-expand-math"> {
+  let summary = "Rewrite math.isinf and math.clampf into ops every tx pipeline lowers";
+  let description = [{
+    A score or mask function (`tx.attention`'s regions) may use any
+    side-effect-free arith or math op, and each must compile on the CPU and
+    on the GPU. LLVM 22 has no CPU lowering of `math.isinf` and no lowering
+    at all of `math.clampf`, so this pass rewrites them, exactly:
+
+    ```mlir
+    math.isinf %x : f32                      // |x| == +inf (cmpf oeq)
+    math.clampf %x to [%lo, %hi] : f32       // maximumf(minimumf(x, hi), lo)
+    ```
+
+    `math.clampf` is a clamp, as CUDA and SPIR-V define it and as upstream
+    fixed it after LLVM 22 (llvm-project PR 175012); LLVM 22's text and its
+    `math-expand-ops` give `maxf(minf(x, lo), hi)`, which is `hi` for every
+    `x` when `lo <= hi`.
+
+    `tx-gpu-pipeline` runs it before kernel outlining, `tx-cpu-pipeline`
+    before the conversion to LLVM; both also run upstream's
+    `convert-math-to-funcs` (`math.ipowi`), and the CPU pipeline
+    `convert-math-to-libm` for what has no LLVM intrinsic (`math.erf`,
+    `math.erfc`, `math.cbrt`).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
+def TxGpuLibdeviceCalls : Pass<"tx-gpu-libdevice-calls", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower arith.remf in GPU kernels to libdevice's fmod";
+  let description = [{
+    Runs on each `gpu.module` before the module-wide `convert-arith-to-llvm`
+    of `tx-gpu-pipeline` (upstream's `gpu-lower-to-nvvm-pipeline` order).
+    That pass turns `arith.remf` into `llvm.frem`, which
+    `convert-gpu-to-nvvm` then rejects ("failed to legalize operation
+    'llvm.frem' that was explicitly marked illegal"): its own lowering of
+    `arith.remf` to libdevice never sees the op. This pass does that
+    lowering first:
+
+    ```mlir
+    %r = arith.remf %x, %y : f32
+    // becomes
+    %r = llvm.call @__nv_fmodf(%x, %y) : (f32, f32) -> f32
+    ```
+
+    (`__nv_fmod` for f64; f16 and bf16 through f32, exact since fmod of
+    the widened values is exactly representable in the narrow type).
+    Vector `arith.remf` is left alone.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def TxGatherKvPages : Pass<"tx-gather-kv-pages", "::mlir::func::FuncOp"> {
   let summary = "Rewrite a paged tx.attention into gathers and an unpaged one";
   let description = [{

@@ -64,3 +64,13 @@
 // SPLITDOC: case split_doc: relerr {{.*}} ok 1
 // The tiled path against a reference without the region must fail too.
 // RUN: %python %S/Inputs/numeric_case.py attention --B 2 --H 8 --Hkv 2 --Sq 9 --Sk 21 --D 16 --causal --mod alibi --seed 4201 --name alibi --mod-drop-from-ref | tx-opt --tx-cpu-pipeline="attention=tiled attention-q-tile=4 attention-kv-tile=8" | %run_cpu | FileCheck %s --check-prefix=DROP
+
+// The math ops upstream does not lower on every target (math.clampf,
+// math.ipowi, math.isinf, math.erf, math.cbrt, arith.remf: tx-expand-math,
+// convert-math-to-funcs, convert-math-to-libm; tx-gpu-libdevice-calls on
+// the GPU), in one score function (Inputs/attention_mods.py, "mathops").
+// RUN: %python %S/Inputs/numeric_case.py attention --B 2 --H 2 --Sq 10 --Sk 14 --D 8 --range=-3,3 --mod mathops --seed 4212 --name mathops | tx-opt --tx-cpu-pipeline | %run_cpu | FileCheck %s --check-prefix=MATH
+// RUN: %python %S/Inputs/numeric_case.py attention --B 2 --H 2 --Sq 10 --Sk 14 --D 8 --range=-3,3 --mod mathops --seed 4212 --name mathops | tx-opt --tx-cpu-pipeline="attention=tiled attention-q-tile=4 attention-kv-tile=4" | %run_cpu | FileCheck %s --check-prefix=MATH
+// MATH: case mathops: relerr {{.*}} ok 1
+// RUN: %python %S/Inputs/numeric_case.py attention --B 2 --H 2 --Sq 10 --Sk 14 --D 8 --range=-3,3 --mod mathops --seed 4212 --name mathops --mod-drop-from-ref | tx-opt --tx-cpu-pipeline | %run_cpu | FileCheck %s --check-prefix=MATHDROP
+// MATHDROP: case mathops: relerr {{.*}} ok 0

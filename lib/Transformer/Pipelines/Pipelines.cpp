@@ -158,6 +158,18 @@ static void addSoftmaxGPUPath(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createTxMapSoftmaxToGPU(smMap));
 }
 
+/// The math ops a score or mask function may use that upstream lowers on
+/// no target (math.clampf, math.ipowi) or not on the CPU (math.isinf):
+/// tx-expand-math, and upstream's convert-math-to-funcs for math.ipowi only
+/// (math.fpowi keeps its LLVM lowering: the exponent width bound is above
+/// any integer type's).
+static void addMathExpansions(OpPassManager &pm) {
+  pm.addPass(createTxExpandMath());
+  ConvertMathToFuncsOptions funcs;
+  funcs.minWidthOfFPowIExponent = 1024;
+  pm.addPass(createConvertMathToFuncs(funcs));
+}
+
 /// Bufferization, the destination-passing ABI, the simple mapping of the
 /// remaining parallel loops and kernel outlining.
 static void addHostAndLaunchPasses(OpPassManager &pm,
@@ -181,6 +193,7 @@ static void addHostAndLaunchPasses(OpPassManager &pm,
   TxMapParallelLoopsToGPUOptions mapOpts;
   mapOpts.blockSize = options.blockSize;
   pm.addNestedPass<func::FuncOp>(createTxMapParallelLoopsToGPU(mapOpts));
+  addMathExpansions(pm);
   // Constants and other index computations used in a launch body are cloned
   // into it first: LLVM 22's gpu-kernel-outlining no longer sinks them, and
   // every constant it captures becomes a kernel parameter (a runtime value
@@ -196,6 +209,9 @@ static void addHostAndLaunchPasses(OpPassManager &pm,
 static void addNVVMLowering(OpPassManager &pm,
                             const GPUPipelineOptions &options,
                             const std::string &features) {
+  // arith.remf -> libdevice's fmod before the module-wide arith-to-llvm
+  // below would make it an llvm.frem that convert-gpu-to-nvvm rejects.
+  pm.addNestedPass<gpu::GPUModuleOp>(createTxGpuLibdeviceCalls());
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createSCFToControlFlowPass());
   // Host run-time checks report through txRuntimeFail and return early
@@ -348,6 +364,7 @@ void mlir::tx::buildTxCPUPipeline(OpPassManager &pm,
   if (tiled || tiledSoftmax)
     bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertLinalgToLoopsPass());
+  addMathExpansions(pm);
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
@@ -356,6 +373,8 @@ void mlir::tx::buildTxCPUPipeline(OpPassManager &pm,
   pm.addPass(createTxCpuChecksToExit());
   pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createConvertMathToLLVMPass());
+  // What has no LLVM intrinsic (math.erf, math.erfc, math.cbrt, ...): libm.
+  pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());

@@ -12,6 +12,11 @@ and gives the float64 reference the same function:
   prefix     kv_idx < P or kv_idx <= q_idx + Sk - Sq, P = --mod-arg (prefix-LM)
   causal     kv_idx <= q_idx + Sk - Sq                      (= causal)
   window     |band| as window = [L, R] from --mod-window    (= window)
+  mathops    the math ops upstream does not lower everywhere (tx-expand-math,
+             tx-gpu-libdevice-calls): r = clampf(score, -2.5, 2.5)
+             + remf(score, 1.5) + erf(score) / 4 + cbrt(score) / 10
+             + ipowi(kv_idx % 4, 2) / 100, then select(isinf(r * 1e30 * 1e30),
+             r, score) + select(isinf(score), 100, 0)
 
 `causal`, `window` and `softcap` are the attributes written as regions:
 their reference is the attribute's own code in attention_ref, so a passing
@@ -19,12 +24,13 @@ case shows the region and the attribute agree. prefix, causal and window
 need static Sq and Sk (the offset Sk - Sq is a constant in the body).
 """
 import argparse
+import math
 import sys
 
 
 def add_arguments(t):
     t.add_argument("--mod", choices=["alibi", "relbias", "softcap", "document", "prefix",
-                                     "causal", "window"], default=None,
+                                     "causal", "window", "mathops"], default=None,
                    help="a score_mod / mask_mod region (attention_mods.py)")
     t.add_argument("--mod-arg", type=float, default=None,
                    help="softcap's c, prefix's P")
@@ -87,6 +93,10 @@ def score(a, x, b, h, i, j):
         return x + a.slopes[h] * (j - i)
     if a.mod == "relbias":
         return x + a.bias[max(-a.rel_r, min(a.rel_r, j - i)) + a.rel_r]
+    if a.mod == "mathops":  # |r| * 1e60 overflows f32 unless r is ~0
+        r = (max(-2.5, min(2.5, x)) + math.fmod(x, 1.5) + math.erf(x) / 4
+             + math.copysign(abs(x) ** (1 / 3), x) / 10 + (j % 4) ** 2 / 100)
+        return r if abs(r) > 1e-20 else x
     return x
 
 
@@ -154,6 +164,42 @@ def operands(a, ttype, dense_float):
         docs = "dense<[%s]> : %s" % (", ".join(str(x) for x in a.docs), t)
         return ([("doc", [a.Sq], "i32", None)], [docs],
                 region("mask_mod(%%doc : %s)" % t, midx + ", %c: " + t + "):", body))
+    if a.mod == "mathops":
+        body = [
+            "%lo = arith.constant -2.5 : f32",
+            "%hi = arith.constant 2.5 : f32",
+            "%cl = math.clampf %s to [%lo, %hi] : f32",
+            "%m = arith.constant 1.5 : f32",
+            "%rm = arith.remf %s, %m : f32",
+            "%e = math.erf %s : f32",
+            "%four = arith.constant 4.0 : f32",
+            "%e4 = arith.divf %e, %four : f32",
+            "%cb = math.cbrt %s : f32",
+            "%ten = arith.constant 10.0 : f32",
+            "%cb10 = arith.divf %cb, %ten : f32",
+            "%j32 = arith.index_cast %j : index to i32",
+            "%c4 = arith.constant 4 : i32",
+            "%jm = arith.remui %j32, %c4 : i32",
+            "%c2 = arith.constant 2 : i32",
+            "%p = math.ipowi %jm, %c2 : i32",
+            "%pf = arith.sitofp %p : i32 to f32",
+            "%hundred = arith.constant 100.0 : f32",
+            "%pf100 = arith.divf %pf, %hundred : f32",
+            "%r1 = arith.addf %cl, %rm : f32",
+            "%r2 = arith.addf %r1, %e4 : f32",
+            "%r3 = arith.addf %r2, %cb10 : f32",
+            "%r = arith.addf %r3, %pf100 : f32",
+            "%big = arith.constant 1.0e30 : f32",
+            "%b1 = arith.mulf %r, %big : f32",
+            "%b2 = arith.mulf %b1, %big : f32",
+            "%over = math.isinf %b2 : f32",
+            "%pick = arith.select %over, %r, %s : f32",
+            "%sinf = math.isinf %s : f32",
+            "%zero = arith.constant 0.0 : f32",
+            "%add = arith.select %sinf, %hundred, %zero : f32",
+            "%out = arith.addf %pick, %add : f32",
+            "tx.yield %out : f32"]
+        return [], [], region("score_mod", idx + "):", body)
     # Bands around the diagonal i + off.
     lo, hi = {"prefix": (None, 0), "causal": (None, 0)}.get(a.mod, (None, None))
     if a.mod == "window":
