@@ -105,6 +105,22 @@ class ModsRunner(H.Runner):
         self.run(self.stem, "mods_late_bf16", name, [q, k, v], (b, 4, sq, 64),
                  torch.bfloat16, lambda: H.ref_attention(q, k, v, mask=keep), False)
 
+    def mathops(self, b, sq, sk):
+        """clampf, remf, erf, cbrt, ipowi and isinf in a score function
+        (mods_cases.mlir): the reference adds f(s) - s to the scaled scores
+        s (float64; torch.fmod is C's fmod, as arith.remf)."""
+        name = "mathops (clampf remf erf cbrt ipowi isinf) f16 Sq %d Sk %d" % (sq, sk)
+        q, k, v = H.rand_qkv(self.gen, b, 2, 2, sq, sk, 64, 64, torch.float16, -2, 2)
+
+        def ref():
+            s = torch.matmul(q.double(), k.double().transpose(-1, -2)) / 8.0
+            j = torch.arange(sk, device=H.DEVICE, dtype=torch.float64)[None, :]
+            r = (s.clamp(-2.5, 2.5) + torch.fmod(s, 7.0) + torch.erf(s) / 4
+                 + torch.sign(s) * s.abs() ** (1 / 3) / 10 + torch.fmod(j, 4) ** 2 / 100)
+            return H.ref_attention(q, k, v, mask=r - s)
+        self.run(self.stem, "mods_mathops_f16", name, [q, k, v], (b, 2, sq, 64),
+                 torch.float16, ref, False)
+
     def all(self, stem):
         self.stem = stem
         self.alibi(2, 8, 2, 100, 300)
@@ -118,6 +134,10 @@ class ModsRunner(H.Runner):
         self.window(2, 300, 300)
         self.window(1, 77, 1000)
         self.late(2, 333, 400)
+        # Long documents: most visible key tiles are full (no mask
+        # evaluation there); short ones and the boundaries are partial.
+        self.document(1, 1000, [300, 1, 450, 249])
+        self.mathops(2, 130, 200)
 
 
 if __name__ == "__main__":

@@ -136,3 +136,50 @@ func.func @mods_late_bf16(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x4x?x64xbf16>,
       : tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16> -> tensor<?x4x?x64xbf16>
   return %o : tensor<?x4x?x64xbf16>
 }
+
+// The math ops upstream lowers on no target or not inside a gpu.module
+// (tx-expand-math, convert-math-to-funcs, tx-gpu-libdevice-calls):
+// clampf, remf, erf, cbrt, ipowi and isinf in one score function, f16, MHA
+// (remf by 7: the scores stay far from its jumps, where the kernel's f32
+// scores and the float64 reference could land on either side).
+func.func @mods_mathops_f16(%q: tensor<?x2x?x64xf16>, %k: tensor<?x2x?x64xf16>,
+                            %v: tensor<?x2x?x64xf16>) -> tensor<?x2x?x64xf16> {
+  %o = tx.attention %q, %k, %v score_mod {
+      ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+        %lo = arith.constant -2.5 : f32
+        %hi = arith.constant 2.5 : f32
+        %cl = math.clampf %s to [%lo, %hi] : f32
+        %m = arith.constant 7.0 : f32
+        %rm = arith.remf %s, %m : f32
+        %e = math.erf %s : f32
+        %four = arith.constant 4.0 : f32
+        %e4 = arith.divf %e, %four : f32
+        %cb = math.cbrt %s : f32
+        %ten = arith.constant 10.0 : f32
+        %cb10 = arith.divf %cb, %ten : f32
+        %j32 = arith.index_cast %j : index to i32
+        %c4 = arith.constant 4 : i32
+        %jm = arith.remui %j32, %c4 : i32
+        %c2 = arith.constant 2 : i32
+        %p = math.ipowi %jm, %c2 : i32
+        %pf = arith.sitofp %p : i32 to f32
+        %hundred = arith.constant 100.0 : f32
+        %pf100 = arith.divf %pf, %hundred : f32
+        %r1 = arith.addf %cl, %rm : f32
+        %r2 = arith.addf %r1, %e4 : f32
+        %r3 = arith.addf %r2, %cb10 : f32
+        %r = arith.addf %r3, %pf100 : f32
+        %big = arith.constant 1.0e30 : f32
+        %b1 = arith.mulf %r, %big : f32
+        %b2 = arith.mulf %b1, %big : f32
+        %over = math.isinf %b2 : f32
+        %pick = arith.select %over, %r, %s : f32
+        %sinf = math.isinf %s : f32
+        %zero = arith.constant 0.0 : f32
+        %add = arith.select %sinf, %hundred, %zero : f32
+        %out = arith.addf %pick, %add : f32
+        tx.yield %out : f32
+      }
+      : tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16> -> tensor<?x2x?x64xf16>
+  return %o : tensor<?x2x?x64xf16>
+}

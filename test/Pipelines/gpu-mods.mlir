@@ -70,6 +70,42 @@ func.func @document_f32(%q: tensor<1x2x100x32xf32>, %k: tensor<1x2x100x32xf32>,
   return %o : tensor<1x2x100x32xf32>
 }
 
+// The tensor-core kernels skip the mask function in full key tiles: the
+// classifier also ANDs "every pair shown" across the CTA (bar.red.and)
+// into a dense full[row, kt] array, and the kernel evaluates the mask of a
+// tile under one scf.if on that flag.
+// CHECK-LABEL: func.func @document_f16
+// CHECK: %[[LIST16:.*]] = memref.alloc(%{{.*}}) : memref<?xi32>
+// CHECK: memref.alloc(%{{.*}}) : memref<?xi32>
+// CHECK: %[[FULL:.*]] = memref.alloc(%{{.*}}) : memref<?xi32>
+// CHECK: gpu.launch
+// CHECK: %[[ANY16:.*]] = nvvm.barrier #nvvm.reduction<or> %{{.*}} -> i32
+// CHECK: %[[ALL:.*]] = nvvm.barrier #nvvm.reduction<and> %{{.*}} -> i32
+// CHECK: memref.store %[[ANY16]], %[[LIST16]][%[[AT:.*]]] : memref<?xi32>
+// CHECK: memref.store %[[ALL]], %[[FULL]][%[[AT]]] : memref<?xi32>
+// CHECK: gpu.launch
+// CHECK: gpu.launch
+// CHECK: %[[F:.*]] = memref.load %[[FULL]][%{{.*}}] : memref<?xi32>
+// CHECK: %[[ISFULL:.*]] = arith.cmpi ne, %[[F]], %{{.*}} : i32
+// CHECK: %[[PARTIAL:.*]] = arith.xori %[[ISFULL]], %{{.*}} : i1
+// CHECK: scf.if %[[PARTIAL]] -> (f32, f32
+// CHECK: memref.load %{{.*}}[%{{.*}}] : memref<200xi32>
+// CHECK: arith.cmpi eq, %{{.*}}, %{{.*}} : i32
+// CHECK: } else {
+// PTX-LABEL: .entry document_f16
+func.func @document_f16(%q: tensor<1x2x200x64xf16>, %k: tensor<1x2x200x64xf16>,
+                        %v: tensor<1x2x200x64xf16>, %doc: tensor<200xi32>) -> tensor<1x2x200x64xf16> {
+  %o = tx.attention %q, %k, %v mask_mod(%doc : tensor<200xi32>) {
+      ^bb0(%b: index, %h: index, %i: index, %j: index, %d: tensor<200xi32>):
+        %di = tensor.extract %d[%i] : tensor<200xi32>
+        %dj = tensor.extract %d[%j] : tensor<200xi32>
+        %same = arith.cmpi eq, %di, %dj : i32
+        tx.yield %same : i1
+      }
+      : tensor<1x2x200x64xf16>, tensor<1x2x200x64xf16>, tensor<1x2x200x64xf16> -> tensor<1x2x200x64xf16>
+  return %o : tensor<1x2x200x64xf16>
+}
+
 // The split-KV decode (its CUDA-core form: the tensor-core form is not
 // chosen for ops with regions).
 // CHECK-LABEL: func.func @decode_alibi

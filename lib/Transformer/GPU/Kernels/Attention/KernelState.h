@@ -41,6 +41,7 @@ struct MmaCtx {
   Value col2, rowBase, shift, mb, mh, negInf, fzero;
   SmallVector<Value> rowG; // the thread's rows: rowG[mt * 2 + hh]
   Value bi, h;              // the CTA's batch and query head
+  Value tileRow; // block sparsity: the CTA's row of the key-tile lists
 };
 
 struct MmaStep {

@@ -270,10 +270,32 @@ Value FlashKernelBuilder::pack(ArrayRef<Value> xs, Type t) {
 // Score and mask functions on the C fragments: the thread's element e of
 // block (mt, nt) is row rowG[mt * 2 + e / 2] and key k0 + col2 + nt * 8 +
 // e % 2, clamped into the tensors (keys past Sk are hidden afterwards).
+// With block sparsity the mask function is evaluated only in the tiles
+// the key-tile lists do not mark full (a uniform branch per tile).
 void FlashKernelBuilder::mmaMods(const MmaCtx &cx, SmallVector<Value> &s,
                                  Value k0, bool score) {
   if (!(score ? mods.score : mods.mask))
     return;
+  if (!score && cx.tileRow && keyTiles.full) {
+    Value full = keyTiles.isFull(b, loc, cx.tileRow, k0, cfg.kvTile);
+    auto partial = scf::IfOp::create(
+        b, loc, TypeRange(ValueRange(s)),
+        arith::XOrIOp::create(
+            b, loc, full,
+            arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1)),
+        true);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(partial.elseBlock());
+    scf::YieldOp::create(b, loc, s);
+    b.setInsertionPointToStart(partial.thenBlock());
+    MmaCtx noLists = cx;
+    noLists.tileRow = Value();
+    SmallVector<Value> masked = s;
+    mmaMods(noLists, masked, k0, score);
+    scf::YieldOp::create(b, loc, masked);
+    s.assign(partial.getResults().begin(), partial.getResults().end());
+    return;
+  }
   Value sqLast = sub(Sq, cst(1)), skLast = sub(Sk, cst(1));
   for (int64_t mt = 0; mt < cx.MT; ++mt)
     for (int64_t nt = 0; nt < cx.NT; ++nt)

@@ -124,6 +124,7 @@ void FlashKernelBuilder::mmaSetup(MmaCta &m) {
                 c.mb, c.mh, negInf, fzero, rowG};
   m.mx.bi = c.bi;
   m.mx.h = c.h;
+  m.mx.tileRow = c.tileRow;
 }
 
 Value FlashKernelBuilder::mmaFlagBuf(Value t) {

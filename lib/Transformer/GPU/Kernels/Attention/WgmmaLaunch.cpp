@@ -239,6 +239,7 @@ void FlashKernelBuilder::wgmmaConsumerState(WgmmaCta &w) {
                 c.mb,   c.mh,   negInf,  w.fzero,      rowG};
   w.mx.bi = c.bi;
   w.mx.h = c.h;
+  w.mx.tileRow = c.tileRow;
   w.odd = cmpi(arith::CmpIPredicate::eq, remui(w.wgIdx, 2), w.one);
   // nKT + 1 steps, none when the CTA sees no key (Sk = 0, or causal rows
   // above the diagonal): the last step's P V would otherwise read a V

@@ -48,9 +48,21 @@ struct Ix {
 };
 } // namespace
 
+/// A CTA-wide reduction of `pred` (i1) by bar.red (`kind`: OR or AND), i32.
+static Value ctaReduce(Ix &x, Value pred, NVVM::BarrierReduction kind) {
+  OpBuilder &b = x.b;
+  Value p = arith::ExtUIOp::create(b, x.loc, b.getI32Type(), pred);
+  return NVVM::BarrierOp::create(
+             b, x.loc, b.getI32Type(), Value(), Value(),
+             NVVM::BarrierReductionAttr::get(b.getContext(), kind), p)
+      .getRes();
+}
+
 /// Kernel 1: CTA (row, kt), one thread per query row of the tile, each
-/// over the tile's keys; a CTA-wide OR (bar.red.or) of "some pair shown";
-/// thread 0 writes the flag to list[row * nKT + kt].
+/// over the tile's keys; a CTA-wide OR (bar.red.or) of "some pair shown"
+/// and a CTA-wide AND (bar.red.and) of "every pair shown" (rows past Sq
+/// count as shown); thread 0 writes the first to list[row * nKT + kt],
+/// the second to full[row * nKT + kt].
 static void emitClassify(Ix &x, const ScoreMods &mods, const KeyTileLists &l,
                          Value rows, Value Sq, Value Sk, int64_t qTile,
                          int64_t kvTile, Value Hs) {
@@ -68,30 +80,31 @@ static void emitClassify(Ix &x, const ScoreMods &mods, const KeyTileLists &l,
   Value k0 = x.mul(kt, x.c(kvTile));
   Value kEnd = x.min(x.add(k0, x.c(kvTile)), Sk);
   Value no = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
+  Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
   auto loop = scf::ForOp::create(
-      b, loc, k0, kEnd, x.c(1), ValueRange{no},
+      b, loc, k0, kEnd, x.c(1), ValueRange{no, yes},
       [&](OpBuilder &nb, Location nl, Value j, ValueRange acc) {
         Value shown = inlineModInKernel(nb, *mods.mask, mods.maskBuffers,
                                         Value(), {bi, h, ic, j}, mods.fastMath);
         scf::YieldOp::create(
             nb, nl,
-            ValueRange{arith::OrIOp::create(nb, nl, acc[0], shown)});
+            ValueRange{arith::OrIOp::create(nb, nl, acc[0], shown),
+                       arith::AndIOp::create(nb, nl, acc[1], shown)});
       });
   Value any = arith::AndIOp::create(b, loc, loop.getResult(0), live);
-  Value pred = arith::ExtUIOp::create(b, loc, b.getI32Type(), any);
-  Value red = NVVM::BarrierOp::create(
-                  b, loc, b.getI32Type(), Value(), Value(),
-                  NVVM::BarrierReductionAttr::get(b.getContext(),
-                                                  NVVM::BarrierReduction::OR),
-                  pred)
-                  .getRes();
+  Value all = arith::OrIOp::create(
+      b, loc, loop.getResult(1),
+      arith::XOrIOp::create(b, loc, live, yes));
+  Value anyRed = ctaReduce(x, any, NVVM::BarrierReduction::OR);
+  Value allRed = ctaReduce(x, all, NVVM::BarrierReduction::AND);
   auto first = scf::IfOp::create(
       b, loc,
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, x.c(0)),
       false);
   b.setInsertionPointToStart(first.thenBlock());
-  memref::StoreOp::create(b, loc, red, l.list,
-                          ValueRange{x.add(x.mul(row, l.nKT), kt)});
+  Value at = x.add(x.mul(row, l.nKT), kt);
+  memref::StoreOp::create(b, loc, anyRed, l.list, ValueRange{at});
+  memref::StoreOp::create(b, loc, allRed, l.full, ValueRange{at});
 }
 
 /// Kernel 2: one thread per row compacts its flags in place (entry cnt <=
@@ -145,6 +158,8 @@ KeyTileLists KeyTileLists::build(OpBuilder &b, Location loc,
   l.list = memref::AllocOp::create(b, loc, buf,
                                    ValueRange{x.mul(rows, l.nKT)});
   l.count = memref::AllocOp::create(b, loc, buf, ValueRange{rows});
+  l.full = memref::AllocOp::create(b, loc, buf,
+                                   ValueRange{x.mul(rows, l.nKT)});
   Value work = arith::AndIOp::create(b, loc, x.ult(x.c(0), rows),
                                      x.ult(x.c(0), l.nKT));
   auto any = scf::IfOp::create(b, loc, work, false);
@@ -178,4 +193,15 @@ Value KeyTileLists::tileStart(OpBuilder &b, Location loc, Value r, Value t,
   Value kt = x.index(memref::LoadOp::create(
       b, loc, list, ValueRange{x.add(x.mul(r, nKT), tc)}));
   return x.mul(kt, x.c(kvTile));
+}
+
+Value KeyTileLists::isFull(OpBuilder &b, Location loc, Value r, Value k0,
+                           int64_t kvTile) const {
+  Ix x{b, loc};
+  Value kt = x.div(k0, x.c(kvTile));
+  Value f = memref::LoadOp::create(b, loc, full,
+                                   ValueRange{x.add(x.mul(r, nKT), kt)});
+  return arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ne, f,
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
 }

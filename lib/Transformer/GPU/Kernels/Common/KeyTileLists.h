@@ -6,8 +6,11 @@
 // tiles in which the mask function shows at least one (query, key) pair,
 // and list them in ascending order. The attention kernel then visits only
 // those tiles (tile t of its loop starts at key list[t] * kv-tile): a key
-// tile the mask hides entirely is never read. The lists are per batch and
-// per query head only when the mask function reads `b` or `h`.
+// tile the mask hides entirely is never read. The same kernels mark the
+// tiles in which the mask shows every pair (of the tile's rows < Sq and
+// keys < Sk): the kernel evaluates no mask function there. The lists are
+// per batch and per query head only when the mask function reads `b` or
+// `h`.
 //
 // Private to lib/Transformer.
 //
@@ -26,6 +29,9 @@ struct KeyTileLists {
   /// (b', h', query tile), b' = b when perBatch else 0, h' likewise.
   Value list;
   Value count; // i32 [rows]: the number of row r's visible key tiles
+  /// i32 [rows * nKT], by key tile (not compacted): 1 where the mask
+  /// function shows every pair of row r's key tile kt, else 0.
+  Value full;
   Value nQT, nKT; // query tiles of Sq, key tiles of Sk (index)
   Value heads;    // H' (index): H when perHead, else 1
   bool perBatch = false, perHead = false;
@@ -48,6 +54,10 @@ struct KeyTileLists {
   /// clamped into the row, so a t one past the last reads a valid entry.
   Value tileStart(OpBuilder &b, Location loc, Value r, Value t,
                   int64_t kvTile) const;
+  /// Whether the mask function shows every pair of the key tile starting
+  /// at key `k0` (a multiple of `kvTile`) in row `r` (i1).
+  Value isFull(OpBuilder &b, Location loc, Value r, Value k0,
+               int64_t kvTile) const;
 };
 
 } // namespace kernel
