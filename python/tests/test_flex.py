@@ -240,6 +240,18 @@ def t5_bucket(score, b, h, q_idx, kv_idx):
     return score + T5[h, bucket]
 
 
+def math_fns(score, b, h, q_idx, kv_idx):
+    # torch.erf, torch.fmod (C's: float and integer), isinf / isnan /
+    # isfinite (arith.remf, math.erf, math.isinf: tx-expand-math and the
+    # pipelines' math lowerings).
+    d = kv_idx - q_idx
+    diag = torch.isinf(torch.log(torch.abs(d).float()))  # log 0 = -inf
+    neg = torch.isnan(torch.sqrt(score))
+    return (score + 0.5 * torch.erf(score) + 0.1 * torch.fmod(score * 3.0, 0.7)
+            + torch.where(diag, 0.3, 0.0) + torch.where(neg, -0.2, 0.1)
+            + 0.05 * torch.fmod(d, 3) + torch.where(torch.isfinite(score), 0.0, 9.0))
+
+
 def batch_head(b, h, q_idx, kv_idx):
     return ((b * 3 + h) % 4 != 1) | (kv_idx == 0)
 
@@ -268,6 +280,8 @@ def cases():
     c.append(("gated_batch_head_f32", q, k, v, gated, batch_head, 0.5, False))
     q, k, v = qkv(1, 8, 2, 9, 40, 8, torch.float32)
     c.append(("t5_bucket_f32", q, k, v, t5_bucket, None, None, True))
+    q, k, v = qkv(2, 2, 2, 11, 17, 8, torch.float32)
+    c.append(("math_fns_f32", q, k, v, math_fns, None, None, False))
     return c
 
 

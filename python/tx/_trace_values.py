@@ -192,6 +192,26 @@ def _float_unary(op):
     return f
 
 
+def _fmod(x, y):
+    """``torch.fmod``: C's fmod (the sign of x; arith.remf on floats, the
+    truncating arith.remsi on integers)."""
+    x, y, ty = _operands(x, y)
+    if not _is_float(ty):
+        _nonzero(y)
+        return x.body.emit("arith.remsi %s, %s : %s" % (x.name, y.name, ty), ty)
+    return x.body.emit("arith.remf %s, %s : %s" % (x.name, y.name, ty), ty)
+
+
+def _classify(op):
+    """``torch.isinf`` / ``isnan`` / ``isfinite``: math.<op> on a float, a
+    constant on an integer (never inf or NaN)."""
+    def f(v):
+        if not _is_float(v.ty):
+            return _lift(v.body, op == "isfinite", "i1")
+        return v.body.emit("math.%s %s : %s" % (op, v.name, v.ty), "i1")
+    return f
+
+
 def _sigmoid(v):
     v = _cast(v, "f64" if v.ty == "f64" else "f32")
     return 1.0 / (1.0 + _float_unary("exp")(-v))
@@ -266,6 +286,8 @@ def _nonzero(y):
         y.body.fail("integer division or modulo by the constant 0")
 
 
+_UNARY.update(isinf=_classify("isinf"), isnan=_classify("isnan"),
+              isfinite=_classify("isfinite"))
 _UNARY.update(sigmoid=_sigmoid, abs=_abs, round=_round,
               neg=lambda v: -v, negative=lambda v: -v, square=lambda v: v * v)
 _CONVERSIONS = {"long": "int64", "int": "int32", "float": "float32", "double": "float64",
@@ -281,7 +303,7 @@ _NARY = {"where": where, "minimum": lambda x, y: _minmax(x, y, "min"),
          "ge": lambda x, y: x >= y, "logical_and": lambda x, y: _to_bool(x) & _to_bool(y),
          "logical_or": lambda x, y: _to_bool(x) | _to_bool(y),
          "logical_not": lambda x: ~_to_bool(x), "remainder": lambda x, y: x % y,
-         "floor_divide": lambda x, y: x // y}
+         "floor_divide": lambda x, y: x // y, "fmod": _fmod}
 _NARY.update(min=lambda x, y=None: _minmax(x, y, "min") if y is not None else x,
              max=lambda x, y=None: _minmax(x, y, "max") if y is not None else x)
 
