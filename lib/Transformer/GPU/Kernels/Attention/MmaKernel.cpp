@@ -269,9 +269,7 @@ Value FlashKernelBuilder::pack(ArrayRef<Value> xs, Type t) {
 
 // Score and mask functions on the C fragments: the thread's element e of
 // block (mt, nt) is row rowG[mt * 2 + e / 2] and key k0 + col2 + nt * 8 +
-// e % 2, clamped into the tensors where the function may read a captured
-// tensor at that index (rows past Sq are not stored, keys past Sk are
-// hidden afterwards).
+// e % 2, clamped into the tensors (keys past Sk are hidden afterwards).
 // With block sparsity the mask function is evaluated only in the tiles
 // the key-tile lists do not mark full (a uniform branch per tile).
 void FlashKernelBuilder::mmaMods(const MmaCtx &cx, SmallVector<Value> &s,
@@ -298,17 +296,12 @@ void FlashKernelBuilder::mmaMods(const MmaCtx &cx, SmallVector<Value> &s,
     s.assign(partial.getResults().begin(), partial.getResults().end());
     return;
   }
-  Region &mod = score ? *mods.score : *mods.mask;
-  bool clampRow = kernel::modIndexReachesRead(mod, 2),
-       clampKey = kernel::modIndexReachesRead(mod, 3);
   Value sqLast = sub(Sq, cst(1)), skLast = sub(Sk, cst(1));
   for (int64_t mt = 0; mt < cx.MT; ++mt)
     for (int64_t nt = 0; nt < cx.NT; ++nt)
       for (int64_t e = 0; e < 4; ++e) {
-        Value i = cx.rowG[mt * 2 + e / 2];
-        Value j = add(add(k0, cx.col2), nt * 8 + e % 2);
-        i = clampRow ? minsi(i, sqLast) : i;
-        j = clampKey ? minsi(j, skLast) : j;
+        Value i = minsi(cx.rowG[mt * 2 + e / 2], sqLast);
+        Value j = minsi(add(add(k0, cx.col2), nt * 8 + e % 2), skLast);
         Value &x = s[(mt * cx.NT + nt) * 4 + e];
         if (!score) {
           x = mods.applyMask(b, loc, x, cx.negInf, {cx.bi, cx.h, i, j});

@@ -98,76 +98,6 @@ static Value relaxFloatMath(OpBuilder &b, Operation *op) {
   return r;
 }
 
-/// An i64 value that is one of `args` (index values below 2^31) cast to
-/// i64: the argument, else null.
-static Value castIndexArg(Value v, ValueRange args) {
-  auto cast = v.getDefiningOp<arith::IndexCastOp>();
-  if (!cast || !cast.getType().isInteger(64) ||
-      !llvm::is_contained(args, cast.getIn()))
-    return Value();
-  return cast.getIn();
-}
-
-/// `op` (an arith.sitofp of i64) converting an i32 when its operand is an
-/// index argument cast to i64, or the difference of two (both in [0,
-/// 2^31), so the difference fits in i32): the replacement, else null.
-static Value narrowSIToFP(OpBuilder &b, Operation *op, ValueRange args) {
-  auto conv = dyn_cast<arith::SIToFPOp>(op);
-  if (!conv || !conv.getIn().getType().isInteger(64))
-    return Value();
-  Value in = conv.getIn();
-  SmallVector<Value, 2> parts;
-  bool sub = false;
-  if (Value a = castIndexArg(in, args)) {
-    parts.push_back(a);
-  } else if (auto d = in.getDefiningOp<arith::SubIOp>()) {
-    Value x = castIndexArg(d.getLhs(), args), y = castIndexArg(d.getRhs(), args);
-    if (!x || !y)
-      return Value();
-    parts = {x, y};
-    sub = true;
-  } else {
-    return Value();
-  }
-  OpBuilder::InsertionGuard g(b);
-  b.setInsertionPoint(op);
-  Location loc = op->getLoc();
-  Type i32 = b.getI32Type();
-  Value v = arith::IndexCastOp::create(b, loc, i32, parts[0]);
-  if (sub)
-    v = arith::SubIOp::create(
-        b, loc, v, arith::IndexCastOp::create(b, loc, i32, parts[1]));
-  Value r = arith::SIToFPOp::create(b, loc, conv.getType(), v);
-  op->getResult(0).replaceAllUsesWith(r);
-  op->erase();
-  return r;
-}
-
-bool kernel::modIndexReachesRead(Region &mod, unsigned arg) {
-  Block &body = mod.front();
-  bool nested = false;
-  body.walk([&](Operation *op) {
-    if (op->getNumRegions() && op->getParentRegion() == &mod)
-      nested = true;
-  });
-  if (nested)
-    return true;
-  // The block's first arguments are (score,) b, h, q_idx, kv_idx.
-  unsigned first = isa<FloatType>(body.getArgument(0).getType()) ? 1 : 0;
-  SmallVector<Value> work{body.getArgument(first + arg)};
-  llvm::SmallPtrSet<Operation *, 16> seen;
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    for (Operation *user : v.getUsers()) {
-      if (isa<tensor::ExtractOp>(user))
-        return true;
-      if (seen.insert(user).second)
-        llvm::append_range(work, user->getResults());
-    }
-  }
-  return false;
-}
-
 namespace {
 /// The ops a builder inserts (clone also reports the ops nested in a
 /// cloned op).
@@ -202,8 +132,6 @@ Value kernel::inlineModInKernel(OpBuilder &b, Region &mod, ValueRange buffers,
         relaxFloatMath(b, inner);
     Value old = op->getNumResults() == 1 ? op->getResult(0) : Value();
     Value r = readOfBuffer(b, op);
-    if (!r)
-      r = narrowSIToFP(b, op, bhij);
     if (!r && fastMath)
       r = relaxFloatMath(b, op);
     if (r && old == yielded)

@@ -32,12 +32,6 @@ SmallVector<Value> modCaptureBuffers(OpBuilder &b, Location loc,
 /// captured tensor becomes a `memref.load` of its buffer (`tensor.dim` a
 /// `memref.dim`), also inside nested regions of the body.
 ///
-/// Integer arithmetic on the indices is narrowed where it is exact: an
-/// `arith.sitofp` of an i64 that is an index argument cast to i64, or the
-/// difference of two (kv_idx - q_idx), converts the i32 value instead (the
-/// kernels' indices are below 2^31; a 64-bit integer-to-float conversion
-/// costs as much as an exponential on Hopper's SFU).
-///
 /// `fastMath` (kernels of f16/bf16 inputs): the body's f32 `math.tanh`
 /// becomes PTX `tanh.approx.f32` (2^-11 relative, the softcap attribute's
 /// form in the tensor-core kernels) and its f32 `arith.divf` a multiply by
@@ -47,13 +41,6 @@ SmallVector<Value> modCaptureBuffers(OpBuilder &b, Location loc,
 /// the exact forms (libdevice's tanhf, IEEE division).
 Value inlineModInKernel(OpBuilder &b, Region &mod, ValueRange buffers,
                         Value score, ValueRange bhij, bool fastMath = false);
-
-/// Whether the index argument `arg` (0-3: b, h, q_idx, kv_idx) of `mod`
-/// (a score_mod or mask_mod region) may reach the index of a read of a
-/// captured tensor (tensor.extract; conservatively true when the body has
-/// nested regions): only then must a kernel clamp that index into the
-/// tensors (a row past Sq or a key past Sk is discarded or hidden anyway).
-bool modIndexReachesRead(Region &mod, unsigned arg);
 
 /// A kernel's score and mask functions: their regions and, built on the
 /// host before the launch, their captured operands' buffers; applied to
