@@ -5,9 +5,9 @@
 // representable in the operands' type). Run before the module-wide
 // convert-arith-to-llvm of tx-gpu-pipeline: that pass would turn the op
 // into llvm.frem, which convert-gpu-to-nvvm marks illegal, so a score
-// function with arith.remf (Python's `%` on floats, traced by tx.flex,
-// is floor-based and does not use it; hand-written IR may) failed to
-// compile. gpu-module-to-binary links libdevice for __nv_* functions.
+// function with arith.remf (hand-written, or torch.fmod traced by tx.flex)
+// failed to compile. gpu-module-to-binary links libdevice for __nv_*
+// functions.
 //
 //===----------------------------------------------------------------------===//
 #include "Transformer/Passes.h"
